@@ -1,0 +1,125 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ datasource.DataSource                     = (*deviceDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*deviceDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*deviceDataSource)(nil)
+)
+
+func newDeviceDataSource() datasource.DataSource {
+	return &deviceDataSource{}
+}
+
+// deviceDataSource reads one device of a workspace by ID or name.
+type deviceDataSource struct {
+	data *providerData
+}
+
+// deviceAttributes are the read-only attributes of a device in data sources.
+func deviceAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"id":             schema.StringAttribute{MarkdownDescription: "Device ID.", Computed: true},
+		"workspace_id":   schema.StringAttribute{MarkdownDescription: "ID of the workspace of the device.", Computed: true},
+		"name":           schema.StringAttribute{MarkdownDescription: "Device name.", Computed: true},
+		"fleet_id":       schema.StringAttribute{MarkdownDescription: "ID of the fleet of the device.", Computed: true},
+		"fleet_name":     schema.StringAttribute{MarkdownDescription: "Name of the fleet of the device.", Computed: true},
+		"workspace_name": schema.StringAttribute{MarkdownDescription: "Name of the workspace of the device.", Computed: true},
+		"account_id":     schema.StringAttribute{MarkdownDescription: "ID of the account that owns the device.", Computed: true},
+		"created_at":     schema.StringAttribute{MarkdownDescription: "Creation time (RFC 3339).", Computed: true},
+		"phys_id":        schema.StringAttribute{MarkdownDescription: "Physical device ID.", Computed: true},
+		"identities": schema.StringAttribute{
+			MarkdownDescription: "Identities of the device as a JSON array (decode it with `jsondecode`); null when it has none.",
+			Computed:            true,
+		},
+	}
+}
+
+func (d *deviceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device"
+}
+
+func (d *deviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := deviceAttributes()
+	attrs["workspace_id"] = workspaceLookupAttribute()
+	attrs["id"] = lookupAttribute("ID of the device to read. Exactly one of `id` and `name` must be set.")
+	attrs["name"] = lookupAttribute("Name of the device to read; it must be unique in the workspace (when " +
+		"several devices have it, the error lists their IDs). Exactly one of `id` and `name` must be set.")
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads one device of a workspace, by ID or by name.",
+		Attributes:          attrs,
+	}
+}
+
+func (d *deviceDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name")),
+	}
+}
+
+func (d *deviceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *deviceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg deviceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := d.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	scope := "workspace " + ws
+
+	if !cfg.ID.IsNull() {
+		id := cfg.ID.ValueString()
+		dev, err := d.data.client.GetDevice(ctx, ws, id)
+		if client.IsNotFound(err) {
+			checkUnique(&resp.Diagnostics, "device", "id", id, scope, nil)
+			return
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot read device "+id+" of "+scope, err.Error())
+			return
+		}
+		state := flattenDevice(dev, ws)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
+
+	name := cfg.Name.ValueString()
+	all, err := d.data.client.ListDevices(ctx, ws)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list the devices of "+scope, err.Error())
+		return
+	}
+	var found []client.Device
+	var ids []string
+	for _, dev := range all {
+		if dev.Name == name {
+			found = append(found, dev)
+			ids = append(ids, dev.ID)
+		}
+	}
+	if !checkUnique(&resp.Diagnostics, "device", "name", name, scope, ids) {
+		return
+	}
+	state := flattenDevice(&found[0], ws)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}

@@ -1,0 +1,124 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ datasource.DataSource                     = (*fleetDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*fleetDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*fleetDataSource)(nil)
+)
+
+func newFleetDataSource() datasource.DataSource {
+	return &fleetDataSource{}
+}
+
+// fleetDataSource reads one fleet of a workspace by ID or name.
+type fleetDataSource struct {
+	data *providerData
+}
+
+// fleetAttributes are the read-only attributes of a fleet in data sources.
+func fleetAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"id":           schema.StringAttribute{MarkdownDescription: "Fleet ID.", Computed: true},
+		"workspace_id": schema.StringAttribute{MarkdownDescription: "ID of the workspace of the fleet.", Computed: true},
+		"name":         schema.StringAttribute{MarkdownDescription: "Fleet name.", Computed: true},
+		"description":  schema.StringAttribute{MarkdownDescription: "Fleet description.", Computed: true},
+		"account_id":   schema.StringAttribute{MarkdownDescription: "ID of the account that owns the fleet.", Computed: true},
+		"created_at":   schema.StringAttribute{MarkdownDescription: "Creation time (RFC 3339).", Computed: true},
+	}
+}
+
+// workspaceLookupAttribute is the workspace_id of data sources that read in
+// one workspace.
+func workspaceLookupAttribute() schema.StringAttribute {
+	return lookupAttribute("ID of the workspace to read from; defaults to the provider's `workspace_id`.")
+}
+
+func (d *fleetDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fleet"
+}
+
+func (d *fleetDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := fleetAttributes()
+	attrs["workspace_id"] = workspaceLookupAttribute()
+	attrs["id"] = lookupAttribute("ID of the fleet to read. Exactly one of `id` and `name` must be set.")
+	attrs["name"] = lookupAttribute("Name of the fleet to read; it must be unique in the workspace. " +
+		"Exactly one of `id` and `name` must be set.")
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads one fleet of a workspace, by ID or by name.",
+		Attributes:          attrs,
+	}
+}
+
+func (d *fleetDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name")),
+	}
+}
+
+func (d *fleetDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *fleetDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg fleetModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := d.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	scope := "workspace " + ws
+
+	if !cfg.ID.IsNull() {
+		id := cfg.ID.ValueString()
+		f, err := d.data.client.GetFleet(ctx, ws, id)
+		if client.IsNotFound(err) {
+			checkUnique(&resp.Diagnostics, "fleet", "id", id, scope, nil)
+			return
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot read fleet "+id+" of "+scope, err.Error())
+			return
+		}
+		state := flattenFleet(f, ws)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
+
+	name := cfg.Name.ValueString()
+	all, err := d.data.client.ListFleets(ctx, ws)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list the fleets of "+scope, err.Error())
+		return
+	}
+	var found []client.Fleet
+	var ids []string
+	for _, f := range all {
+		if f.Name == name {
+			found = append(found, f)
+			ids = append(ids, f.ID)
+		}
+	}
+	if !checkUnique(&resp.Diagnostics, "fleet", "name", name, scope, ids) {
+		return
+	}
+	state := flattenFleet(&found[0], ws)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}

@@ -1,0 +1,78 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ datasource.DataSource              = (*fleetsDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*fleetsDataSource)(nil)
+)
+
+func newFleetsDataSource() datasource.DataSource {
+	return &fleetsDataSource{}
+}
+
+// fleetsDataSource lists the fleets of a workspace.
+type fleetsDataSource struct {
+	data *providerData
+}
+
+// fleetsModel maps the zdm_fleets data source.
+type fleetsModel struct {
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	Fleets      []fleetModel `tfsdk:"fleets"`
+}
+
+func (d *fleetsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fleets"
+}
+
+func (d *fleetsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the fleets of a workspace (one API call), including its default fleet.",
+		Attributes: map[string]schema.Attribute{
+			"workspace_id": workspaceLookupAttribute(),
+			"fleets": schema.ListNestedAttribute{
+				MarkdownDescription: "The fleets, in the order of the service.",
+				Computed:            true,
+				NestedObject:        schema.NestedAttributeObject{Attributes: fleetAttributes()},
+			},
+		},
+	}
+}
+
+func (d *fleetsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *fleetsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg fleetsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := d.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	all, err := d.data.client.ListFleets(ctx, ws)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list the fleets of workspace "+ws, err.Error())
+		return
+	}
+	state := fleetsModel{WorkspaceID: types.StringValue(ws), Fleets: make([]fleetModel, 0, len(all))}
+	for i := range all {
+		state.Fleets = append(state.Fleets, flattenFleet(&all[i], ws))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}

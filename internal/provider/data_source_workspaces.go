@@ -1,0 +1,65 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+)
+
+var (
+	_ datasource.DataSource              = (*workspacesDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*workspacesDataSource)(nil)
+)
+
+func newWorkspacesDataSource() datasource.DataSource {
+	return &workspacesDataSource{}
+}
+
+// workspacesDataSource lists the workspaces of the key's account.
+type workspacesDataSource struct {
+	data *providerData
+}
+
+// workspacesModel maps the zdm_workspaces data source.
+type workspacesModel struct {
+	Workspaces []workspaceModel `tfsdk:"workspaces"`
+}
+
+func (d *workspacesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_workspaces"
+}
+
+func (d *workspacesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the workspaces of the API key's account (one API call).",
+		Attributes: map[string]schema.Attribute{
+			"workspaces": schema.ListNestedAttribute{
+				MarkdownDescription: "The workspaces, in the order of the service.",
+				Computed:            true,
+				NestedObject:        schema.NestedAttributeObject{Attributes: workspaceAttributes()},
+			},
+		},
+	}
+}
+
+func (d *workspacesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *workspacesDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	all, err := d.data.client.ListWorkspaces(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list workspaces", err.Error())
+		return
+	}
+	state := workspacesModel{Workspaces: make([]workspaceModel, 0, len(all))}
+	for i := range all {
+		state.Workspaces = append(state.Workspaces, flattenWorkspace(&all[i]))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}

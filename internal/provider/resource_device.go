@@ -1,0 +1,330 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ resource.Resource                = (*deviceResource)(nil)
+	_ resource.ResourceWithConfigure   = (*deviceResource)(nil)
+	_ resource.ResourceWithImportState = (*deviceResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*deviceResource)(nil)
+)
+
+func newDeviceResource() resource.Resource {
+	return &deviceResource{}
+}
+
+// deviceResource manages a device. The API can create, read and update
+// (name and fleet) devices but not delete them.
+type deviceResource struct {
+	data *providerData
+}
+
+// deviceModel maps the zdm_device resource and data source.
+type deviceModel struct {
+	ID            types.String `tfsdk:"id"`
+	WorkspaceID   types.String `tfsdk:"workspace_id"`
+	Name          types.String `tfsdk:"name"`
+	FleetID       types.String `tfsdk:"fleet_id"`
+	FleetName     types.String `tfsdk:"fleet_name"`
+	WorkspaceName types.String `tfsdk:"workspace_name"`
+	AccountID     types.String `tfsdk:"account_id"`
+	CreatedAt     types.String `tfsdk:"created_at"`
+	PhysID        types.String `tfsdk:"phys_id"`
+	Identities    types.String `tfsdk:"identities"`
+}
+
+// flattenDevice copies an API device into the model. The workspace of the
+// request is used when the answer does not name one.
+func flattenDevice(d *client.Device, workspaceID string) deviceModel {
+	ws := d.WorkspaceID
+	if ws == "" {
+		ws = workspaceID
+	}
+	return deviceModel{
+		ID:            types.StringValue(d.ID),
+		WorkspaceID:   types.StringValue(ws),
+		Name:          types.StringValue(d.Name),
+		FleetID:       types.StringValue(d.FleetID),
+		FleetName:     types.StringValue(d.FleetName),
+		WorkspaceName: types.StringValue(d.WorkspaceName),
+		AccountID:     types.StringValue(d.AccountID),
+		CreatedAt:     types.StringValue(d.CreatedAt),
+		PhysID:        types.StringValue(d.PhysID),
+		Identities:    flattenIdentities(d.Identities),
+	}
+}
+
+// flattenIdentities returns the identities as compact JSON, or null when the
+// device has none (field absent, null or an empty array).
+func flattenIdentities(raw json.RawMessage) types.String {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return types.StringNull()
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, trimmed); err != nil {
+		// Not JSON: keep the text as the service sent it.
+		return types.StringValue(string(trimmed))
+	}
+	if buf.String() == "[]" {
+		return types.StringNull()
+	}
+	return types.StringValue(buf.String())
+}
+
+func (r *deviceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device"
+}
+
+func (r *deviceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A device in a fleet of a workspace. `name` and `fleet_id` are updated in place. " +
+			"The API has no delete for devices: destroying only removes the device from the Terraform state, and " +
+			"changing `workspace_id` creates a new device and leaves the old one in the service (both are announced " +
+			"by a warning at plan time). An API key is bound to one workspace: devices can only be created in the key's workspace.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "Device ID, assigned by the service.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the workspace of the device; defaults to the provider's `workspace_id`. " +
+					"Changing it (or the provider's default while this is not set) **replaces** the device " +
+					"(the old one stays in the service).",
+				Optional:   true,
+				Computed:   true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+				PlanModifiers: []planmodifier.String{
+					stringplanmodifier.UseStateForUnknown(),
+					stringplanmodifier.RequiresReplace(),
+				},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Device name; must not be blank. Changing it updates the device in place.",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+			},
+			"fleet_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the fleet of the device, in the same workspace. When not set, the device " +
+					"goes to the workspace's default fleet at creation, and later stays in whatever fleet it is in. " +
+					"Changing it moves the device in place.",
+				Optional:   true,
+				Computed:   true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+				PlanModifiers: []planmodifier.String{
+					stringplanmodifier.UseStateForUnknown(),
+				},
+			},
+			"fleet_name": schema.StringAttribute{
+				MarkdownDescription: "Name of the fleet of the device.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{fleetNameUnchanged{}},
+			},
+			"workspace_name": schema.StringAttribute{
+				MarkdownDescription: "Name of the workspace of the device.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"account_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the account that owns the device.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"created_at": schema.StringAttribute{
+				MarkdownDescription: "Creation time (RFC 3339).",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"phys_id": schema.StringAttribute{
+				MarkdownDescription: "Physical device ID, as reported by the service.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"identities": schema.StringAttribute{
+				MarkdownDescription: "Identities associated with the device, as a JSON array (decode it with " +
+					"`jsondecode`); null when the device has none.",
+				Computed: true,
+			},
+		},
+	}
+}
+
+// fleetNameUnchanged keeps the fleet_name of the state while neither the
+// fleet nor the name of the device changes; otherwise fleet_name stays
+// unknown until the update answers.
+type fleetNameUnchanged struct{}
+
+func (fleetNameUnchanged) Description(context.Context) string {
+	return "Keeps the value of the state while fleet_id and name do not change."
+}
+
+func (m fleetNameUnchanged) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (fleetNameUnchanged) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || !req.PlanValue.IsUnknown() {
+		return
+	}
+	for _, p := range []path.Path{path.Root("fleet_id"), path.Root("name")} {
+		var planned, prior types.String
+		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, p, &planned)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, p, &prior)...)
+		if resp.Diagnostics.HasError() || planned.IsUnknown() || !planned.Equal(prior) {
+			return
+		}
+	}
+	resp.PlanValue = req.StateValue
+}
+
+func (r *deviceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *deviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planWorkspace(ctx, req, resp)
+	warnDestroyOrReplace(ctx, "device", req, resp, path.Root("workspace_id"))
+}
+
+func (r *deviceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan deviceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := r.data.workspaceOrDefault(plan.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name, fleet := plan.Name.ValueString(), plan.FleetID.ValueString() // "" (unknown) => default fleet
+
+	before := time.Now()
+	d, err := r.data.client.CreateDevice(ctx, ws, name, fleet)
+	if errors.Is(err, client.ErrAmbiguous) {
+		d = r.adoptCreated(ctx, ws, name, fleet, before, err, resp)
+		if d == nil {
+			return
+		}
+	} else if err != nil {
+		resp.Diagnostics.AddError("Cannot create device "+quote(name)+" in workspace "+ws, err.Error())
+		return
+	}
+	tflog.Trace(ctx, "created device", map[string]any{"id": d.ID, "workspace_id": ws})
+	state := flattenDevice(d, ws)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// adoptCreated resolves an ambiguous create: it adopts the only device of ws
+// with the same name (and fleet, when given) created since before, or
+// reports an error and returns nil.
+func (r *deviceResource) adoptCreated(ctx context.Context, ws, name, fleet string, before time.Time, cause error, resp *resource.CreateResponse) *client.Device {
+	all, err := r.data.client.ListDevices(ctx, ws)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot create device "+quote(name)+" in workspace "+ws,
+			"The create request may have reached the service ("+cause.Error()+"), and listing the devices "+
+				"to find out failed too: "+err.Error()+". Check the service before applying again.")
+		return nil
+	}
+	var found []client.Device
+	var ids []string
+	for _, d := range all {
+		if d.Name == name && (fleet == "" || d.FleetID == fleet) && createdSince(d.CreatedAt, before) {
+			found = append(found, d)
+			ids = append(ids, d.ID)
+		}
+	}
+	if len(found) != 1 {
+		resp.Diagnostics.AddError(ambiguousError("device", name, ids, cause))
+		return nil
+	}
+	resp.Diagnostics.AddWarning(adoptedWarning("device", name, found[0].ID))
+	return &found[0]
+}
+
+func (r *deviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.data == nil {
+		// The provider configuration is not known yet: keep the state.
+		return
+	}
+	var state deviceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
+	d, err := r.data.client.GetDevice(ctx, ws, id)
+	if client.IsNotFound(err) {
+		tflog.Warn(ctx, "device not found; removing it from the state", map[string]any{"id": id, "workspace_id": ws})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read device "+id+" of workspace "+ws, err.Error())
+		return
+	}
+	state = flattenDevice(d, ws)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *deviceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan, prior deviceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws, id := prior.WorkspaceID.ValueString(), prior.ID.ValueString()
+	fleet := plan.FleetID.ValueString()
+	if plan.FleetID.IsUnknown() || fleet == "" {
+		fleet = prior.FleetID.ValueString()
+	}
+	d, err := r.data.client.UpdateDevice(ctx, ws, id, plan.Name.ValueString(), fleet)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot update device "+id+" of workspace "+ws, err.Error())
+		return
+	}
+	tflog.Trace(ctx, "updated device", map[string]any{"id": id, "workspace_id": ws})
+	state := flattenDevice(d, ws)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *deviceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state deviceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.AddWarning(forgetWarning("device", state.Name.ValueString(), state.ID.ValueString()))
+}
+
+func (r *deviceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importInWorkspace(ctx, r.data, "device", req, resp)
+}

@@ -1,0 +1,235 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ resource.Resource                = (*fleetResource)(nil)
+	_ resource.ResourceWithConfigure   = (*fleetResource)(nil)
+	_ resource.ResourceWithImportState = (*fleetResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*fleetResource)(nil)
+)
+
+func newFleetResource() resource.Resource {
+	return &fleetResource{}
+}
+
+// fleetResource manages a fleet. The API can create and read fleets but
+// neither update nor delete them.
+type fleetResource struct {
+	data *providerData
+}
+
+// fleetModel maps the zdm_fleet resource and data source.
+type fleetModel struct {
+	ID          types.String `tfsdk:"id"`
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	Name        types.String `tfsdk:"name"`
+	Description types.String `tfsdk:"description"`
+	AccountID   types.String `tfsdk:"account_id"`
+	CreatedAt   types.String `tfsdk:"created_at"`
+}
+
+// flattenFleet copies an API fleet into the model. The workspace of the
+// request is used when the answer does not name one.
+func flattenFleet(f *client.Fleet, workspaceID string) fleetModel {
+	ws := f.WorkspaceID
+	if ws == "" {
+		ws = workspaceID
+	}
+	return fleetModel{
+		ID:          types.StringValue(f.ID),
+		WorkspaceID: types.StringValue(ws),
+		Name:        types.StringValue(f.Name),
+		Description: types.StringValue(f.Description),
+		AccountID:   types.StringValue(f.AccountID),
+		CreatedAt:   types.StringValue(f.CreatedAt),
+	}
+}
+
+func (r *fleetResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fleet"
+}
+
+func (r *fleetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A fleet of devices in a workspace. The API has no update and no delete for fleets: " +
+			"changing `name`, `description` or `workspace_id` creates a new fleet and leaves the old one in the " +
+			"service, and destroying only removes the fleet from the Terraform state (both are announced by a " +
+			"warning at plan time). An API key is bound to one workspace: fleets can only be created in the key's workspace.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "Fleet ID, assigned by the service.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the workspace of the fleet; defaults to the provider's `workspace_id`. " +
+					"Changing it (or the provider's default while this is not set) **replaces** the fleet " +
+					"(the old one stays in the service).",
+				Optional:   true,
+				Computed:   true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+				PlanModifiers: []planmodifier.String{
+					stringplanmodifier.UseStateForUnknown(),
+					stringplanmodifier.RequiresReplace(),
+				},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Fleet name; must not be blank. Changing it **replaces** the fleet " +
+					"(the old one stays in the service).",
+				Required:      true,
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"description": schema.StringAttribute{
+				MarkdownDescription: "Fleet description; defaults to the empty string. Changing it **replaces** " +
+					"the fleet (the old one stays in the service).",
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString(""),
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"account_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the account that owns the fleet.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"created_at": schema.StringAttribute{
+				MarkdownDescription: "Creation time (RFC 3339).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+	}
+}
+
+func (r *fleetResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *fleetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planWorkspace(ctx, req, resp)
+	warnDestroyOrReplace(ctx, "fleet", req, resp, path.Root("workspace_id"), path.Root("name"), path.Root("description"))
+}
+
+func (r *fleetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan fleetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := r.data.workspaceOrDefault(plan.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name, desc := plan.Name.ValueString(), plan.Description.ValueString()
+
+	before := time.Now()
+	f, err := r.data.client.CreateFleet(ctx, ws, name, desc)
+	if errors.Is(err, client.ErrAmbiguous) {
+		f = r.adoptCreated(ctx, ws, name, desc, before, err, resp)
+		if f == nil {
+			return
+		}
+	} else if err != nil {
+		resp.Diagnostics.AddError("Cannot create fleet "+quote(name)+" in workspace "+ws, err.Error())
+		return
+	}
+	tflog.Trace(ctx, "created fleet", map[string]any{"id": f.ID, "workspace_id": ws})
+	state := flattenFleet(f, ws)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// adoptCreated resolves an ambiguous create: it adopts the only fleet of ws
+// with the same name and description created since before, or reports an
+// error and returns nil.
+func (r *fleetResource) adoptCreated(ctx context.Context, ws, name, desc string, before time.Time, cause error, resp *resource.CreateResponse) *client.Fleet {
+	all, err := r.data.client.ListFleets(ctx, ws)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot create fleet "+quote(name)+" in workspace "+ws,
+			"The create request may have reached the service ("+cause.Error()+"), and listing the fleets "+
+				"to find out failed too: "+err.Error()+". Check the service before applying again.")
+		return nil
+	}
+	var found []client.Fleet
+	var ids []string
+	for _, f := range all {
+		if f.Name == name && f.Description == desc && createdSince(f.CreatedAt, before) {
+			found = append(found, f)
+			ids = append(ids, f.ID)
+		}
+	}
+	if len(found) != 1 {
+		resp.Diagnostics.AddError(ambiguousError("fleet", name, ids, cause))
+		return nil
+	}
+	resp.Diagnostics.AddWarning(adoptedWarning("fleet", name, found[0].ID))
+	return &found[0]
+}
+
+func (r *fleetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.data == nil {
+		// The provider configuration is not known yet: keep the state.
+		return
+	}
+	var state fleetModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
+	f, err := r.data.client.GetFleet(ctx, ws, id)
+	if client.IsNotFound(err) {
+		tflog.Warn(ctx, "fleet not found; removing it from the state", map[string]any{"id": id, "workspace_id": ws})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read fleet "+id+" of workspace "+ws, err.Error())
+		return
+	}
+	state = flattenFleet(f, ws)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update is never called with a change: every configurable attribute
+// requires a replace.
+func (r *fleetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan fleetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *fleetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state fleetModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.AddWarning(forgetWarning("fleet", state.Name.ValueString(), state.ID.ValueString()))
+}
+
+func (r *fleetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importInWorkspace(ctx, r.data, "fleet", req, resp)
+}

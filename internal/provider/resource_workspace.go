@@ -1,0 +1,233 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ resource.Resource                = (*workspaceResource)(nil)
+	_ resource.ResourceWithConfigure   = (*workspaceResource)(nil)
+	_ resource.ResourceWithImportState = (*workspaceResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*workspaceResource)(nil)
+)
+
+func newWorkspaceResource() resource.Resource {
+	return &workspaceResource{}
+}
+
+// workspaceResource manages a workspace. The API can create and read
+// workspaces but neither update nor delete them.
+type workspaceResource struct {
+	data *providerData
+}
+
+// workspaceModel maps the zdm_workspace resource and data source.
+type workspaceModel struct {
+	ID          types.String `tfsdk:"id"`
+	Name        types.String `tfsdk:"name"`
+	Description types.String `tfsdk:"description"`
+	AccountID   types.String `tfsdk:"account_id"`
+	CreatedAt   types.String `tfsdk:"created_at"`
+}
+
+// flattenWorkspace copies an API workspace into the model.
+func flattenWorkspace(w *client.Workspace) workspaceModel {
+	return workspaceModel{
+		ID:          types.StringValue(w.ID),
+		Name:        types.StringValue(w.Name),
+		Description: types.StringValue(w.Description),
+		AccountID:   types.StringValue(w.AccountID),
+		CreatedAt:   types.StringValue(w.CreatedAt),
+	}
+}
+
+func (r *workspaceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_workspace"
+}
+
+func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A workspace of the API key's account. The API has no update and no delete for " +
+			"workspaces: changing `name` or `description` creates a new workspace and leaves the old one in the " +
+			"service, and destroying only removes the workspace from the Terraform state (both are announced by a " +
+			"warning at plan time). An API key is bound to one workspace, so fleets and devices can only be created " +
+			"in a new workspace with a key of that workspace.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "Workspace ID, assigned by the service.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Workspace name; must not be blank. Changing it **replaces** the workspace " +
+					"(the old one stays in the service).",
+				Required:      true,
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"description": schema.StringAttribute{
+				MarkdownDescription: "Workspace description; defaults to the empty string. Changing it **replaces** " +
+					"the workspace (the old one stays in the service).",
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString(""),
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"account_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the account that owns the workspace.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"created_at": schema.StringAttribute{
+				MarkdownDescription: "Creation time (RFC 3339).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+	}
+}
+
+func (r *workspaceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *workspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	warnDestroyOrReplace(ctx, "workspace", req, resp, path.Root("name"), path.Root("description"))
+}
+
+func (r *workspaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan workspaceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name, desc := plan.Name.ValueString(), plan.Description.ValueString()
+
+	before := time.Now()
+	w, err := r.data.client.CreateWorkspace(ctx, name, desc)
+	if errors.Is(err, client.ErrAmbiguous) {
+		w = r.adoptCreated(ctx, name, desc, before, err, resp)
+		if w == nil {
+			return
+		}
+	} else if err != nil {
+		resp.Diagnostics.AddError("Cannot create workspace "+quote(name), err.Error())
+		return
+	}
+	tflog.Trace(ctx, "created workspace", map[string]any{"id": w.ID})
+	state := flattenWorkspace(w)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// adoptCreated resolves an ambiguous create: it adopts the only workspace
+// with the same name and description created since before, or reports an
+// error and returns nil.
+func (r *workspaceResource) adoptCreated(ctx context.Context, name, desc string, before time.Time, cause error, resp *resource.CreateResponse) *client.Workspace {
+	all, err := r.data.client.ListWorkspaces(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot create workspace "+quote(name),
+			"The create request may have reached the service ("+cause.Error()+"), and listing the workspaces "+
+				"to find out failed too: "+err.Error()+". Check the service before applying again.")
+		return nil
+	}
+	var found []client.Workspace
+	var ids []string
+	for _, w := range all {
+		if w.Name == name && w.Description == desc && createdSince(w.CreatedAt, before) {
+			found = append(found, w)
+			ids = append(ids, w.ID)
+		}
+	}
+	if len(found) != 1 {
+		resp.Diagnostics.AddError(ambiguousError("workspace", name, ids, cause))
+		return nil
+	}
+	resp.Diagnostics.AddWarning(adoptedWarning("workspace", name, found[0].ID))
+	return &found[0]
+}
+
+func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.data == nil {
+		// The provider configuration is not known yet: keep the state.
+		return
+	}
+	var state workspaceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	w, err := findWorkspace(ctx, r.data.client, state.ID.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read workspace "+state.ID.ValueString(), err.Error())
+		return
+	}
+	if w == nil {
+		tflog.Warn(ctx, "workspace not found; removing it from the state", map[string]any{"id": state.ID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state = flattenWorkspace(w)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// findWorkspace returns the workspace id of the key's account, or nil when
+// there is none. It lists the workspaces because a key may read the list of
+// its account but not every workspace of it.
+func findWorkspace(ctx context.Context, c *client.Client, id string) (*client.Workspace, error) {
+	all, err := c.ListWorkspaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		if all[i].ID == id {
+			return &all[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// Update is never called with a change: every configurable attribute
+// requires a replace.
+func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan workspaceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *workspaceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state workspaceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.AddWarning(forgetWarning("workspace", state.Name.ValueString(), state.ID.ValueString()))
+}
+
+func (r *workspaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if strings.TrimSpace(req.ID) == "" {
+		resp.Diagnostics.AddError("Invalid import ID",
+			"Expected the workspace ID (\"<workspace_id>\"), got "+quote(req.ID)+".")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+}

@@ -1,0 +1,99 @@
+package provider
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// notBlank rejects strings made only of white space.
+type notBlank struct{}
+
+var _ validator.String = notBlank{}
+
+func (notBlank) Description(context.Context) string {
+	return "must contain at least one character that is not white space"
+}
+
+func (v notBlank) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v notBlank) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if strings.TrimSpace(req.ConfigValue.ValueString()) == "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Blank value",
+			"The value of "+req.Path.String()+" "+v.Description(ctx)+".")
+	}
+}
+
+// serviceURL checks base_url and storage_url with checkServiceURL. Plain http
+// to a host that is not a loopback address needs insecure_http, read from the
+// same configuration (or ZDM_INSECURE_HTTP when the attribute is null).
+type serviceURL struct{}
+
+var _ validator.String = serviceURL{}
+
+func (serviceURL) Description(context.Context) string {
+	return `must be an absolute http(s) URL with a host and a path that is empty, "/" or "/v3"; ` +
+		"plain http needs a loopback host or insecure_http = true"
+}
+
+func (v serviceURL) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (serviceURL) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	var insecure types.Bool
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("insecure_http"), &insecure)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if insecure.IsUnknown() {
+		// Decided at apply time; Configure checks again.
+		insecure = types.BoolValue(true)
+	}
+	allow := insecure.ValueBool()
+	if insecure.IsNull() {
+		if env, ok := os.LookupEnv(envInsecureHTTP); ok {
+			// An unreadable value is reported by Configure.
+			allow, _ = parseBool(env)
+		}
+	}
+	if err := checkServiceURL(req.ConfigValue.ValueString(), allow); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+			"The value of "+req.Path.String()+" "+err.Error()+".")
+	}
+}
+
+// duration checks request_timeout.
+type duration struct{}
+
+var _ validator.String = duration{}
+
+func (duration) Description(context.Context) string {
+	return `must be a positive duration such as "30s" or "2m"`
+}
+
+func (v duration) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (duration) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := parseRequestTimeout(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+			"The value of "+req.Path.String()+" "+err.Error()+".")
+	}
+}
