@@ -1,0 +1,195 @@
+// Command zdm-local runs the local ZDM server: the device management service
+// (with its admin API) and the time-series storage service of the ZDM API,
+// each on its own loopback listener, for local development and CI without
+// credentials.
+//
+// Usage:
+//
+//	go run ./cmd/zdm-local [flags]
+//
+// On start it prints the two base URLs and a bootstrap account, workspace and
+// API key as `export ZDM_...=` lines, and writes the same lines to -env-file
+// when given, so a shell can `source` them:
+//
+//	go run ./cmd/zdm-local -port 8080 -storage-port 8081 -env-file .zdm-local.env &
+//	. ./.zdm-local.env
+//	curl -H "X-API-KEY: $ZDM_API_KEY" "$ZDM_BASE_URL/v3/workspaces"
+//
+// Flags:
+//
+//	-port N                   management service port (0 picks a free one)
+//	-storage-port N           storage service port (0 picks a free one)
+//	-state-file FILE          keep all state in FILE across restarts
+//	-env-file FILE            write the export lines to FILE
+//	-bootstrap-name NAME      name of the bootstrap account and workspace
+//	-bootstrap-account-id ID  use (or create) this account ID
+//	-bootstrap-workspace-id ID use (or create) this workspace ID
+//	-bootstrap-key KEY        use (or create) this API key
+//	-bootstrap-storage        enable the storage service for the bootstrap workspace (default true)
+//	-v                        log every request
+//
+// The admin API (see package internal/localzdm) is served under
+// $ZDM_BASE_URL/admin/ to loopback clients. The server stops cleanly on
+// SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "zdm-local:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	port, storagePort int
+	stateFile         string
+	envFile           string
+	bootstrap         localzdm.Bootstrap
+	storage           bool
+	verbose           bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	var c config
+	fs := flag.NewFlagSet("zdm-local", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&c.port, "port", 0, "management service `port` on 127.0.0.1 (0 picks a free one)")
+	fs.IntVar(&c.storagePort, "storage-port", 0, "storage service `port` on 127.0.0.1 (0 picks a free one)")
+	fs.StringVar(&c.stateFile, "state-file", "", "keep all state in this `file` across restarts")
+	fs.StringVar(&c.envFile, "env-file", "", "write `export ZDM_...=` lines to this `file`")
+	fs.StringVar(&c.bootstrap.WorkspaceName, "bootstrap-name", "", "`name` of the bootstrap account and workspace (default \"local\")")
+	fs.StringVar(&c.bootstrap.AccountID, "bootstrap-account-id", "", "use or create this account `ID` for the bootstrap workspace")
+	fs.StringVar(&c.bootstrap.WorkspaceID, "bootstrap-workspace-id", "", "use or create this workspace `ID` for the bootstrap")
+	fs.StringVar(&c.bootstrap.APIKey, "bootstrap-key", "", "use or create this API `key` for the bootstrap workspace")
+	fs.BoolVar(&c.storage, "bootstrap-storage", true, "enable the storage service for the bootstrap workspace")
+	fs.BoolVar(&c.verbose, "v", false, "log every request")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	for name, p := range map[string]int{"-port": c.port, "-storage-port": c.storagePort} {
+		if p < 0 || p > 65535 {
+			return nil, fmt.Errorf("%s must be between 0 and 65535, got %d", name, p)
+		}
+	}
+	if c.port != 0 && c.port == c.storagePort {
+		return nil, errors.New("-port and -storage-port must differ")
+	}
+	return &c, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	logger := log.New(stderr, "", log.LstdFlags)
+	srv, err := localzdm.New(localzdm.Options{StateFile: c.stateFile, Logger: logger, LogRequests: c.verbose})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := srv.Start(loopback(c.port), loopback(c.storagePort)); err != nil {
+		return errors.Join(err, srv.Close())
+	}
+	b, err := srv.EnsureBootstrap(c.bootstrap)
+	if err == nil && c.storage {
+		err = srv.SetStorage(b.WorkspaceID, true)
+	}
+	if err != nil {
+		return errors.Join(fmt.Errorf("bootstrap: %w", err), srv.Close())
+	}
+	env := envLines(srv, b)
+	if c.envFile != "" {
+		if err := writeEnvFile(c.envFile, env); err != nil {
+			return errors.Join(err, srv.Close())
+		}
+	}
+	if _, err := fmt.Fprintf(stdout, "zdm-local: management service %s, storage service %s (Ctrl-C to stop)\n%s",
+		srv.BaseURL(), srv.StorageURL(), env); err != nil {
+		return errors.Join(err, srv.Close())
+	}
+	<-ctx.Done()
+	logger.Print("zdm-local: shutting down")
+	return srv.Close()
+}
+
+func loopback(port int) string {
+	return "127.0.0.1:" + strconv.Itoa(port)
+}
+
+func envLines(srv *localzdm.Server, b localzdm.Bootstrap) string {
+	var sb strings.Builder
+	for _, kv := range [][2]string{
+		{"ZDM_BASE_URL", srv.BaseURL()},
+		{"ZDM_STORAGE_URL", srv.StorageURL()},
+		{"ZDM_ADMIN_URL", srv.AdminURL()},
+		{"ZDM_API_KEY", b.APIKey},
+		{"ZDM_WORKSPACE_ID", b.WorkspaceID},
+		{"ZDM_ACCOUNT_ID", b.AccountID},
+	} {
+		fmt.Fprintf(&sb, "export %s=%s\n", kv[0], shellQuote(kv[1]))
+	}
+	return sb.String()
+}
+
+// shellQuote quotes a value for a POSIX shell when it needs it.
+func shellQuote(v string) string {
+	safe := v != "" && strings.IndexFunc(v, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	}) < 0
+	if safe {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+}
+
+// writeEnvFile writes the file atomically (temp file + rename), mode 0600
+// since it holds an API key.
+func writeEnvFile(path string, content string) error {
+	dir, base := filepath.Split(filepath.Clean(path))
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("env file: %w", err)
+	}
+	if _, err := f.WriteString(content); err != nil {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("env file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("env file: %w", err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("env file: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,643 @@
+package localzdm
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Bootstrap describes an account, a workspace of it and an API key bound to
+// the workspace.
+type Bootstrap struct {
+	AccountID     string `json:"account_id"`
+	WorkspaceID   string `json:"workspace_id"`
+	WorkspaceName string `json:"workspace_name"`
+	APIKey        string `json:"api_key"`
+}
+
+// DefaultBootstrapName names the account and workspace of Bootstrap("") and
+// of EnsureBootstrap when no name is given.
+const DefaultBootstrapName = "local"
+
+// CreateAccount creates an account and returns its ID.
+func (s *Server) CreateAccount(name string) (string, error) {
+	n, err := requireName("name", &name)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.newAccountLocked("", n)
+	s.changed()
+	return a.ID, nil
+}
+
+// CreateWorkspace creates a workspace of an account, with its default fleet
+// and a new API key bound to it.
+func (s *Server) CreateWorkspace(accountID, name string) (Bootstrap, error) {
+	n, err := requireName("name", &name)
+	if err != nil {
+		return Bootstrap{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accounts[accountID]
+	if a == nil {
+		return Bootstrap{}, notFound("account %q not found", accountID)
+	}
+	w := s.newWorkspaceLocked("", a, n, "")
+	key := s.newKeyLocked(w, "")
+	s.changed()
+	return Bootstrap{AccountID: a.ID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}, nil
+}
+
+// Bootstrap creates an account and a workspace both named name (default
+// DefaultBootstrapName), and an API key bound to the workspace.
+func (s *Server) Bootstrap(name string) (Bootstrap, error) {
+	if strings.TrimSpace(name) == "" {
+		name = DefaultBootstrapName
+	}
+	n, err := requireName("name", &name)
+	if err != nil {
+		return Bootstrap{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.newAccountLocked("", n)
+	w := s.newWorkspaceLocked("", a, n, "")
+	key := s.newKeyLocked(w, "")
+	s.changed()
+	return Bootstrap{AccountID: a.ID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}, nil
+}
+
+// EnsureBootstrap returns a bootstrap matching b, creating what is missing:
+// fields left empty are filled in (new IDs, a new key, name
+// DefaultBootstrapName), fields set are used as given and reused when they
+// already exist. With b empty, the bootstrap of the previous EnsureBootstrap
+// call is returned while its key is still valid (it is kept in the state
+// file), so a restarted server prints the same key.
+func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b == (Bootstrap{}) && s.bootstrap != nil {
+		if ws, ok := s.keys[s.bootstrap.APIKey]; ok && ws == s.bootstrap.WorkspaceID && s.workspaces[ws] != nil {
+			return *s.bootstrap, nil
+		}
+	}
+	name := b.WorkspaceName
+	if strings.TrimSpace(name) == "" {
+		name = DefaultBootstrapName
+	}
+	if _, err := requireName("workspace_name", &name); err != nil {
+		return Bootstrap{}, err
+	}
+	if b.APIKey != "" {
+		if ws, ok := s.keys[b.APIKey]; ok {
+			if b.WorkspaceID != "" && b.WorkspaceID != ws {
+				return Bootstrap{}, conflict("API key is bound to workspace %q, not %q", ws, b.WorkspaceID)
+			}
+			b.WorkspaceID = ws
+		}
+	}
+	var w *workspace
+	if b.WorkspaceID != "" {
+		w = s.workspaces[b.WorkspaceID]
+		if w == nil && s.idTakenLocked(b.WorkspaceID) {
+			return Bootstrap{}, conflict("ID %q is taken by an object that is not a workspace", b.WorkspaceID)
+		}
+	}
+	if w != nil {
+		if b.AccountID != "" && b.AccountID != w.AccountID {
+			return Bootstrap{}, conflict("workspace %q belongs to account %q, not %q", w.ID, w.AccountID, b.AccountID)
+		}
+	} else {
+		a := s.accounts[b.AccountID]
+		if a == nil {
+			if b.AccountID != "" && s.idTakenLocked(b.AccountID) {
+				return Bootstrap{}, conflict("ID %q is taken by an object that is not an account", b.AccountID)
+			}
+			a = s.newAccountLocked(b.AccountID, name)
+		}
+		w = s.newWorkspaceLocked(b.WorkspaceID, a, name, "")
+	}
+	key := b.APIKey
+	if _, ok := s.keys[key]; !ok || key == "" {
+		key = s.newKeyLocked(w, key)
+	}
+	out := Bootstrap{AccountID: w.AccountID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}
+	s.bootstrap = &out
+	s.changed()
+	return out, nil
+}
+
+// CreateKey creates a new API key bound to a workspace.
+func (s *Server) CreateKey(workspaceID string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.workspaces[workspaceID]
+	if w == nil {
+		return "", notFound("workspace %q not found", workspaceID)
+	}
+	key := s.newKeyLocked(w, "")
+	s.changed()
+	return key, nil
+}
+
+// SetJobStatus moves a job of a device to "pending" or "done" and emits a
+// "job" event (direction d2c).
+func (s *Server) SetJobStatus(deviceID, jobName, status string) error {
+	if status != JobStatusPending && status != JobStatusDone {
+		return invalidArgument("\"status\" must be %q or %q, not %q", JobStatusPending, JobStatusDone, status)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.devices[deviceID]
+	if d == nil {
+		return notFound("device %q not found", deviceID)
+	}
+	j := d.Jobs[jobName]
+	if j == nil {
+		return notFound("job %q not found on device %q", jobName, deviceID)
+	}
+	j.Status = status
+	s.changed()
+	s.emitLocked(s.workspaces[d.WorkspaceID], []event{jobEvent(d, j, directionD2C, time.Now())})
+	return nil
+}
+
+var fotaStatusRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+
+// SetFOTAStatus sets the status of a device's current FOTA (any lower-case
+// word such as "done" or "failed") and emits a "fota" event (direction d2c).
+func (s *Server) SetFOTAStatus(deviceID, status string) error {
+	if !fotaStatusRE.MatchString(status) {
+		return invalidArgument("\"status\" must be a lower-case word of at most 32 characters (e.g. \"done\", \"failed\"), not %q", status)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.devices[deviceID]
+	if d == nil {
+		return notFound("device %q not found", deviceID)
+	}
+	if d.FOTA == nil {
+		return notFound("no FOTA scheduled on device %q", deviceID)
+	}
+	d.FOTA.Status = status
+	s.changed()
+	s.emitLocked(s.workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionD2C, time.Now())})
+	return nil
+}
+
+// DeleteDevice deletes a device with its jobs and FOTA, as if it was
+// removed outside Terraform. Its stored data points stay.
+func (s *Server) DeleteDevice(deviceID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.devices[deviceID]
+	if d == nil {
+		return notFound("device %q not found", deviceID)
+	}
+	s.deleteDeviceLocked(d)
+	s.changed()
+	return nil
+}
+
+// DeleteFleet deletes an empty fleet. The default fleet and fleets that hold
+// devices cannot be deleted (409).
+func (s *Server) DeleteFleet(fleetID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.fleets[fleetID]
+	if f == nil {
+		return notFound("fleet %q not found", fleetID)
+	}
+	w := s.workspaces[f.WorkspaceID]
+	if w.DefaultFleetID == f.ID {
+		return conflict("fleet %q is the default fleet of workspace %q", f.ID, w.ID)
+	}
+	n := 0
+	for _, id := range w.Devices {
+		if s.devices[id].FleetID == f.ID {
+			n++
+		}
+	}
+	if n > 0 {
+		return conflict("fleet %q still holds %d devices; delete or move them first", f.ID, n)
+	}
+	delete(s.fleets, f.ID)
+	if i := slices.Index(w.Fleets, f.ID); i >= 0 {
+		w.Fleets = slices.Delete(w.Fleets, i, i+1)
+	}
+	s.changed()
+	return nil
+}
+
+// DeleteWorkspace deletes a workspace with its fleets, devices, data points
+// and webhook, and revokes the API keys bound to it.
+func (s *Server) DeleteWorkspace(workspaceID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.workspaces[workspaceID]
+	if w == nil {
+		return notFound("workspace %q not found", workspaceID)
+	}
+	for _, id := range w.Devices {
+		delete(s.devices, id)
+	}
+	for _, id := range w.Fleets {
+		delete(s.fleets, id)
+	}
+	for k, ws := range s.keys {
+		if ws == w.ID {
+			delete(s.keys, k)
+		}
+	}
+	if a := s.accounts[w.AccountID]; a != nil {
+		if i := slices.Index(a.Workspaces, w.ID); i >= 0 {
+			a.Workspaces = slices.Delete(a.Workspaces, i, i+1)
+		}
+	}
+	delete(s.workspaces, w.ID)
+	s.dataMu.Lock()
+	delete(s.series, w.ID)
+	s.dataMu.Unlock()
+	s.changed()
+	return nil
+}
+
+// CreateDevices creates devices named names in a fleet of a workspace (""
+// means the default fleet), out of band, and returns their IDs in order. All
+// names are validated first: on error nothing is created.
+func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]string, error) {
+	for i := range names {
+		if _, err := requireName("names["+strconv.Itoa(i)+"]", &names[i]); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.workspaces[workspaceID]
+	if w == nil {
+		return nil, notFound("workspace %q not found", workspaceID)
+	}
+	f, err := s.fleetForDeviceLocked(w, &fleetID, w.DefaultFleetID)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(names))
+	for i, n := range names {
+		ids[i] = s.newDeviceLocked(w, f, n).ID
+	}
+	if len(ids) > 0 {
+		s.changed()
+	}
+	return ids, nil
+}
+
+// Reset deletes all state (accounts, workspaces, keys, data points,
+// webhooks), zeroes the counters, clears the faults and drops queued
+// webhook batches.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	s.dataMu.Lock()
+	s.resetStateLocked()
+	s.series = map[string]*series{}
+	s.dataMu.Unlock()
+	s.mu.Unlock()
+	s.ResetCounters()
+	s.SetFaults(Faults{})
+	s.hooks.clear()
+	s.changed()
+}
+
+// isLoopback reports whether a request's remote address is a loopback IP.
+func isLoopback(remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	if i := strings.IndexByte(host, '%'); i >= 0 {
+		host = host[:i]
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// maxAdminBody bounds admin request bodies (large data point batches).
+const maxAdminBody = 1 << 30
+
+func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	rw := &statusWriter{ResponseWriter: w}
+	if s.opts.LogRequests {
+		start := time.Now()
+		defer func() {
+			s.log.Printf("localzdm: admin %s %s -> %d (%s)", r.Method, r.URL.RequestURI(), rw.status, time.Since(start).Round(time.Microsecond))
+		}()
+	}
+	if !isLoopback(r.RemoteAddr) {
+		writeError(rw, newError(http.StatusForbidden, CodeForbidden, "the admin API answers loopback clients only"))
+		return
+	}
+	segs, ok := splitPath(r.URL.EscapedPath())
+	if !ok {
+		writeRouteNotFound(rw, r)
+		return
+	}
+	rte, params, allowed := s.adminRoutes.match(r.Method, segs)
+	if params == nil {
+		if rte != nil {
+			writeMethodNotAllowed(rw, r.Method, allowed)
+			return
+		}
+		writeRouteNotFound(rw, r)
+		return
+	}
+	resp, err := rte.handle(&call{s: s, w: rw, r: r, params: params})
+	if err != nil {
+		writeError(rw, err)
+		return
+	}
+	if err := writeJSON(rw, resp); err != nil {
+		s.log.Printf("localzdm: admin %s %s: writing response: %v", r.Method, r.URL.Path, err)
+	}
+}
+
+func (s *Server) newAdminRouter() *router {
+	return newRouter(
+		&route{method: http.MethodGet, pattern: "/admin/health", handle: (*call).adminHealth},
+		&route{method: http.MethodPost, pattern: "/admin/accounts", handle: (*call).adminCreateAccount},
+		&route{method: http.MethodPost, pattern: "/admin/workspaces", handle: (*call).adminCreateWorkspace},
+		&route{method: http.MethodPost, pattern: "/admin/bootstrap", handle: (*call).adminBootstrap},
+		&route{method: http.MethodDelete, pattern: "/admin/workspaces/{workspace_id}", handle: (*call).adminDeleteWorkspace},
+		&route{method: http.MethodPost, pattern: "/admin/workspaces/{workspace_id}/keys", handle: (*call).adminCreateKey},
+		&route{method: http.MethodPut, pattern: "/admin/workspaces/{workspace_id}/storage", handle: (*call).adminSetStorage},
+		&route{method: http.MethodPut, pattern: "/admin/workspaces/{workspace_id}/webhook", handle: (*call).adminSetWebhook},
+		&route{method: http.MethodDelete, pattern: "/admin/workspaces/{workspace_id}/webhook", handle: (*call).adminDeleteWebhook},
+		&route{method: http.MethodPost, pattern: "/admin/workspaces/{workspace_id}/devices", handle: (*call).adminCreateDevices},
+		&route{method: http.MethodPost, pattern: "/admin/workspaces/{workspace_id}/data", handle: (*call).adminPublish},
+		&route{method: http.MethodDelete, pattern: "/admin/fleets/{fleet_id}", handle: (*call).adminDeleteFleet},
+		&route{method: http.MethodDelete, pattern: "/admin/devices/{device_id}", handle: (*call).adminDeleteDevice},
+		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/jobs/{job_name}/status", handle: (*call).adminSetJobStatus},
+		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/fota/status", handle: (*call).adminSetFOTAStatus},
+		&route{method: http.MethodPost, pattern: "/admin/devices/{device_id}/connect", handle: (*call).adminConnectDevice},
+		&route{method: http.MethodGet, pattern: "/admin/counters", handle: (*call).adminCounters},
+		&route{method: http.MethodDelete, pattern: "/admin/counters", handle: (*call).adminResetCounters},
+		&route{method: http.MethodGet, pattern: "/admin/faults", handle: (*call).adminGetFaults},
+		&route{method: http.MethodPut, pattern: "/admin/faults", handle: (*call).adminSetFaults},
+		&route{method: http.MethodGet, pattern: "/admin/webhooks", handle: (*call).adminWebhookStats},
+		&route{method: http.MethodPost, pattern: "/admin/webhooks/flush", handle: (*call).adminFlushWebhooks},
+		&route{method: http.MethodPost, pattern: "/admin/reset", handle: (*call).adminReset},
+	)
+}
+
+func (c *call) adminBody(dst any) error {
+	return decodeBody(c.w, c.r, dst, true, maxAdminBody)
+}
+
+func (c *call) adminHealth() (any, error) {
+	return map[string]any{"status": "ok", "base_url": c.s.BaseURL(), "storage_url": c.s.StorageURL()}, nil
+}
+
+func (c *call) adminCreateAccount() (any, error) {
+	var in struct {
+		Name *string `json:"name"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	name, err := requireName("name", in.Name)
+	if err != nil {
+		return nil, err
+	}
+	id, err := c.s.CreateAccount(name)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"account_id": id}, nil
+}
+
+func (c *call) adminCreateWorkspace() (any, error) {
+	var in struct {
+		AccountID string  `json:"account_id"`
+		Name      *string `json:"name"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	name, err := requireName("name", in.Name)
+	if err != nil {
+		return nil, err
+	}
+	return c.s.CreateWorkspace(in.AccountID, name)
+}
+
+func (c *call) adminBootstrap() (any, error) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := decodeBody(c.w, c.r, &in, false, maxAPIBody); err != nil {
+		return nil, err
+	}
+	return c.s.Bootstrap(in.Name)
+}
+
+func (c *call) adminDeleteWorkspace() (any, error) {
+	id := c.params["workspace_id"]
+	if err := c.s.DeleteWorkspace(id); err != nil {
+		return nil, err
+	}
+	return map[string]string{"deleted": id}, nil
+}
+
+func (c *call) adminCreateKey() (any, error) {
+	key, err := c.s.CreateKey(c.params["workspace_id"])
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"api_key": key, "workspace_id": c.params["workspace_id"]}, nil
+}
+
+func (c *call) adminSetStorage() (any, error) {
+	var in struct {
+		Enabled *bool `json:"enabled"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if in.Enabled == nil {
+		return nil, invalidArgument("%q is required", "enabled")
+	}
+	id := c.params["workspace_id"]
+	if err := c.s.SetStorage(id, *in.Enabled); err != nil {
+		return nil, err
+	}
+	return map[string]any{"workspace_id": id, "enabled": *in.Enabled}, nil
+}
+
+func (c *call) adminSetWebhook() (any, error) {
+	var in struct {
+		URL *string `json:"url"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if in.URL == nil {
+		return nil, invalidArgument("%q is required (an empty string removes the webhook)", "url")
+	}
+	id := c.params["workspace_id"]
+	if err := c.s.SetWebhook(id, *in.URL); err != nil {
+		return nil, err
+	}
+	return map[string]string{"workspace_id": id, "url": *in.URL}, nil
+}
+
+func (c *call) adminDeleteWebhook() (any, error) {
+	id := c.params["workspace_id"]
+	if err := c.s.SetWebhook(id, ""); err != nil {
+		return nil, err
+	}
+	return map[string]string{"workspace_id": id, "url": ""}, nil
+}
+
+func (c *call) adminCreateDevices() (any, error) {
+	var in struct {
+		FleetID string   `json:"fleet_id"`
+		Names   []string `json:"names"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	ids, err := c.s.CreateDevices(c.params["workspace_id"], in.FleetID, in.Names)
+	if err != nil {
+		return nil, err
+	}
+	if ids == nil {
+		ids = []string{}
+	}
+	return map[string]any{"device_ids": ids}, nil
+}
+
+func (c *call) adminPublish() (any, error) {
+	var in struct {
+		Points []DataPoint `json:"points"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	n, err := c.s.Publish(c.params["workspace_id"], in.Points)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]int{"accepted": n, "received": len(in.Points)}, nil
+}
+
+func (c *call) adminDeleteFleet() (any, error) {
+	id := c.params["fleet_id"]
+	if err := c.s.DeleteFleet(id); err != nil {
+		return nil, err
+	}
+	return map[string]string{"deleted": id}, nil
+}
+
+func (c *call) adminDeleteDevice() (any, error) {
+	id := c.params["device_id"]
+	if err := c.s.DeleteDevice(id); err != nil {
+		return nil, err
+	}
+	return map[string]string{"deleted": id}, nil
+}
+
+type statusBody struct {
+	Status string `json:"status"`
+}
+
+func (c *call) adminSetJobStatus() (any, error) {
+	var in statusBody
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if err := c.s.SetJobStatus(c.params["device_id"], c.params["job_name"], in.Status); err != nil {
+		return nil, err
+	}
+	return map[string]string{"device_id": c.params["device_id"], "job_name": c.params["job_name"], "status": in.Status}, nil
+}
+
+func (c *call) adminSetFOTAStatus() (any, error) {
+	var in statusBody
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if err := c.s.SetFOTAStatus(c.params["device_id"], in.Status); err != nil {
+		return nil, err
+	}
+	return map[string]string{"device_id": c.params["device_id"], "status": in.Status}, nil
+}
+
+func (c *call) adminConnectDevice() (any, error) {
+	var in struct {
+		DeviceIP string `json:"device_ip"`
+	}
+	if err := decodeBody(c.w, c.r, &in, false, maxAPIBody); err != nil {
+		return nil, err
+	}
+	if err := c.s.ConnectDevice(c.params["device_id"], in.DeviceIP); err != nil {
+		return nil, err
+	}
+	return map[string]string{"device_id": c.params["device_id"]}, nil
+}
+
+func (c *call) adminCounters() (any, error) {
+	return map[string]any{"counters": c.s.Counters(), "total": c.s.TotalRequests()}, nil
+}
+
+func (c *call) adminResetCounters() (any, error) {
+	c.s.ResetCounters()
+	return map[string]any{"counters": map[string]int64{}, "total": 0}, nil
+}
+
+func (c *call) adminGetFaults() (any, error) {
+	return c.s.CurrentFaults(), nil
+}
+
+func (c *call) adminSetFaults() (any, error) {
+	var f Faults
+	if err := c.adminBody(&f); err != nil {
+		return nil, err
+	}
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	c.s.SetFaults(f)
+	return c.s.CurrentFaults(), nil
+}
+
+func (c *call) adminWebhookStats() (any, error) {
+	return c.s.WebhookStats(), nil
+}
+
+func (c *call) adminFlushWebhooks() (any, error) {
+	timeout := 10 * time.Second
+	if v := c.r.URL.Query().Get("timeout"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, invalidArgument("query parameter \"timeout\" must be a positive duration such as \"5s\", not %q", v)
+		}
+		timeout = d
+	}
+	ctx, cancel := context.WithTimeout(c.r.Context(), timeout)
+	defer cancel()
+	if err := c.s.FlushWebhooks(ctx); err != nil {
+		return nil, newError(http.StatusServiceUnavailable, CodeUnavailable, "webhook batches still pending after %s", timeout)
+	}
+	return c.s.WebhookStats(), nil
+}
+
+func (c *call) adminReset() (any, error) {
+	c.s.Reset()
+	return map[string]string{"status": "reset"}, nil
+}

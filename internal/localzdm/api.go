@@ -1,0 +1,621 @@
+package localzdm
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"time"
+)
+
+func (s *Server) newAPIRouter() *router {
+	return newRouter(
+		&route{method: http.MethodGet, pattern: "/v3/workspaces", handle: (*call).listWorkspaces},
+		&route{method: http.MethodPost, pattern: "/v3/workspaces", mutating: true, handle: (*call).createWorkspace},
+		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}", handle: (*call).getWorkspace},
+		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/fleets", handle: (*call).listFleets},
+		&route{method: http.MethodPost, pattern: "/v3/workspaces/{workspace_id}/fleets", mutating: true, handle: (*call).createFleet},
+		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/fleets/{fleet_id}", handle: (*call).getFleet},
+		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/devices", handle: (*call).listDevices},
+		&route{method: http.MethodPost, pattern: "/v3/workspaces/{workspace_id}/devices", mutating: true, handle: (*call).createDevice},
+		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/devices/{device_id}", handle: (*call).getDevice},
+		&route{method: http.MethodPut, pattern: "/v3/workspaces/{workspace_id}/devices/{device_id}", handle: (*call).updateDevice},
+		&route{method: http.MethodGet, pattern: "/v3/devices/{device_id}/jobs", handle: (*call).listJobs},
+		&route{method: http.MethodGet, pattern: "/v3/devices/{device_id}/jobs/{job_name}", handle: (*call).getJob},
+		&route{method: http.MethodPost, pattern: "/v3/devices/{device_id}/jobs/{job_name}", mutating: true, handle: (*call).scheduleJob},
+		&route{method: http.MethodPost, pattern: "/v3/workspace/{workspace_id}/jobs/{job_name}", mutating: true, handle: (*call).scheduleFleetJob},
+		&route{method: http.MethodGet, pattern: "/v3/devices/{device_id}/fota", handle: (*call).getFOTA},
+		&route{method: http.MethodPost, pattern: "/v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}", mutating: true, handle: (*call).scheduleFOTA},
+		&route{method: http.MethodPost, pattern: "/v3/workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}", mutating: true, handle: (*call).scheduleFleetFOTA},
+	)
+}
+
+// keyWorkspaceLocked returns the workspace the key is bound to; s.mu must be held.
+func (c *call) keyWorkspaceLocked() (*workspace, error) {
+	w := c.s.workspaces[c.keyWorkspace]
+	if w == nil {
+		return nil, newError(http.StatusUnauthorized, CodeUnauthenticated, "invalid API key")
+	}
+	return w, nil
+}
+
+// pathWorkspaceLocked resolves the {workspace_id} of the path, which must be
+// the key's workspace; s.mu must be held.
+func (c *call) pathWorkspaceLocked() (*workspace, error) {
+	if _, err := c.keyWorkspaceLocked(); err != nil {
+		return nil, err
+	}
+	id := c.params["workspace_id"]
+	w := c.s.workspaces[id]
+	switch {
+	case w == nil:
+		return nil, notFound("workspace %q not found", id)
+	case id != c.keyWorkspace:
+		return nil, newError(http.StatusForbidden, CodeForbidden, "the API key is not bound to workspace %q", id)
+	}
+	return w, nil
+}
+
+// pathDeviceLocked resolves the {device_id} of the path, which must be in the
+// key's workspace; s.mu must be held.
+func (c *call) pathDeviceLocked() (*device, error) {
+	if _, err := c.keyWorkspaceLocked(); err != nil {
+		return nil, err
+	}
+	id := c.params["device_id"]
+	d := c.s.devices[id]
+	if d == nil || d.WorkspaceID != c.keyWorkspace {
+		return nil, notFound("device %q not found", id)
+	}
+	return d, nil
+}
+
+// checkWorkspacePath checks the {workspace_id} of the path under a read lock,
+// so that scope errors come before body and query errors.
+func (c *call) checkWorkspacePath() error {
+	c.s.mu.RLock()
+	defer c.s.mu.RUnlock()
+	_, err := c.pathWorkspaceLocked()
+	return err
+}
+
+// checkDevicePath checks the {device_id} of the path under a read lock.
+func (c *call) checkDevicePath() error {
+	c.s.mu.RLock()
+	defer c.s.mu.RUnlock()
+	_, err := c.pathDeviceLocked()
+	return err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (c *call) listWorkspaces() (any, error) {
+	s := c.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	kw, err := c.keyWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	a := s.accounts[kw.AccountID]
+	out := make([]workspaceJSON, 0, len(a.Workspaces))
+	for _, id := range a.Workspaces {
+		out = append(out, s.workspaces[id].toJSON())
+	}
+	return jsonList[workspaceJSON]{key: "workspaces", items: out}, nil
+}
+
+func (c *call) getWorkspace() (any, error) {
+	s := c.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	kw, err := c.keyWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	id := c.params["workspace_id"]
+	w := s.workspaces[id]
+	switch {
+	case w == nil:
+		return nil, notFound("workspace %q not found", id)
+	case w.AccountID != kw.AccountID:
+		return nil, newError(http.StatusForbidden, CodeForbidden, "workspace %q belongs to another account", id)
+	}
+	return map[string]any{"workspace": w.toJSON()}, nil
+}
+
+type nameDescriptionBody struct {
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+}
+
+func (b nameDescriptionBody) validate() (string, string, error) {
+	name, err := requireName("name", b.Name)
+	if err != nil {
+		return "", "", err
+	}
+	desc, err := optionalDescription(b.Description)
+	if err != nil {
+		return "", "", err
+	}
+	return name, desc, nil
+}
+
+func (c *call) createWorkspace() (any, error) {
+	var body nameDescriptionBody
+	if err := decodeBody(c.w, c.r, &body, true, maxAPIBody); err != nil {
+		return nil, err
+	}
+	name, desc, err := body.validate()
+	if err != nil {
+		return nil, err
+	}
+	s := c.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kw, err := c.keyWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	w := s.newWorkspaceLocked("", s.accounts[kw.AccountID], name, desc)
+	s.changed()
+	return map[string]any{"workspace": w.toJSON()}, nil
+}
+
+func (c *call) listFleets() (any, error) {
+	s := c.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	w, err := c.pathWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fleetJSON, 0, len(w.Fleets))
+	for _, id := range w.Fleets {
+		out = append(out, s.fleets[id].toJSON())
+	}
+	return jsonList[fleetJSON]{key: "fleets", items: out}, nil
+}
+
+func (c *call) getFleet() (any, error) {
+	s := c.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	w, err := c.pathWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	id := c.params["fleet_id"]
+	f := s.fleets[id]
+	if f == nil || f.WorkspaceID != w.ID {
+		return nil, notFound("fleet %q not found in workspace %q", id, w.ID)
+	}
+	return map[string]any{"fleet": f.toJSON()}, nil
+}
+
+func (c *call) createFleet() (any, error) {
+	s := c.s
+	if err := c.checkWorkspacePath(); err != nil {
+		return nil, err
+	}
+	var body nameDescriptionBody
+	if err := decodeBody(c.w, c.r, &body, true, maxAPIBody); err != nil {
+		return nil, err
+	}
+	name, desc, err := body.validate()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, err := c.pathWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	f := s.newFleetLocked(w, name, desc)
+	s.changed()
+	return map[string]any{"fleet": f.toJSON()}, nil
+}
+
+func (c *call) listDevices() (any, error) {
+	s := c.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	w, err := c.pathWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]deviceJSON, 0, len(w.Devices))
+	for _, id := range w.Devices {
+		out = append(out, s.deviceJSONLocked(s.devices[id]))
+	}
+	return jsonList[deviceJSON]{key: "devices", items: out}, nil
+}
+
+func (c *call) getDevice() (any, error) {
+	s := c.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	w, err := c.pathWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	id := c.params["device_id"]
+	d := s.devices[id]
+	if d == nil || d.WorkspaceID != w.ID {
+		return nil, notFound("device %q not found in workspace %q", id, w.ID)
+	}
+	return map[string]any{"device": s.deviceJSONLocked(d)}, nil
+}
+
+type deviceBody struct {
+	Name    *string `json:"name"`
+	FleetID *string `json:"fleet_id"`
+}
+
+// fleetForDeviceLocked resolves the fleet_id of a device body in workspace
+// w; fallback is used when it is absent or empty.
+func (s *Server) fleetForDeviceLocked(w *workspace, fleetID *string, fallback string) (*fleet, error) {
+	id := fallback
+	if fleetID != nil && *fleetID != "" {
+		id = *fleetID
+	}
+	f := s.fleets[id]
+	switch {
+	case f == nil:
+		return nil, invalidArgument("\"fleet_id\": fleet %q not found", id)
+	case f.WorkspaceID != w.ID:
+		return nil, invalidArgument("\"fleet_id\": fleet %q belongs to another workspace, not %q", id, w.ID)
+	}
+	return f, nil
+}
+
+func (c *call) createDevice() (any, error) {
+	s := c.s
+	if err := c.checkWorkspacePath(); err != nil {
+		return nil, err
+	}
+	var body deviceBody
+	if err := decodeBody(c.w, c.r, &body, true, maxAPIBody); err != nil {
+		return nil, err
+	}
+	name, err := requireName("name", body.Name)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, err := c.pathWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.fleetForDeviceLocked(w, body.FleetID, w.DefaultFleetID)
+	if err != nil {
+		return nil, err
+	}
+	d := s.newDeviceLocked(w, f, name)
+	s.changed()
+	return map[string]any{"device": s.deviceJSONLocked(d)}, nil
+}
+
+func (c *call) updateDevice() (any, error) {
+	s := c.s
+	if err := c.checkWorkspacePath(); err != nil {
+		return nil, err
+	}
+	var body deviceBody
+	if err := decodeBody(c.w, c.r, &body, true, maxAPIBody); err != nil {
+		return nil, err
+	}
+	name, err := requireName("name", body.Name)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, err := c.pathWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	id := c.params["device_id"]
+	d := s.devices[id]
+	if d == nil || d.WorkspaceID != w.ID {
+		return nil, notFound("device %q not found in workspace %q", id, w.ID)
+	}
+	f, err := s.fleetForDeviceLocked(w, body.FleetID, d.FleetID)
+	if err != nil {
+		return nil, err
+	}
+	d.Name = name
+	d.FleetID = f.ID
+	s.changed()
+	return map[string]any{"device": s.deviceJSONLocked(d)}, nil
+}
+
+func (c *call) listJobs() (any, error) {
+	s := c.s
+	if err := c.checkDevicePath(); err != nil {
+		return nil, err
+	}
+	status, present, err := singleQuery(c.r.URL.Query(), "status")
+	if err != nil {
+		return nil, err
+	}
+	if present && status != JobStatusPending && status != JobStatusDone {
+		return nil, invalidArgument("query parameter \"status\" must be %q or %q, not %q", JobStatusPending, JobStatusDone, status)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, err := c.pathDeviceLocked()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]jobJSON, 0, len(d.Jobs))
+	for _, name := range sortedKeys(d.Jobs) {
+		j := d.Jobs[name]
+		if present && j.Status != status {
+			continue
+		}
+		out = append(out, j.toJSON())
+	}
+	return jsonList[jobJSON]{key: "jobs", items: out}, nil
+}
+
+func (c *call) getJob() (any, error) {
+	s := c.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, err := c.pathDeviceLocked()
+	if err != nil {
+		return nil, err
+	}
+	name := c.params["job_name"]
+	j := d.Jobs[name]
+	if j == nil {
+		return nil, notFound("job %q not found on device %q", name, d.ID)
+	}
+	return map[string]any{"job": j.toJSON()}, nil
+}
+
+type jobBody struct {
+	Value json.RawMessage `json:"value"`
+}
+
+// jobValue validates the optional "value" of a job body: a JSON object;
+// absent or null means {}.
+func jobValue(v json.RawMessage) (json.RawMessage, error) {
+	t := bytes.TrimSpace(v)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return json.RawMessage("{}"), nil
+	}
+	if t[0] != '{' {
+		return nil, invalidArgument("\"value\" must be a JSON object")
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, t); err != nil {
+		return nil, invalidArgument("\"value\" is not valid JSON: %v", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func validJobName(name string) error {
+	if len([]rune(name)) > maxNameLen {
+		return invalidArgument("job name is longer than %d characters", maxNameLen)
+	}
+	return nil
+}
+
+// setJobLocked schedules (or reschedules) a job on a device.
+func setJobLocked(d *device, name string, value json.RawMessage, at string) *job {
+	j := &job{Name: name, Status: JobStatusPending, ScheduledAt: at, Value: value}
+	if d.Jobs == nil {
+		d.Jobs = map[string]*job{}
+	}
+	d.Jobs[name] = j
+	return j
+}
+
+func (c *call) scheduleJob() (any, error) {
+	s := c.s
+	if err := c.checkDevicePath(); err != nil {
+		return nil, err
+	}
+	name := c.params["job_name"]
+	if err := validJobName(name); err != nil {
+		return nil, err
+	}
+	var body jobBody
+	if err := decodeBody(c.w, c.r, &body, false, maxAPIBody); err != nil {
+		return nil, err
+	}
+	value, err := jobValue(body.Value)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := c.pathDeviceLocked()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	j := setJobLocked(d, name, value, timestamp(now))
+	s.changed()
+	s.emitLocked(s.workspaces[d.WorkspaceID], []event{jobEvent(d, j, directionC2D, now)})
+	return map[string]any{"job": j.toJSON()}, nil
+}
+
+// fleetsFromQueryLocked resolves the repeatable "fleet" parameter to fleet
+// IDs of w; no parameter means every fleet of w.
+func (s *Server) fleetsFromQueryLocked(w *workspace, ids []string) (map[string]bool, error) {
+	set := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		for _, id := range w.Fleets {
+			set[id] = true
+		}
+		return set, nil
+	}
+	for _, id := range ids {
+		f := s.fleets[id]
+		switch {
+		case f == nil:
+			return nil, invalidArgument("query parameter \"fleet\": fleet %q not found", id)
+		case f.WorkspaceID != w.ID:
+			return nil, invalidArgument("query parameter \"fleet\": fleet %q belongs to another workspace, not %q", id, w.ID)
+		}
+		set[id] = true
+	}
+	return set, nil
+}
+
+func (c *call) scheduleFleetJob() (any, error) {
+	s := c.s
+	if err := c.checkWorkspacePath(); err != nil {
+		return nil, err
+	}
+	fleetIDs, err := repeatedQuery(c.r.URL.Query(), "fleet")
+	if err != nil {
+		return nil, err
+	}
+	name := c.params["job_name"]
+	if err := validJobName(name); err != nil {
+		return nil, err
+	}
+	var body jobBody
+	if err := decodeBody(c.w, c.r, &body, false, maxAPIBody); err != nil {
+		return nil, err
+	}
+	value, err := jobValue(body.Value)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, err := c.pathWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	fleets, err := s.fleetsFromQueryLocked(w, fleetIDs)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	at := timestamp(now)
+	devices := []string{}
+	var events []event
+	for _, id := range w.Devices {
+		d := s.devices[id]
+		if !fleets[d.FleetID] {
+			continue
+		}
+		j := setJobLocked(d, name, value, at)
+		devices = append(devices, d.ID)
+		events = append(events, jobEvent(d, j, directionC2D, now))
+	}
+	if len(devices) > 0 {
+		s.changed()
+	}
+	s.emitLocked(w, events)
+	out := fleetJobJSON{jobJSON: jobJSON{Name: name, Status: JobStatusPending, ScheduledAt: at, Value: value}, Devices: devices}
+	return map[string]any{"job": out}, nil
+}
+
+func (c *call) getFOTA() (any, error) {
+	s := c.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, err := c.pathDeviceLocked()
+	if err != nil {
+		return nil, err
+	}
+	if d.FOTA == nil {
+		return nil, notFound("no FOTA scheduled on device %q", d.ID)
+	}
+	return map[string]any{"fota": d.FOTA.toJSON()}, nil
+}
+
+func validFirmware(id, version string) error {
+	if len([]rune(id)) > maxNameLen {
+		return invalidArgument("firmware_id is longer than %d characters", maxNameLen)
+	}
+	if len([]rune(version)) > maxNameLen {
+		return invalidArgument("firmware_version is longer than %d characters", maxNameLen)
+	}
+	return nil
+}
+
+func (c *call) scheduleFOTA() (any, error) {
+	s := c.s
+	if err := c.checkDevicePath(); err != nil {
+		return nil, err
+	}
+	fw, ver := c.params["firmware_id"], c.params["firmware_version"]
+	if err := validFirmware(fw, ver); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := c.pathDeviceLocked()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	d.FOTA = &fota{ScheduledAt: timestamp(now), Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
+	s.changed()
+	s.emitLocked(s.workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionC2D, now)})
+	return map[string]any{"fota": d.FOTA.toJSON()}, nil
+}
+
+func (c *call) scheduleFleetFOTA() (any, error) {
+	s := c.s
+	if err := c.checkWorkspacePath(); err != nil {
+		return nil, err
+	}
+	fw, ver := c.params["firmware_id"], c.params["firmware_version"]
+	if err := validFirmware(fw, ver); err != nil {
+		return nil, err
+	}
+	fleetIDs, err := repeatedQuery(c.r.URL.Query(), "fleet")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, err := c.pathWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	fleets, err := s.fleetsFromQueryLocked(w, fleetIDs)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	at := timestamp(now)
+	devices := []string{}
+	var events []event
+	for _, id := range w.Devices {
+		d := s.devices[id]
+		if !fleets[d.FleetID] {
+			continue
+		}
+		d.FOTA = &fota{ScheduledAt: at, Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
+		devices = append(devices, d.ID)
+		events = append(events, fotaEvent(d, d.FOTA, directionC2D, now))
+	}
+	if len(devices) > 0 {
+		s.changed()
+	}
+	s.emitLocked(w, events)
+	out := fleetFOTAJSON{
+		fotaJSON: fotaJSON{ScheduledAt: at, Status: FOTAStatusPending, Value: fotaValueJSON{FirmwareID: fw, FirmwareVersion: ver}},
+		Devices:  devices,
+	}
+	return map[string]any{"fota": out}, nil
+}

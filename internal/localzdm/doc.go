@@ -1,0 +1,155 @@
+// Package localzdm is a local implementation of the ZDM device management
+// service and time-series storage service (both under /v3), for tests, demos
+// and local development without credentials.
+//
+// A Server serves the management service and an admin API on one listener and
+// the storage service on another, so a storage call sent to the management
+// address answers 404 and the other way round:
+//
+//	s, err := localzdm.New(localzdm.Options{})
+//	err = s.Start("127.0.0.1:0", "127.0.0.1:0")
+//	b, err := s.Bootstrap("dev") // account, workspace, API key
+//	defer s.Close()
+//
+// Tests use StartTest. The command cmd/zdm-local runs it standalone.
+//
+// # API rules
+//
+// Every rule of the API specification is enforced: the X-API-KEY header on
+// every call; a key bound to one workspace; a default fleet per workspace that
+// receives devices created without fleet_id; PUT of a device updates its name
+// and fleet and answers the new fleet_name; the pending/done filter of jobs;
+// FOTA status; storage enabled per workspace; start inclusive and end
+// exclusive; page from of pages of size; size 0..175000; defaults from=0,
+// size=100, sort=-timestamp_device; deduplication of data points by
+// (device_id, tag, timestamp_device). A device without identities answers
+// "identities": null. The fleet-wide job path is the singular
+// /workspace/{workspace_id}/jobs/{job_name}; the fleet-wide FOTA path is the
+// plural /workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}.
+//
+// # Choices where the specification is silent
+//
+// The provider must not depend on these; the real service may differ.
+//
+//   - Errors are JSON {"error": {"code": "...", "message": "..."}}; the message
+//     names what is wrong. Statuses: 400 invalid input (codes invalid_json,
+//     invalid_argument), 401 missing or unknown key, 403 key bound to another
+//     workspace (forbidden) or storage not enabled (storage_disabled), 404
+//     unknown ID or route, 405 wrong method (with an Allow header), 409
+//     conflicts of the admin API, 413 body over 1 MiB, 429 rate limit and 503
+//     injected failure (both with Retry-After). Nothing is half-applied: a
+//     request is fully validated before it changes anything.
+//   - Checks run in this order: route (404/405), key (401), path scope
+//     (403/404), query parameters and body (400).
+//   - Key scope: GET and POST /workspaces act on the key's account. GET
+//     /workspaces/{id} answers any workspace of the key's account (the list
+//     shows them all anyway) and 403 for a workspace of another account. Any
+//     other path naming a workspace other than the key's answers 403, or 404
+//     when no such workspace exists. A device-addressed path (/devices/{id}/...)
+//     for a device outside the key's workspace answers 404, as does a fleet or
+//     device ID under the key's workspace that belongs elsewhere.
+//   - Workspaces are created with a fleet named "default" (empty description)
+//     and storage disabled; a workspace created through the API gets no key
+//     (keys are an admin matter), so the creating key cannot manage it.
+//   - Names (workspace, fleet, device) are required and must not be blank
+//     after trimming; they are stored as given, at most 255 characters.
+//     Descriptions are optional, at most 1024 characters. Names need not be
+//     unique. Unknown body fields are ignored; fields of the wrong JSON type
+//     answer 400 naming the field. Content-Type is not enforced.
+//   - Device creation: a missing, null or empty fleet_id means the default
+//     fleet. A fleet_id that is unknown or of another workspace answers 400.
+//     PUT requires name; a missing or empty fleet_id keeps the current fleet.
+//     New devices have phys_id "" and identities null. Lists are in creation
+//     order.
+//   - Jobs: one job per (device, name); scheduling a name again replaces the
+//     job and sets it pending. The body's value is optional (missing or null
+//     means {}) and must be a JSON object. Jobs are listed by name. A status
+//     filter other than pending or done, or a repeated status, answers 400.
+//     Fleet-wide scheduling covers the devices of the fleets given by the
+//     repeatable fleet parameter (all fleets when absent), in device creation
+//     order; devices is [] when no device matched. A fleet of another
+//     workspace or unknown answers 400.
+//   - FOTA: one current FOTA per device; scheduling again replaces it (status
+//     pending). GET .../fota answers 404 for a device that never had one. The
+//     admin API can set any lower-case status word (e.g. done, failed).
+//   - Timestamps are RFC 3339 in UTC with fractional seconds when not zero
+//     (time.RFC3339Nano). Published data point times are converted to UTC.
+//   - Storage: every query parameter may be given once, except the repeatable
+//     device and tag (several values match any of them; empty values answer
+//     400). start and end accept any RFC 3339 time (offsets and fractions);
+//     start >= end gives an empty result. from and size must be non-negative
+//     integers (size at most 175000); size=0 gives an empty result; a page
+//     past the end is empty. Order compares instants, then device ID, then
+//     tag; -timestamp_device is its exact reverse, so pages never overlap.
+//     Deduplication compares instants, so "...00Z" and "...00.000Z" are the
+//     same time. Data points are stored whether or not storage is enabled;
+//     the flag gates reads only. Deleting a device keeps its data points.
+//   - Unknown query parameters are ignored. Paths are matched segment by
+//     segment after unescaping, so IDs and job names may contain any
+//     character, "/" included, when escaped.
+//
+// # Admin API
+//
+// The admin API is served under /admin/ on the management listener, without
+// key, and answers loopback clients only (403 otherwise). Each route has a Go
+// method of the same effect:
+//
+//	GET    /admin/health                                       status and base URLs
+//	POST   /admin/accounts              {"name"}               CreateAccount -> {"account_id"}
+//	POST   /admin/workspaces            {"account_id","name"}  CreateWorkspace -> Bootstrap
+//	POST   /admin/bootstrap             {"name"}               Bootstrap -> Bootstrap
+//	DELETE /admin/workspaces/{workspace_id}                    DeleteWorkspace
+//	POST   /admin/workspaces/{workspace_id}/keys               CreateKey -> {"api_key"}
+//	PUT    /admin/workspaces/{workspace_id}/storage {"enabled"} SetStorage
+//	PUT    /admin/workspaces/{workspace_id}/webhook {"url"}    SetWebhook
+//	DELETE /admin/workspaces/{workspace_id}/webhook            SetWebhook(id, "")
+//	POST   /admin/workspaces/{workspace_id}/devices {"fleet_id","names"} CreateDevices -> {"device_ids"}
+//	POST   /admin/workspaces/{workspace_id}/data {"points":[DataPoint]} Publish -> {"accepted","received"}
+//	DELETE /admin/fleets/{fleet_id}                            DeleteFleet
+//	DELETE /admin/devices/{device_id}                          DeleteDevice
+//	PUT    /admin/devices/{device_id}/jobs/{job_name}/status {"status"} SetJobStatus
+//	PUT    /admin/devices/{device_id}/fota/status {"status"}   SetFOTAStatus
+//	POST   /admin/devices/{device_id}/connect {"device_ip"}    ConnectDevice
+//	GET    /admin/counters                                     Counters, TotalRequests -> {"counters","total"}
+//	DELETE /admin/counters                                     ResetCounters
+//	GET    /admin/faults                                       CurrentFaults
+//	PUT    /admin/faults {"latency","error_rate","rate_limit","retry_after","drop_after_create","hang"} SetFaults
+//	GET    /admin/webhooks                                     WebhookStats
+//	POST   /admin/webhooks/flush?timeout=10s                   FlushWebhooks
+//	POST   /admin/reset                                        Reset
+//
+// Durations in the faults body are Go duration strings ("250ms") or numbers
+// of milliseconds.
+//
+// # Counters and faults
+//
+// Every API request (both services, not the admin API) is counted under
+// "METHOD /v3/route/pattern", e.g. "GET /v3/workspaces/{workspace_id}/devices",
+// before faults apply; requests matching no route count under
+// "METHOD (no route)". Faults (see Faults) apply to API requests before any
+// state change, except DropAfterCreate, which closes the connection without
+// answering after a successful POST acted.
+//
+// # Webhooks
+//
+// A workspace may have a webhook target URL (admin API). Published data
+// points are POSTed there as a data batch ({"batch_id", "result": [items]},
+// header X-Zdm-Batch-Type: data) followed by an events batch with a "data"
+// event per point (X-Zdm-Batch-Type: events); job scheduling and status
+// changes, FOTA scheduling and status changes, and ConnectDevice send "job",
+// "fota" and "connection" events. Every item has an "id": its position in
+// the batch. Delivery is at least once, in order, one batch at a time: a
+// batch is retried on a transport error or a non-2xx answer, up to 6
+// attempts with backoff from 50 ms doubling to 1 s, then dropped (counted in
+// WebhookStats.Failed). Queued batches are not persisted.
+//
+// # Persistence and performance
+//
+// With Options.StateFile, all state except counters, faults and queued
+// webhook batches survives restarts. Changes are written by a background
+// writer (temp file, fsync, rename), coalesced, so requests never wait for
+// the disk; Close writes a final time. Without a state file nothing is
+// written. Lookups are by map; lists walk per-workspace slices; data points
+// are kept sorted per workspace and pre-encoded, so a storage page is a
+// binary search plus a copy, streamed to the client.
+package localzdm

@@ -1,0 +1,239 @@
+package localzdm
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Faults are injected into API requests (both services, never the admin API)
+// before any state changes, in this order: Hang, Latency, RateLimit,
+// ErrorRate. DropAfterCreate acts after the request was applied.
+type Faults struct {
+	// Latency is added to every API request.
+	Latency time.Duration
+	// ErrorRate is the fraction (0..1) of API requests answered 503 with
+	// Retry-After, at random.
+	ErrorRate float64
+	// RateLimit is the number of requests per second allowed per API key (a
+	// token bucket holding one second of requests, at least one); requests
+	// over it are answered 429 with Retry-After. Zero disables the limit.
+	RateLimit float64
+	// RetryAfter is the value sent in Retry-After, rounded up to whole
+	// seconds. Zero sends 1 for 503 and the time until the next free slot
+	// (at least 1) for 429; a negative value sends 0.
+	RetryAfter time.Duration
+	// DropAfterCreate makes every successful POST of the API act, then close
+	// the connection without answering.
+	DropAfterCreate bool
+	// Hang makes API requests never answer until the client gives up or the
+	// server closes.
+	Hang bool
+}
+
+// faultsJSON is the admin API shape of Faults: durations are Go duration
+// strings ("250ms") or numbers of milliseconds.
+type faultsJSON struct {
+	Latency         any     `json:"latency"`
+	ErrorRate       float64 `json:"error_rate"`
+	RateLimit       float64 `json:"rate_limit"`
+	RetryAfter      any     `json:"retry_after"`
+	DropAfterCreate bool    `json:"drop_after_create"`
+	Hang            bool    `json:"hang"`
+}
+
+// MarshalJSON renders durations as Go duration strings.
+func (f Faults) MarshalJSON() ([]byte, error) {
+	return json.Marshal(faultsJSON{
+		Latency: f.Latency.String(), ErrorRate: f.ErrorRate, RateLimit: f.RateLimit,
+		RetryAfter: f.RetryAfter.String(), DropAfterCreate: f.DropAfterCreate, Hang: f.Hang,
+	})
+}
+
+// UnmarshalJSON accepts durations as Go duration strings or milliseconds.
+func (f *Faults) UnmarshalJSON(data []byte) error {
+	var in faultsJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	lat, err := parseDurationJSON("latency", in.Latency)
+	if err != nil {
+		return err
+	}
+	ra, err := parseDurationJSON("retry_after", in.RetryAfter)
+	if err != nil {
+		return err
+	}
+	*f = Faults{
+		Latency: lat, ErrorRate: in.ErrorRate, RateLimit: in.RateLimit, RetryAfter: ra,
+		DropAfterCreate: in.DropAfterCreate, Hang: in.Hang,
+	}
+	return nil
+}
+
+func parseDurationJSON(field string, v any) (time.Duration, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, nil
+	case float64:
+		return time.Duration(x * float64(time.Millisecond)), nil
+	case string:
+		d, err := time.ParseDuration(x)
+		if err != nil {
+			return 0, invalidArgument("%q must be a duration such as \"250ms\" or a number of milliseconds: %v", field, err)
+		}
+		return d, nil
+	default:
+		return 0, invalidArgument("%q must be a duration such as \"250ms\" or a number of milliseconds", field)
+	}
+}
+
+// validate reports the first out-of-range setting.
+func (f Faults) validate() error {
+	switch {
+	case f.Latency < 0:
+		return invalidArgument("\"latency\" must not be negative")
+	case math.IsNaN(f.ErrorRate) || f.ErrorRate < 0 || f.ErrorRate > 1:
+		return invalidArgument("\"error_rate\" must be between 0 and 1")
+	case math.IsNaN(f.RateLimit) || math.IsInf(f.RateLimit, 0) || f.RateLimit < 0:
+		return invalidArgument("\"rate_limit\" must be a finite number >= 0")
+	}
+	return nil
+}
+
+// SetFaults replaces the fault settings; the zero Faults disables them all.
+// Out-of-range values are clamped (negative latency and rate limit to 0, the
+// error rate to 0..1). Rate limit buckets start full again.
+func (s *Server) SetFaults(f Faults) {
+	f.Latency = max(f.Latency, 0)
+	if math.IsNaN(f.ErrorRate) {
+		f.ErrorRate = 0
+	}
+	f.ErrorRate = min(max(f.ErrorRate, 0), 1)
+	if math.IsNaN(f.RateLimit) || math.IsInf(f.RateLimit, 0) || f.RateLimit < 0 {
+		f.RateLimit = 0
+	}
+	s.limiter.reset()
+	s.faults.Store(&f)
+}
+
+// CurrentFaults returns the fault settings in effect.
+func (s *Server) CurrentFaults() Faults {
+	return *s.faults.Load()
+}
+
+// injectFaults applies the fault settings to an API request and reports
+// whether it answered (or dropped) the request.
+func (s *Server) injectFaults(w http.ResponseWriter, r *http.Request) bool {
+	f := s.faults.Load()
+	if f.Hang {
+		select {
+		case <-r.Context().Done():
+		case <-s.closing:
+		}
+		dropConnection(w)
+		return true
+	}
+	if f.Latency > 0 {
+		t := time.NewTimer(f.Latency)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			dropConnection(w)
+			return true
+		case <-s.closing:
+			t.Stop()
+			dropConnection(w)
+			return true
+		}
+	}
+	if f.RateLimit > 0 {
+		if wait, ok := s.limiter.take(r.Header.Get("X-API-KEY"), f.RateLimit); !ok {
+			secs := retryAfterSeconds(f.RetryAfter, int(math.Ceil(wait.Seconds())))
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			writeError(w, newError(http.StatusTooManyRequests, CodeRateLimited,
+				"rate limit of %g requests per second per API key exceeded; retry after %d s", f.RateLimit, secs))
+			return true
+		}
+	}
+	if f.ErrorRate > 0 && randFloat() < f.ErrorRate {
+		secs := retryAfterSeconds(f.RetryAfter, 1)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		writeError(w, newError(http.StatusServiceUnavailable, CodeUnavailable,
+			"service temporarily unavailable (injected fault); retry after %d s", secs))
+		return true
+	}
+	return false
+}
+
+func retryAfterSeconds(configured time.Duration, fallback int) int {
+	switch {
+	case configured < 0:
+		return 0
+	case configured > 0:
+		return int(math.Ceil(configured.Seconds()))
+	default:
+		return max(fallback, 1)
+	}
+}
+
+// randFloat returns a uniform float in [0, 1).
+func randFloat() float64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails.
+	return float64(binary.LittleEndian.Uint64(b[:])>>11) / (1 << 53)
+}
+
+// rateLimiter holds one token bucket per API key.
+type rateLimiter struct {
+	mu      sync.Mutex
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func (l *rateLimiter) init() {
+	l.buckets = map[string]*bucket{}
+}
+
+func (l *rateLimiter) reset() {
+	l.mu.Lock()
+	l.buckets = map[string]*bucket{}
+	l.mu.Unlock()
+}
+
+// take consumes a token of key's bucket, or reports how long until one is free.
+func (l *rateLimiter) take(key string, rate float64) (time.Duration, bool) {
+	capacity := max(rate, 1)
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[key]
+	if b == nil {
+		b = &bucket{tokens: capacity, last: now}
+		l.buckets[key] = b
+	}
+	b.tokens = min(capacity, b.tokens+now.Sub(b.last).Seconds()*rate)
+	b.last = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return 0, true
+	}
+	return time.Duration((1 - b.tokens) / rate * float64(time.Second)), false
+}
+
+// String summarizes the settings for logs.
+func (f Faults) String() string {
+	return fmt.Sprintf("latency=%s error_rate=%g rate_limit=%g retry_after=%s drop_after_create=%t hang=%t",
+		f.Latency, f.ErrorRate, f.RateLimit, f.RetryAfter, f.DropAfterCreate, f.Hang)
+}

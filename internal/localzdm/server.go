@@ -1,0 +1,373 @@
+package localzdm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options configure a Server.
+type Options struct {
+	// StateFile, when set, keeps all state across restarts: it is loaded by
+	// New and rewritten (temp file + rename) after every change.
+	StateFile string
+	// Logger receives startup, persistence and webhook messages; nil discards them.
+	Logger *log.Logger
+	// LogRequests logs one line per API and admin request (never the API key).
+	LogRequests bool
+}
+
+// Server is the local ZDM server: the device management service (with the
+// admin API) and the storage service, each on its own listener.
+type Server struct {
+	opts Options
+	log  *log.Logger
+
+	// mu guards the management model below.
+	mu           sync.RWMutex
+	accounts     map[string]*account
+	accountOrder []string
+	workspaces   map[string]*workspace
+	fleets       map[string]*fleet
+	devices      map[string]*device
+	keys         map[string]string // API key -> workspace ID
+	bootstrap    *Bootstrap
+
+	// dataMu guards series. Lock order: mu before dataMu.
+	dataMu sync.RWMutex
+	series map[string]*series // workspace ID -> data points
+
+	faults  atomic.Pointer[Faults]
+	limiter rateLimiter
+
+	cmu      sync.Mutex
+	counters map[string]int64
+	total    atomic.Int64
+
+	hooks *webhookQueue
+
+	persistWake chan struct{}
+	persistStop chan struct{}
+	persistDone chan struct{}
+
+	closing   chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+
+	lmu        sync.Mutex
+	mgmtSrv    *http.Server
+	storageSrv *http.Server
+	mgmtURL    string
+	storageURL string
+	serveWG    sync.WaitGroup
+
+	apiRoutes     *router
+	storageRoutes *router
+	adminRoutes   *router
+}
+
+// New creates a server, loading Options.StateFile when it exists. It does
+// not listen yet: see Start, or use ManagementHandler and StorageHandler.
+func New(opts Options) (*Server, error) {
+	s := &Server{
+		opts:     opts,
+		log:      opts.Logger,
+		series:   map[string]*series{},
+		counters: map[string]int64{},
+		closing:  make(chan struct{}),
+	}
+	if s.log == nil {
+		s.log = log.New(io.Discard, "", 0)
+	}
+	s.resetStateLocked()
+	s.faults.Store(&Faults{})
+	s.limiter.init()
+	s.apiRoutes = s.newAPIRouter()
+	s.storageRoutes = s.newStorageRouter()
+	s.adminRoutes = s.newAdminRouter()
+	if opts.StateFile != "" {
+		if err := s.loadState(); err != nil {
+			return nil, err
+		}
+		s.persistWake = make(chan struct{}, 1)
+		s.persistStop = make(chan struct{})
+		s.persistDone = make(chan struct{})
+		go s.persistLoop()
+	}
+	s.hooks = newWebhookQueue(s.log, s.closing)
+	return s, nil
+}
+
+// Start listens on the two addresses (e.g. "127.0.0.1:0") and serves the
+// management service with the admin API on the first and the storage service
+// on the second. It returns once both listeners are open.
+func (s *Server) Start(mgmtAddr, storageAddr string) error {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	if s.mgmtSrv != nil {
+		return errors.New("localzdm: server already started")
+	}
+	select {
+	case <-s.closing:
+		return errors.New("localzdm: server closed")
+	default:
+	}
+	var lc net.ListenConfig
+	mln, err := lc.Listen(context.Background(), "tcp", mgmtAddr)
+	if err != nil {
+		return fmt.Errorf("localzdm: management listener: %w", err)
+	}
+	sln, err := lc.Listen(context.Background(), "tcp", storageAddr)
+	if err != nil {
+		_ = mln.Close()
+		return fmt.Errorf("localzdm: storage listener: %w", err)
+	}
+	s.mgmtSrv = s.newHTTPServer(s.ManagementHandler())
+	s.storageSrv = s.newHTTPServer(s.StorageHandler())
+	s.mgmtURL = "http://" + mln.Addr().String()
+	s.storageURL = "http://" + sln.Addr().String()
+	for _, p := range []struct {
+		srv *http.Server
+		ln  net.Listener
+	}{{s.mgmtSrv, mln}, {s.storageSrv, sln}} {
+		s.serveWG.Add(1)
+		go func() {
+			defer s.serveWG.Done()
+			if err := p.srv.Serve(p.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Printf("localzdm: serve %s: %v", p.ln.Addr(), err)
+			}
+		}()
+	}
+	s.log.Printf("localzdm: management service on %s, storage service on %s", s.mgmtURL, s.storageURL)
+	return nil
+}
+
+func (s *Server) newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		ErrorLog:          s.log,
+	}
+}
+
+// BaseURL is the management service's address without /v3, e.g.
+// "http://127.0.0.1:PORT"; empty before Start.
+func (s *Server) BaseURL() string {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	return s.mgmtURL
+}
+
+// StorageURL is the storage service's address without /v3; empty before Start.
+func (s *Server) StorageURL() string {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	return s.storageURL
+}
+
+// AdminURL is the admin API's address (BaseURL + "/admin"); empty before Start.
+func (s *Server) AdminURL() string {
+	if u := s.BaseURL(); u != "" {
+		return u + "/admin"
+	}
+	return ""
+}
+
+// Close stops both listeners, releases hanging requests, stops webhook
+// delivery and writes the state file a last time. It is safe to call twice.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.lmu.Lock()
+		srvs := []*http.Server{s.mgmtSrv, s.storageSrv}
+		s.lmu.Unlock()
+		var errs []error
+		for _, srv := range srvs {
+			if srv == nil {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if err := srv.Shutdown(ctx); err != nil {
+				if cerr := srv.Close(); cerr != nil {
+					errs = append(errs, cerr)
+				}
+			}
+			cancel()
+		}
+		s.serveWG.Wait()
+		s.hooks.stop()
+		if s.persistStop != nil {
+			close(s.persistStop)
+			<-s.persistDone
+			if err := s.writeState(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// ManagementHandler serves the management service under /v3 and the admin
+// API under /admin/.
+func (s *Server) ManagementHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
+			s.serveAdmin(w, r)
+			return
+		}
+		s.serveAPI(w, r, s.apiRoutes)
+	})
+}
+
+// StorageHandler serves the storage service under /v3.
+func (s *Server) StorageHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.serveAPI(w, r, s.storageRoutes)
+	})
+}
+
+// serveAPI runs one API request: count, faults, route, authenticate, handle.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, rt *router) {
+	start := time.Now()
+	rw := &statusWriter{ResponseWriter: w}
+	defer func() {
+		if s.opts.LogRequests {
+			s.log.Printf("localzdm: %s %s -> %d (%s)", r.Method, r.URL.RequestURI(), rw.status, time.Since(start).Round(time.Microsecond))
+		}
+	}()
+	segs, ok := splitPath(r.URL.EscapedPath())
+	var rte *route
+	var params map[string]string
+	var allowed []string
+	if ok {
+		rte, params, allowed = rt.match(r.Method, segs)
+	}
+	switch {
+	case rte != nil:
+		s.count(r.Method + " " + rte.pattern)
+	default:
+		s.count(r.Method + " (no route)")
+	}
+	if s.injectFaults(rw, r) {
+		return
+	}
+	if rte == nil || params == nil {
+		if len(allowed) > 0 {
+			writeMethodNotAllowed(rw, r.Method, allowed)
+			return
+		}
+		writeRouteNotFound(rw, r)
+		return
+	}
+	keyWS, err := s.authenticate(r)
+	if err != nil {
+		writeError(rw, err)
+		return
+	}
+	c := &call{s: s, w: rw, r: r, params: params, keyWorkspace: keyWS}
+	resp, err := rte.handle(c)
+	if err != nil {
+		writeError(rw, err)
+		return
+	}
+	if rte.mutating && s.faults.Load().DropAfterCreate {
+		dropConnection(rw)
+		return
+	}
+	if err := writeJSON(rw, resp); err != nil {
+		s.log.Printf("localzdm: %s %s: writing response: %v", r.Method, r.URL.Path, err)
+	}
+}
+
+// authenticate resolves the X-API-KEY header to the workspace it is bound to.
+func (s *Server) authenticate(r *http.Request) (string, error) {
+	key := r.Header.Get("X-API-KEY")
+	if key == "" {
+		return "", newError(http.StatusUnauthorized, CodeUnauthenticated, "missing API key: send it in the X-API-KEY header")
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ws, ok := s.keys[key]
+	if !ok || s.workspaces[ws] == nil {
+		return "", newError(http.StatusUnauthorized, CodeUnauthenticated, "invalid API key")
+	}
+	return ws, nil
+}
+
+// dropConnection closes the client connection without answering.
+func dropConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+// statusWriter records the status code for request logs.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// count adds one to the counter of a route key.
+func (s *Server) count(key string) {
+	s.cmu.Lock()
+	s.counters[key]++
+	s.total.Add(1)
+	s.cmu.Unlock()
+}
+
+// Counters returns a copy of the API request counters, keyed by
+// "METHOD /v3/route/pattern" (e.g. "GET /v3/workspaces/{workspace_id}/devices").
+// Requests that match no route are counted under "METHOD (no route)". Admin
+// requests are not counted.
+func (s *Server) Counters() map[string]int64 {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	out := make(map[string]int64, len(s.counters))
+	for k, v := range s.counters {
+		out[k] = v
+	}
+	return out
+}
+
+// TotalRequests is the number of API requests (both services) since the
+// start or the last ResetCounters.
+func (s *Server) TotalRequests() int64 {
+	return s.total.Load()
+}
+
+// ResetCounters sets all request counters to zero.
+func (s *Server) ResetCounters() {
+	s.cmu.Lock()
+	s.counters = map[string]int64{}
+	s.total.Store(0)
+	s.cmu.Unlock()
+}
