@@ -1,0 +1,376 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrAmbiguous marks a request that failed after it may have reached the
+// server, so the server may have acted on it. It is only returned for POST
+// requests (which create or schedule something and are never retried once
+// sent); test for it with errors.Is. Reading the object back, and creating it
+// only when it is absent, converges.
+var ErrAmbiguous = errors.New("the request may have been processed by the server")
+
+// ambiguousHint is appended to the message of every error that wraps
+// ErrAmbiguous.
+const ambiguousHint = "the object may have been created or scheduled; applying again converges, because the provider looks it up before creating it again"
+
+// maxExcerpt is the largest body excerpt or message, in bytes, an APIError
+// carries.
+const maxExcerpt = 512
+
+// APIError is a non-2xx answer of either service.
+//
+// Code and Message come from the JSON error body when the service sent one
+// (`{"error":{"code":"...","message":"..."}}` and a few other common shapes);
+// Body is an excerpt of the body (at most 512 bytes, control characters
+// removed, HTML tags stripped). None of the fields contains the API key.
+type APIError struct {
+	StatusCode int
+	Method     string
+	Path       string
+	Code       string
+	Message    string
+	Body       string
+
+	// ambiguous is set for a POST answered by a status that does not say
+	// whether the server acted (500, 502, 504).
+	ambiguous bool
+}
+
+// Error returns e.g. `GET /v3/workspaces/wks-1: 404 Not Found: not_found:
+// workspace "wks-1" not found`.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Method)
+	b.WriteByte(' ')
+	b.WriteString(e.Path)
+	b.WriteString(": ")
+	b.WriteString(statusLine(e.StatusCode))
+	switch {
+	case e.Code != "" && e.Message != "":
+		b.WriteString(": " + e.Code + ": " + e.Message)
+	case e.Message != "":
+		b.WriteString(": " + e.Message)
+	case e.Code != "":
+		b.WriteString(": " + e.Code)
+		if e.Body != "" {
+			b.WriteString(": " + e.Body)
+		}
+	case e.Body != "":
+		b.WriteString(": " + e.Body)
+	}
+	if e.ambiguous {
+		b.WriteString("; " + ambiguousHint)
+	}
+	return b.String()
+}
+
+// Is reports whether the error is ErrAmbiguous: a POST answered by 500, 502 or
+// 504 may have been processed.
+func (e *APIError) Is(target error) bool {
+	return target == ErrAmbiguous && e.ambiguous
+}
+
+// IsNotFound reports whether err is (or wraps) an APIError with status 404.
+func IsNotFound(err error) bool {
+	return IsStatus(err, http.StatusNotFound)
+}
+
+// IsStatus reports whether err is (or wraps) an APIError with the given status.
+func IsStatus(err error, code int) bool {
+	var apiErr *APIError
+	return errors.As(err, &apiErr) && apiErr.StatusCode == code
+}
+
+func statusLine(code int) string {
+	if text := http.StatusText(code); text != "" {
+		return strconv.Itoa(code) + " " + text
+	}
+	return strconv.Itoa(code)
+}
+
+// newAPIError builds the APIError of a non-2xx answer from (the first bytes
+// of) its body. scrub removes the API key from every field.
+func newAPIError(status int, method, path, contentType string, body []byte, scrub func(string) string) *APIError {
+	e := &APIError{StatusCode: status, Method: method, Path: scrub(path)}
+	code, msg := parseErrorBody(body)
+	e.Code = truncate(cleanText(scrub(code)), maxExcerpt)
+	e.Message = truncate(cleanText(scrub(msg)), maxExcerpt)
+	text := string(body)
+	if looksLikeHTML(contentType, body) {
+		text = stripTags(text)
+	}
+	e.Body = truncate(cleanText(scrub(text)), maxExcerpt)
+	return e
+}
+
+// parseErrorBody extracts an error code and message from a JSON error body.
+// It understands `{"error":{"code","message"}}`, `{"error":"..."}`,
+// `{"message":..,"code":..}`, `{"detail":..}` (also RFC 7807 problem details
+// with "title"), `{"errors":[{...}]}` and `{"error_description":..}`. Bodies
+// that are not JSON objects give two empty strings.
+func parseErrorBody(body []byte) (code, msg string) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return "", ""
+	}
+	return errorFields(obj, 0)
+}
+
+func errorFields(obj map[string]json.RawMessage, depth int) (code, msg string) {
+	for _, k := range []string{"code", "error_code", "type", "status"} {
+		if s, ok := scalarString(obj[k]); ok && s != "" {
+			code = s
+			break
+		}
+	}
+	for _, k := range []string{"message", "detail", "error_description", "msg", "title", "description"} {
+		raw, ok := obj[k]
+		if !ok {
+			continue
+		}
+		if s, ok := scalarString(raw); ok && s != "" {
+			msg = s
+			break
+		}
+		if s := compactJSON(raw); s != "" && s != "null" {
+			// e.g. FastAPI's {"detail":[{"loc":..,"msg":..}]}.
+			msg = s
+			break
+		}
+	}
+	if depth > 0 {
+		return code, msg
+	}
+	if raw, ok := obj["error"]; ok {
+		if s, ok := scalarString(raw); ok && s != "" {
+			if msg == "" {
+				msg = s
+			} else if code == "" {
+				code = s
+			}
+			return code, msg
+		}
+		var inner map[string]json.RawMessage
+		if json.Unmarshal(raw, &inner) == nil {
+			ic, im := errorFields(inner, depth+1)
+			return firstNonEmpty(ic, code), firstNonEmpty(im, msg)
+		}
+	}
+	if raw, ok := obj["errors"]; ok && msg == "" {
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) == nil && len(list) > 0 {
+			if s, ok := scalarString(list[0]); ok {
+				return code, s
+			}
+			var inner map[string]json.RawMessage
+			if json.Unmarshal(list[0], &inner) == nil {
+				ic, im := errorFields(inner, depth+1)
+				return firstNonEmpty(code, ic), im
+			}
+		}
+	}
+	return code, msg
+}
+
+// scalarString returns a JSON string's value, or a JSON number's or boolean's
+// literal text.
+func scalarString(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 {
+		return "", false
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return s, true
+	case '{', '[', 'n':
+		return "", false
+	default:
+		return string(raw), true
+	}
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b strings.Builder
+	b.Grow(len(raw))
+	inString, escaped := false, false
+	for _, c := range string(raw) {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\n' || c == '\r' || c == '\t'):
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func looksLikeHTML(contentType string, body []byte) bool {
+	if strings.Contains(strings.ToLower(contentType), "html") {
+		return true
+	}
+	trimmed := strings.TrimLeftFunc(string(body[:min(len(body), 64)]), unicode.IsSpace)
+	return strings.HasPrefix(trimmed, "<")
+}
+
+// stripTags removes HTML tags, and the content of script and style elements,
+// keeping the text.
+func stripTags(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		s = s[i:]
+		end := strings.IndexByte(s, '>')
+		if end < 0 {
+			break
+		}
+		tag := strings.ToLower(s[1:end])
+		s = s[end+1:]
+		b.WriteByte(' ')
+		for _, skip := range []string{"script", "style"} {
+			if strings.HasPrefix(tag, skip) {
+				if j := strings.Index(strings.ToLower(s), "</"+skip); j >= 0 {
+					s = s[j:]
+				} else {
+					s = ""
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// cleanText replaces control characters, bidirectional formatting characters
+// and invalid UTF-8 with spaces, collapses runs of white space and trims.
+func cleanText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.IsSpace(r) || unicode.Is(unicode.Bidi_Control, r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// truncate shortens s to at most n bytes on a rune boundary, marking the cut
+// with an ellipsis.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const ellipsis = "…"
+	cut := n - len(ellipsis)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + ellipsis
+}
+
+// requestError is an error of one request that is not an answer of the
+// service: a transport failure, a timeout, a response that cannot be decoded,
+// a context ended while waiting for a retry. Its text starts with the method
+// and path and never contains the API key.
+type requestError struct {
+	method, path string
+	msg          string
+	errs         []error
+	ambiguous    bool
+	scrub        func(string) string
+}
+
+func (e *requestError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.method + " " + e.path + ": " + e.msg)
+	for _, err := range e.errs {
+		if err == nil || err == ErrAmbiguous {
+			continue
+		}
+		b.WriteString(": " + err.Error())
+	}
+	if e.ambiguous {
+		b.WriteString("; " + ambiguousHint)
+	}
+	if e.scrub == nil {
+		return b.String()
+	}
+	return e.scrub(b.String())
+}
+
+func (e *requestError) Unwrap() []error {
+	if e.ambiguous {
+		return append([]error{ErrAmbiguous}, e.errs...)
+	}
+	return e.errs
+}
+
+// keyScrubber returns a function that replaces every occurrence of the key,
+// also in its JSON-escaped and URL-escaped forms, by "[REDACTED]".
+func keyScrubber(key string) func(string) string {
+	if key == "" {
+		return func(s string) string { return s }
+	}
+	forms := []string{key}
+	if b, err := json.Marshal(key); err == nil {
+		forms = append(forms, string(b[1:len(b)-1]))
+	}
+	forms = append(forms, urlEscapes(key)...)
+	seen := make(map[string]bool, len(forms))
+	var pairs []string
+	for _, f := range forms {
+		if f == "" || seen[f] {
+			continue
+		}
+		seen[f] = true
+		pairs = append(pairs, f, "[REDACTED]")
+	}
+	r := strings.NewReplacer(pairs...)
+	return r.Replace
+}
+
+func urlEscapes(key string) []string {
+	var out []string
+	for _, esc := range []func(string) string{escapeQuery, escapePath} {
+		if s := esc(key); s != key {
+			out = append(out, s)
+		}
+	}
+	return out
+}

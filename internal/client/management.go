@@ -1,0 +1,283 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+// ListWorkspaces returns the workspaces of the key's account
+// (GET /workspaces).
+func (c *Client) ListWorkspaces(ctx context.Context) ([]Workspace, error) {
+	return getList[Workspace](ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces"), "workspaces")
+}
+
+// GetWorkspace returns one workspace (GET /workspaces/{workspace_id}).
+func (c *Client) GetWorkspace(ctx context.Context, workspaceID string) (*Workspace, error) {
+	if err := requireIDs("workspace ID", workspaceID); err != nil {
+		return nil, err
+	}
+	return getOne[Workspace](ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID), "workspace")
+}
+
+// CreateWorkspace creates a workspace (POST /workspaces).
+func (c *Client) CreateWorkspace(ctx context.Context, name, description string) (*Workspace, error) {
+	body := struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}{name, description}
+	rq, err := c.mgmtJSONRequest(http.MethodPost, nil, body, "workspaces")
+	if err != nil {
+		return nil, err
+	}
+	return getOne[Workspace](ctx, c, rq, "workspace")
+}
+
+// ListFleets returns the fleets of a workspace
+// (GET /workspaces/{workspace_id}/fleets).
+func (c *Client) ListFleets(ctx context.Context, workspaceID string) ([]Fleet, error) {
+	if err := requireIDs("workspace ID", workspaceID); err != nil {
+		return nil, err
+	}
+	return getList[Fleet](ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "fleets"), "fleets")
+}
+
+// GetFleet returns one fleet (GET /workspaces/{workspace_id}/fleets/{fleet_id}).
+func (c *Client) GetFleet(ctx context.Context, workspaceID, fleetID string) (*Fleet, error) {
+	if err := requireIDs("workspace ID", workspaceID, "fleet ID", fleetID); err != nil {
+		return nil, err
+	}
+	return getOne[Fleet](ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "fleets", fleetID), "fleet")
+}
+
+// CreateFleet creates a fleet in a workspace
+// (POST /workspaces/{workspace_id}/fleets).
+func (c *Client) CreateFleet(ctx context.Context, workspaceID, name, description string) (*Fleet, error) {
+	if err := requireIDs("workspace ID", workspaceID); err != nil {
+		return nil, err
+	}
+	body := struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}{name, description}
+	rq, err := c.mgmtJSONRequest(http.MethodPost, nil, body, "workspaces", workspaceID, "fleets")
+	if err != nil {
+		return nil, err
+	}
+	return getOne[Fleet](ctx, c, rq, "fleet")
+}
+
+// ListDevices returns the devices of a workspace
+// (GET /workspaces/{workspace_id}/devices).
+func (c *Client) ListDevices(ctx context.Context, workspaceID string) ([]Device, error) {
+	if err := requireIDs("workspace ID", workspaceID); err != nil {
+		return nil, err
+	}
+	return getList[Device](ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"), "devices")
+}
+
+// GetDevice returns one device
+// (GET /workspaces/{workspace_id}/devices/{device_id}).
+func (c *Client) GetDevice(ctx context.Context, workspaceID, deviceID string) (*Device, error) {
+	if err := requireIDs("workspace ID", workspaceID, "device ID", deviceID); err != nil {
+		return nil, err
+	}
+	return getOne[Device](ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices", deviceID), "device")
+}
+
+// deviceBody is the body of device creation and update; an empty fleet ID is
+// omitted (on creation the service then uses the default fleet).
+type deviceBody struct {
+	Name    string `json:"name"`
+	FleetID string `json:"fleet_id,omitempty"`
+}
+
+// CreateDevice creates a device (POST /workspaces/{workspace_id}/devices).
+// An empty fleetID is omitted from the body: the device goes to the
+// workspace's default fleet.
+func (c *Client) CreateDevice(ctx context.Context, workspaceID, name, fleetID string) (*Device, error) {
+	if err := requireIDs("workspace ID", workspaceID); err != nil {
+		return nil, err
+	}
+	rq, err := c.mgmtJSONRequest(http.MethodPost, nil, deviceBody{name, fleetID}, "workspaces", workspaceID, "devices")
+	if err != nil {
+		return nil, err
+	}
+	return getOne[Device](ctx, c, rq, "device")
+}
+
+// UpdateDevice sets the name and fleet of a device
+// (PUT /workspaces/{workspace_id}/devices/{device_id}). An empty fleetID is
+// omitted from the body.
+func (c *Client) UpdateDevice(ctx context.Context, workspaceID, deviceID, name, fleetID string) (*Device, error) {
+	if err := requireIDs("workspace ID", workspaceID, "device ID", deviceID); err != nil {
+		return nil, err
+	}
+	rq, err := c.mgmtJSONRequest(http.MethodPut, nil, deviceBody{name, fleetID}, "workspaces", workspaceID, "devices", deviceID)
+	if err != nil {
+		return nil, err
+	}
+	return getOne[Device](ctx, c, rq, "device")
+}
+
+// ListJobs returns the jobs of a device
+// (GET /devices/{device_id}/jobs?status={status}). An empty status lists
+// pending and done jobs.
+func (c *Client) ListJobs(ctx context.Context, deviceID, status string) ([]Job, error) {
+	if err := requireIDs("device ID", deviceID); err != nil {
+		return nil, err
+	}
+	var q url.Values
+	if status != "" {
+		q = url.Values{"status": {status}}
+	}
+	return getList[Job](ctx, c, c.mgmtRequest(http.MethodGet, q, "devices", deviceID, "jobs"), "jobs")
+}
+
+// GetJob returns one job of a device (GET /devices/{device_id}/jobs/{job_name}).
+func (c *Client) GetJob(ctx context.Context, deviceID, jobName string) (*Job, error) {
+	if err := requireIDs("device ID", deviceID, "job name", jobName); err != nil {
+		return nil, err
+	}
+	return getOne[Job](ctx, c, c.mgmtRequest(http.MethodGet, nil, "devices", deviceID, "jobs", jobName), "job")
+}
+
+// jobBody is the body of job scheduling; an empty value is sent as {}.
+type jobBody struct {
+	Value json.RawMessage `json:"value"`
+}
+
+func newJobBody(value json.RawMessage) jobBody {
+	if len(value) == 0 {
+		value = json.RawMessage("{}")
+	}
+	return jobBody{Value: value}
+}
+
+// ScheduleJob schedules a job on a device
+// (POST /devices/{device_id}/jobs/{job_name}); value is the job's argument
+// object (nil sends {}).
+func (c *Client) ScheduleJob(ctx context.Context, deviceID, jobName string, value json.RawMessage) (*Job, error) {
+	if err := requireIDs("device ID", deviceID, "job name", jobName); err != nil {
+		return nil, err
+	}
+	rq, err := c.mgmtJSONRequest(http.MethodPost, nil, newJobBody(value), "devices", deviceID, "jobs", jobName)
+	if err != nil {
+		return nil, err
+	}
+	return getOne[Job](ctx, c, rq, "job")
+}
+
+// ScheduleFleetJob schedules a job on the devices of fleets
+// (POST /workspace/{workspace_id}/jobs/{job_name}?fleet=..&fleet=..; the
+// singular "workspace" is the service's path). No fleet IDs means every fleet
+// of the workspace. The answer's Devices lists the devices it was scheduled on.
+func (c *Client) ScheduleFleetJob(ctx context.Context, workspaceID, jobName string, fleetIDs []string, value json.RawMessage) (*Job, error) {
+	if err := requireIDs("workspace ID", workspaceID, "job name", jobName); err != nil {
+		return nil, err
+	}
+	rq, err := c.mgmtJSONRequest(http.MethodPost, fleetQuery(fleetIDs), newJobBody(value), "workspace", workspaceID, "jobs", jobName)
+	if err != nil {
+		return nil, err
+	}
+	return getOne[Job](ctx, c, rq, "job")
+}
+
+// GetFOTA returns the firmware update status of a device
+// (GET /devices/{device_id}/fota).
+func (c *Client) GetFOTA(ctx context.Context, deviceID string) (*FOTA, error) {
+	if err := requireIDs("device ID", deviceID); err != nil {
+		return nil, err
+	}
+	return getOne[FOTA](ctx, c, c.mgmtRequest(http.MethodGet, nil, "devices", deviceID, "fota"), "fota")
+}
+
+// ScheduleFOTA schedules a firmware update on a device
+// (POST /devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}).
+func (c *Client) ScheduleFOTA(ctx context.Context, deviceID, firmwareID, firmwareVersion string) (*FOTA, error) {
+	if err := requireIDs("device ID", deviceID, "firmware ID", firmwareID, "firmware version", firmwareVersion); err != nil {
+		return nil, err
+	}
+	rq := c.mgmtRequest(http.MethodPost, nil, "devices", deviceID, "fota", firmwareID, "versions", firmwareVersion)
+	return getOne[FOTA](ctx, c, rq, "fota")
+}
+
+// ScheduleFleetFOTA schedules a firmware update on the devices of fleets
+// (POST /workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}?fleet=..).
+// No fleet IDs means every fleet of the workspace. The answer's Devices lists
+// the devices it was scheduled on.
+func (c *Client) ScheduleFleetFOTA(ctx context.Context, workspaceID, firmwareID, firmwareVersion string, fleetIDs []string) (*FOTA, error) {
+	if err := requireIDs("workspace ID", workspaceID, "firmware ID", firmwareID, "firmware version", firmwareVersion); err != nil {
+		return nil, err
+	}
+	rq := c.mgmtRequest(http.MethodPost, fleetQuery(fleetIDs), "workspaces", workspaceID, "fota", firmwareID, "versions", firmwareVersion)
+	return getOne[FOTA](ctx, c, rq, "fota")
+}
+
+func fleetQuery(fleetIDs []string) url.Values {
+	if len(fleetIDs) == 0 {
+		return nil
+	}
+	return url.Values{"fleet": append([]string(nil), fleetIDs...)}
+}
+
+// requireIDs checks that no path argument is empty; pairs are name, value.
+func requireIDs(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] == "" {
+			return fmt.Errorf("client: the %s is empty", pairs[i])
+		}
+	}
+	return nil
+}
+
+func (c *Client) mgmtRequest(method string, query url.Values, segments ...string) *request {
+	return &request{method: method, base: c.mgmt, segments: segments, query: query}
+}
+
+func (c *Client) mgmtJSONRequest(method string, query url.Values, body any, segments ...string) (*request, error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("client: encoding the request body: %w", err)
+	}
+	rq := c.mgmtRequest(method, query, segments...)
+	rq.body = data
+	return rq, nil
+}
+
+// call sends rq and decodes the envelope member of the 2xx answer into out.
+func (c *Client) call(ctx context.Context, rq *request, member string, out any) error {
+	buf, err := c.do(ctx, rq, nil)
+	if err != nil {
+		return err
+	}
+	defer putBuffer(buf)
+	if err := decodeEnvelope(buf.Bytes(), member, out); err != nil {
+		return &requestError{method: rq.method, path: rq.path, msg: "unexpected answer", errs: []error{err}, scrub: c.scrub}
+	}
+	return nil
+}
+
+func getOne[T any](ctx context.Context, c *Client, rq *request, member string) (*T, error) {
+	var v *T
+	if err := c.call(ctx, rq, member, &v); err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, &requestError{method: rq.method, path: rq.path, msg: "unexpected answer", errs: []error{fmt.Errorf("the %q member is null", member)}, scrub: c.scrub}
+	}
+	return v, nil
+}
+
+func getList[T any](ctx context.Context, c *Client, rq *request, member string) ([]T, error) {
+	var v []T
+	if err := c.call(ctx, rq, member, &v); err != nil {
+		return nil, err
+	}
+	if v == nil {
+		v = []T{}
+	}
+	return v, nil
+}

@@ -1,0 +1,344 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// errBodyLimit is how much of an error answer is read to parse it.
+const errBodyLimit = 64 << 10
+
+// request is one API call before it is sent.
+type request struct {
+	method   string
+	base     *baseURL
+	segments []string
+	query    url.Values
+	body     []byte // nil: no body
+
+	// Set by do.
+	url  *url.URL
+	path string // escaped, for messages and logs
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuffer() *bytes.Buffer {
+	b, ok := bufPool.Get().(*bytes.Buffer)
+	if !ok {
+		return new(bytes.Buffer)
+	}
+	b.Reset()
+	return b
+}
+
+// putBuffer returns a buffer to the pool unless it grew large.
+func putBuffer(b *bytes.Buffer) {
+	if b != nil && b.Cap() <= 1<<20 {
+		bufPool.Put(b)
+	}
+}
+
+// attemptResult is the outcome of one attempt.
+type attemptResult struct {
+	buf        *bytes.Buffer // 2xx body when not streaming
+	err        error
+	retry      bool          // the error may go away on another attempt
+	retryAfter time.Duration // from the Retry-After header, when hasWait
+	hasWait    bool
+}
+
+// do sends rq, retrying according to the retry rules. With stream nil, the
+// body of the 2xx answer is read into a pooled buffer that the caller hands
+// back with putBuffer. Otherwise stream consumes the body during the attempt
+// (and the attempt's timeout), and errors after that point are not retried.
+func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) error) (*bytes.Buffer, error) {
+	if rq.base == nil {
+		return nil, errors.New("client: the storage service URL is not configured (provider setting storage_url)")
+	}
+	rq.url = rq.base.endpoint(rq.segments, rq.query)
+	rq.path = c.scrub(rq.url.EscapedPath())
+	u, path := rq.url, rq.path
+	for attempt := 1; ; attempt++ {
+		res := c.attempt(ctx, rq, u, path, attempt, stream)
+		if res.err == nil {
+			return res.buf, nil
+		}
+		if !res.retry {
+			return nil, res.err
+		}
+		if attempt > c.retries {
+			if attempt == 1 {
+				return nil, res.err
+			}
+			return nil, &requestError{method: rq.method, path: path, msg: fmt.Sprintf("gave up after %d attempts", attempt), errs: []error{res.err}, scrub: c.scrub}
+		}
+		wait := c.backoff(attempt)
+		if res.hasWait {
+			wait = min(res.retryAfter, c.waitMax)
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+			return nil, &requestError{method: rq.method, path: path, msg: fmt.Sprintf("gave up after %d attempts: the next retry (in %s) would pass the context deadline", attempt, wait), errs: []error{res.err}, scrub: c.scrub}
+		}
+		c.log(ctx, "retrying API request", map[string]any{
+			"method": rq.method, "path": path, "attempt": attempt, "wait_ms": wait.Milliseconds(), "error": res.err.Error(),
+		})
+		if err := sleep(ctx, wait); err != nil {
+			return nil, &requestError{method: rq.method, path: path, msg: fmt.Sprintf("stopped waiting to retry after %d attempts", attempt), errs: []error{err, res.err}, scrub: c.scrub}
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// backoff returns the wait before retry number attempt (1-based) when the
+// server gave no Retry-After: capped exponential backoff with jitter, uniform
+// in [RetryWaitMin, min(RetryWaitMax, RetryWaitMin*2^(attempt-1))].
+func (c *Client) backoff(attempt int) time.Duration {
+	ceiling := c.waitMin
+	for i := 1; i < attempt && ceiling < c.waitMax; i++ {
+		if ceiling > c.waitMax/2 {
+			ceiling = c.waitMax
+			break
+		}
+		ceiling *= 2
+	}
+	ceiling = min(ceiling, c.waitMax)
+	spread := ceiling - c.waitMin
+	if spread <= 0 {
+		return c.waitMin
+	}
+	return c.waitMin + time.Duration(randUint64()%uint64(spread+1))
+}
+
+func randUint64() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// parseRetryAfter reads a Retry-After header: delta-seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64(365*24*time.Hour/time.Second) {
+			secs = int64(365 * 24 * time.Hour / time.Second)
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return max(t.Sub(now), 0), true
+}
+
+func (c *Client) attempt(ctx context.Context, rq *request, u *url.URL, path string, attempt int, stream func(io.Reader) error) attemptResult {
+	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var wrote atomic.Bool
+	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
+	})
+	req, err := c.newRequest(actx, rq, u)
+	if err != nil {
+		return attemptResult{err: &requestError{method: rq.method, path: path, msg: "building the request", errs: []error{err}, scrub: c.scrub}}
+	}
+	start := time.Now()
+	fields := map[string]any{"method": rq.method, "path": path, "attempt": attempt}
+	logDone := func(status int, err error) {
+		fields["duration_ms"] = time.Since(start).Milliseconds()
+		if status != 0 {
+			fields["status"] = status
+		}
+		if err != nil {
+			fields["error"] = err.Error()
+			c.log(ctx, "API request failed", fields)
+			return
+		}
+		c.log(ctx, "API request", fields)
+	}
+
+	resp, err := c.http.Do(req)
+	if err != nil {
+		res := c.transportFailure(ctx, actx, rq, path, err, wrote.Load(), "")
+		logDone(0, res.err)
+		return res
+	}
+	defer func() { _ = resp.Body.Close() }()
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		res := c.errorAnswer(rq, path, resp)
+		logDone(resp.StatusCode, res.err)
+		return res
+	}
+
+	if stream != nil {
+		err := stream(resp.Body)
+		if err != nil {
+			err = c.streamFailure(ctx, actx, rq, path, err)
+		}
+		logDone(resp.StatusCode, err)
+		return attemptResult{err: err}
+	}
+	buf := getBuffer()
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		putBuffer(buf)
+		res := c.transportFailure(ctx, actx, rq, path, err, true, fmt.Sprintf("reading the %s answer", statusLine(resp.StatusCode)))
+		logDone(resp.StatusCode, res.err)
+		return res
+	}
+	logDone(resp.StatusCode, nil)
+	return attemptResult{buf: buf}
+}
+
+func (c *Client) newRequest(ctx context.Context, rq *request, u *url.URL) (*http.Request, error) {
+	var body io.Reader
+	if rq.body != nil {
+		body = bytes.NewReader(rq.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, rq.method, u.String(), body)
+	if err != nil {
+		return nil, err
+	}
+	// NewRequest parses the string again; keep our exact escaping.
+	req.URL = u
+	req.Header.Set("X-API-KEY", c.key)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	return req, nil
+}
+
+// errorAnswer turns a non-2xx answer into an APIError and decides whether to
+// retry it.
+func (c *Client) errorAnswer(rq *request, path string, resp *http.Response) attemptResult {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	_, _ = buf.ReadFrom(io.LimitReader(resp.Body, errBodyLimit))
+	// Drain a little more so that the connection can be reused.
+	_, _ = io.CopyN(io.Discard, resp.Body, errBodyLimit)
+	apiErr := newAPIError(resp.StatusCode, rq.method, path, resp.Header.Get("Content-Type"), buf.Bytes(), c.scrub)
+	res := attemptResult{err: apiErr}
+	idempotent := rq.method != http.MethodPost
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		res.retry = true
+	case http.StatusBadGateway, http.StatusGatewayTimeout:
+		res.retry = idempotent
+	}
+	if !idempotent && !res.retry && (resp.StatusCode == http.StatusInternalServerError ||
+		resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout) {
+		apiErr.ambiguous = true
+	}
+	if res.retry {
+		res.retryAfter, res.hasWait = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+	return res
+}
+
+// transportFailure classifies an error of the transport: the request failed
+// without an answer, or reading the answer failed. GET and PUT are retried;
+// a POST only when it cannot have reached the server.
+func (c *Client) transportFailure(ctx, actx context.Context, rq *request, path string, err error, wrote bool, what string) attemptResult {
+	if ctx.Err() != nil {
+		// The caller's context ended: never retry.
+		return attemptResult{err: &requestError{method: rq.method, path: path, msg: "request aborted", errs: []error{ctx.Err()}, ambiguous: rq.method == http.MethodPost && wrote, scrub: c.scrub}}
+	}
+	e := &requestError{method: rq.method, path: path, scrub: c.scrub}
+	if actx.Err() == context.DeadlineExceeded {
+		e.msg = c.timeoutMessage(what)
+		e.errs = []error{context.DeadlineExceeded}
+	} else {
+		e.msg = "request failed"
+		if what != "" {
+			e.msg = what + " failed"
+		}
+		e.errs = []error{unwrapURLError(err)}
+	}
+	if rq.method == http.MethodPost && wrote && !isDialError(err) {
+		e.ambiguous = true
+		return attemptResult{err: e}
+	}
+	return attemptResult{err: e, retry: true}
+}
+
+// streamFailure wraps an error that happened while the body of a 2xx answer
+// was being consumed. These are not retried: part of the answer was used.
+func (c *Client) streamFailure(ctx, actx context.Context, rq *request, path string, err error) error {
+	if ctx.Err() == nil && actx.Err() == context.DeadlineExceeded {
+		return &requestError{method: rq.method, path: path, msg: c.timeoutMessage("reading the answer"), errs: []error{context.DeadlineExceeded}, scrub: c.scrub}
+	}
+	var callbackErr *callbackError
+	if errors.As(err, &callbackErr) {
+		return callbackErr.err
+	}
+	return &requestError{method: rq.method, path: path, msg: "decoding the answer", errs: []error{err}, scrub: c.scrub}
+}
+
+func (c *Client) timeoutMessage(what string) string {
+	if what == "" {
+		what = "request"
+	}
+	return fmt.Sprintf("%s timed out after %s (raise the provider setting request_timeout if the service is slow)", what, c.timeout)
+}
+
+// callbackError carries an error returned by the caller's callback through
+// the stream decoder unchanged.
+type callbackError struct{ err error }
+
+func (e *callbackError) Error() string { return e.err.Error() }
+func (e *callbackError) Unwrap() error { return e.err }
+
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// unwrapURLError drops the *url.Error wrapper, whose text repeats the method
+// and URL that requestError already names.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err
+	}
+	return err
+}
+
+func (c *Client) log(ctx context.Context, msg string, fields map[string]any) {
+	if c.logger != nil {
+		c.logger(ctx, msg, fields)
+	}
+}
