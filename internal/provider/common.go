@@ -95,8 +95,9 @@ func forgetWarning(kind, name, id string) (string, string) {
 }
 
 // warnDestroyOrReplace adds the plan-time warning of a destroy (the plan is
-// null) or of a replace (one of replacePaths differs between plan and state):
-// either way, the object stays in the service.
+// null) or of a replace (one of replacePaths differs between the plan, as
+// modified so far, and the state): either way, the object stays in the
+// service.
 func warnDestroyOrReplace(ctx context.Context, kind string, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, replacePaths ...path.Path) {
 	if req.State.Raw.IsNull() {
 		return
@@ -114,7 +115,7 @@ func warnDestroyOrReplace(ctx context.Context, kind string, req resource.ModifyP
 				"Terraform will stop managing it.")
 		return
 	}
-	changed := replacedPaths(ctx, req.Plan, req.State, replacePaths, &resp.Diagnostics)
+	changed := replacedPaths(ctx, resp.Plan, req.State, replacePaths, &resp.Diagnostics)
 	if len(changed) == 0 {
 		return
 	}

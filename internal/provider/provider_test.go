@@ -1,0 +1,210 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+// newEnv starts a local server for an acceptance test.
+func newEnv(t *testing.T) *acctest.Env {
+	t.Helper()
+	return acctest.New(t, New("test"))
+}
+
+// apiClient is a client of the test's server with the test's key.
+func apiClient(t *testing.T, e *acctest.Env) *client.Client {
+	t.Helper()
+	return apiClientWithKey(t, e, e.Bootstrap.APIKey)
+}
+
+func apiClientWithKey(t *testing.T, e *acctest.Env, key string) *client.Client {
+	t.Helper()
+	c, err := client.New(client.Config{BaseURL: e.Server.BaseURL(), StorageURL: e.Server.StorageURL(), APIKey: key})
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	return c
+}
+
+// captureAttr stores the value of attr of the resource at addr in dst.
+func captureAttr(addr, attr string, dst *string) resource.TestCheckFunc {
+	return resource.TestCheckResourceAttrWith(addr, attr, func(v string) error {
+		*dst = v
+		return nil
+	})
+}
+
+// importID returns the import ID "<workspace_id>/<id>" (or "<id>" when
+// plain) of the resource at addr.
+func importID(addr string, plain bool) resource.ImportStateIdFunc {
+	return func(s *terraform.State) (string, error) {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return "", fmt.Errorf("%s not in state", addr)
+		}
+		if plain {
+			return rs.Primary.ID, nil
+		}
+		return rs.Primary.Attributes["workspace_id"] + "/" + rs.Primary.ID, nil
+	}
+}
+
+func TestProviderSchemaDescriptions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := New("test")()
+	var resp fwprovider.SchemaResponse
+	p.Schema(ctx, fwprovider.SchemaRequest{}, &resp)
+	envs := map[string]string{
+		"base_url": envBaseURL, "storage_url": envStorageURL, "api_key": envAPIKey, "workspace_id": envWorkspaceID,
+		"request_timeout": envRequestTimeout, "max_retries": envMaxRetries, "insecure_http": envInsecureHTTP,
+	}
+	for name, a := range resp.Schema.Attributes {
+		if !regexp.MustCompile("`" + envs[name] + "`").MatchString(a.GetMarkdownDescription()) {
+			t.Errorf("description of %s does not name %s", name, envs[name])
+		}
+	}
+	if len(resp.Schema.Attributes) != len(envs) {
+		t.Errorf("provider has %d attributes, want %d", len(resp.Schema.Attributes), len(envs))
+	}
+	if !resp.Schema.Attributes["api_key"].IsSensitive() {
+		t.Error("api_key is not sensitive")
+	}
+}
+
+func TestAccProviderValidation(t *testing.T) {
+	e := newEnv(t)
+	block := func(attrs string) string {
+		return fmt.Sprintf(`
+provider "zdm" {
+  api_key = "k"
+  %s
+}
+data "zdm_workspaces" "all" {}
+`, attrs)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config:      block(`base_url = "http://api.example.com"`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid base_url.*insecure_http`),
+			},
+			{
+				Config:      block(`base_url = "https://api.example.com/v2"`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid base_url.*the path "/v2"`),
+			},
+			{
+				Config: block(`base_url = "https://api.example.com"
+					storage_url = "storage.example.com"`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid storage_url.*must start with https://`),
+			},
+			{
+				Config: block(`base_url = "https://api.example.com"
+					request_timeout = "soon"`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid request_timeout.*duration`),
+			},
+			{
+				Config: block(`base_url = "https://api.example.com"
+					max_retries = 21`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)max_retries.*between 0 and 20`),
+			},
+		},
+	})
+}
+
+func TestAccProviderBadKey(t *testing.T) {
+	e := newEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config:      e.ProviderConfigWithKey("not-a-key") + `data "zdm_workspaces" "all" {}`,
+				ExpectError: regexp.MustCompile(`401`),
+			},
+		},
+	})
+}
+
+// TestAccProviderUnknownConfig configures the provider with a key known only
+// at apply time: planning must not report missing values.
+func TestAccProviderUnknownConfig(t *testing.T) {
+	e := newEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: fmt.Sprintf(`
+resource "terraform_data" "key" {
+  input = %q
+}
+provider "zdm" {
+  base_url     = %q
+  api_key      = terraform_data.key.output
+  workspace_id = %q
+}
+resource "zdm_fleet" "test" {
+  name = "late"
+}
+`, e.Bootstrap.APIKey, e.Server.BaseURL(), e.Bootstrap.WorkspaceID),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("zdm_fleet.test", plancheck.ResourceActionCreate),
+						plancheck.ExpectUnknownValue("zdm_fleet.test", tfjsonpath.New("workspace_id")),
+					},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("zdm_fleet.test", tfjsonpath.New("workspace_id"),
+						knownvalue.StringExact(e.Bootstrap.WorkspaceID)),
+				},
+			},
+		},
+	})
+}
+
+func TestConfigureDataWrongType(t *testing.T) {
+	t.Parallel()
+	var resp fwprovider.ConfigureResponse
+	if d := configureData("Data Source", 42, &resp.Diagnostics); d != nil || !resp.Diagnostics.HasError() {
+		t.Fatalf("configureData(42) = %v, %v", d, resp.Diagnostics)
+	}
+	if got := resp.Diagnostics[0].Summary(); got != "Unexpected Data Source Configure Type" {
+		t.Errorf("summary = %q", got)
+	}
+	if d := configureData("Resource", nil, &resp.Diagnostics); d != nil {
+		t.Errorf("configureData(nil) = %v", d)
+	}
+}
+
+func TestWorkspaceOrDefault(t *testing.T) {
+	t.Parallel()
+	var resp fwprovider.ConfigureResponse
+	d := &providerData{}
+	if ws := d.workspaceOrDefault(types.StringNull(), path.Root("workspace_id"), &resp.Diagnostics); ws != "" ||
+		!resp.Diagnostics.HasError() {
+		t.Fatalf("no workspace: %q, %v", ws, resp.Diagnostics)
+	}
+	if got := resp.Diagnostics[0].Detail(); !regexp.MustCompile(envWorkspaceID).MatchString(got) {
+		t.Errorf("error does not name %s: %s", envWorkspaceID, got)
+	}
+}
