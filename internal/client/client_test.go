@@ -267,7 +267,9 @@ func TestHeaders(t *testing.T) {
 		}
 	}
 
-	c2, _ := newTestClient(t, rec, func(cfg *Config) { cfg.UserAgent = "terraform-provider-zdm/1.2.3 (+https://www.terraform.io) Terraform/1.15.0" })
+	c2, _ := newTestClient(t, rec, func(cfg *Config) {
+		cfg.UserAgent = "terraform-provider-zdm/1.2.3 (+https://www.terraform.io) Terraform/1.15.0"
+	})
 	if _, err := c2.ListWorkspaces(t.Context()); err != nil {
 		t.Fatal(err)
 	}

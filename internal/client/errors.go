@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -100,15 +101,42 @@ func statusLine(code int) string {
 // of) its body. scrub removes the API key from every field.
 func newAPIError(status int, method, path, contentType string, body []byte, scrub func(string) string) *APIError {
 	e := &APIError{StatusCode: status, Method: method, Path: scrub(path)}
+	e.ambiguous = method == http.MethodPost && (status == http.StatusInternalServerError ||
+		status == http.StatusBadGateway || status == http.StatusGatewayTimeout)
 	code, msg := parseErrorBody(body)
 	e.Code = truncate(cleanText(scrub(code)), maxExcerpt)
 	e.Message = truncate(cleanText(scrub(msg)), maxExcerpt)
-	text := string(body)
-	if looksLikeHTML(contentType, body) {
-		text = stripTags(text)
+	var text string
+	switch {
+	case json.Valid(body):
+		// Re-encoded, so that a key written with unusual escapes
+		// ("\/", "\u0041") is found by scrub.
+		text = canonicalJSON(body)
+	case looksLikeHTML(contentType, body):
+		text = stripTags(string(body))
+	default:
+		text = string(body)
 	}
 	e.Body = truncate(cleanText(scrub(text)), maxExcerpt)
 	return e
+}
+
+// canonicalJSON re-encodes a valid JSON document compactly, without HTML
+// escaping, keeping numbers as written.
+func canonicalJSON(body []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return string(body)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return string(body)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // parseErrorBody extracts an error code and message from a JSON error body.
@@ -341,10 +369,14 @@ func (e *requestError) Unwrap() []error {
 	return e.errs
 }
 
+// minScrubbedKey is the length under which a key is not scrubbed: such a
+// "key" is no secret, and replacing it would garble every message.
+const minScrubbedKey = 4
+
 // keyScrubber returns a function that replaces every occurrence of the key,
 // also in its JSON-escaped and URL-escaped forms, by "[REDACTED]".
 func keyScrubber(key string) func(string) string {
-	if key == "" {
+	if len(key) < minScrubbedKey {
 		return func(s string) string { return s }
 	}
 	forms := []string{key}

@@ -85,22 +85,42 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 			if attempt == 1 {
 				return nil, res.err
 			}
-			return nil, &requestError{method: rq.method, path: path, msg: fmt.Sprintf("gave up after %d attempts", attempt), errs: []error{res.err}, scrub: c.scrub}
+			return nil, &retryStopError{last: res.err, reason: fmt.Sprintf("gave up after %d attempts", attempt)}
 		}
 		wait := c.backoff(attempt)
 		if res.hasWait {
 			wait = min(res.retryAfter, c.waitMax)
 		}
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-			return nil, &requestError{method: rq.method, path: path, msg: fmt.Sprintf("gave up after %d attempts: the next retry (in %s) would pass the context deadline", attempt, wait), errs: []error{res.err}, scrub: c.scrub}
+			return nil, &retryStopError{last: res.err, cause: context.DeadlineExceeded,
+				reason: fmt.Sprintf("gave up after %d attempts: the next one, in %s, would pass the deadline", attempt, wait)}
 		}
 		c.log(ctx, "retrying API request", map[string]any{
 			"method": rq.method, "path": path, "attempt": attempt, "wait_ms": wait.Milliseconds(), "error": res.err.Error(),
 		})
 		if err := sleep(ctx, wait); err != nil {
-			return nil, &requestError{method: rq.method, path: path, msg: fmt.Sprintf("stopped waiting to retry after %d attempts", attempt), errs: []error{err, res.err}, scrub: c.scrub}
+			return nil, &retryStopError{last: res.err, cause: err,
+				reason: fmt.Sprintf("stopped waiting to retry after %d attempts: %v", attempt, err)}
 		}
 	}
+}
+
+// retryStopError is the last error of a retried request, with why the
+// retries stopped. It matches both the last error and the cause with
+// errors.Is and errors.As.
+type retryStopError struct {
+	last   error
+	cause  error // the context's error, if it stopped the retries
+	reason string
+}
+
+func (e *retryStopError) Error() string { return e.last.Error() + " (" + e.reason + ")" }
+
+func (e *retryStopError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{e.last}
+	}
+	return []error{e.last, e.cause}
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -259,10 +279,6 @@ func (c *Client) errorAnswer(rq *request, path string, resp *http.Response) atte
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
 		res.retry = idempotent
 	}
-	if !idempotent && !res.retry && (resp.StatusCode == http.StatusInternalServerError ||
-		resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout) {
-		apiErr.ambiguous = true
-	}
 	if res.retry {
 		res.retryAfter, res.hasWait = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
@@ -290,6 +306,9 @@ func (c *Client) transportFailure(ctx, actx context.Context, rq *request, path s
 	}
 	if rq.method == http.MethodPost && wrote && !isDialError(err) {
 		e.ambiguous = true
+		if e.msg == "request failed" {
+			e.msg = "the connection failed after the request was sent"
+		}
 		return attemptResult{err: e}
 	}
 	return attemptResult{err: e, retry: true}
