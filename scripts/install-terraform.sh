@@ -50,5 +50,5 @@ mkdir -p "$(dirname "$BIN")"
 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" -o "$BIN.tmp" .
 mv "$BIN.tmp" "$BIN"
 version_ok "$BIN" || { log "built binary does not report >= 1.14"; exit 1; }
-log "built $("$BIN" version | head -n1) at $BIN"
+log "built $("$BIN" version 2>/dev/null | grep -m1 -E "^(Terraform|OpenTofu) v") at $BIN"
 echo "$BIN"

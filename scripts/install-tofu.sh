@@ -38,6 +38,6 @@ cd "$work/src"
 mkdir -p "$(dirname "$BIN")"
 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" -o "$BIN.tmp" ./cmd/tofu
 mv "$BIN.tmp" "$BIN"
-version_ok "$BIN" || { log "built binary does not report $TOFU_VERSION: $("$BIN" version | head -n1)"; exit 1; }
-log "built $("$BIN" version | head -n1) at $BIN"
+version_ok "$BIN" || { log "built binary does not report $TOFU_VERSION"; exit 1; }
+log "built $("$BIN" version 2>/dev/null | grep -m1 -E "^(Terraform|OpenTofu) v") at $BIN"
 echo "$BIN"
