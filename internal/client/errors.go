@@ -43,6 +43,8 @@ type APIError struct {
 	// ambiguous is set for a POST answered by a status that does not say
 	// whether the server acted (500, 502, 504).
 	ambiguous bool
+	// scrub removes the API key from the message.
+	scrub func(string) string
 }
 
 // Error returns e.g. `GET /v3/workspaces/wks-1: 404 Not Found: not_found:
@@ -69,6 +71,9 @@ func (e *APIError) Error() string {
 	}
 	if e.ambiguous {
 		b.WriteString("; " + ambiguousHint)
+	}
+	if e.scrub != nil {
+		return e.scrub(b.String())
 	}
 	return b.String()
 }
@@ -100,12 +105,15 @@ func statusLine(code int) string {
 // newAPIError builds the APIError of a non-2xx answer from (the first bytes
 // of) its body. scrub removes the API key from every field.
 func newAPIError(status int, method, path, contentType string, body []byte, scrub func(string) string) *APIError {
-	e := &APIError{StatusCode: status, Method: method, Path: scrub(path)}
+	e := &APIError{StatusCode: status, Method: method, Path: scrub(path), scrub: scrub}
+	// Scrubbed before and after cleaning: cleaning could join the pieces
+	// of a key.
+	finish := func(s string) string { return truncate(scrub(cleanText(scrub(s))), maxExcerpt) }
 	e.ambiguous = method == http.MethodPost && (status == http.StatusInternalServerError ||
 		status == http.StatusBadGateway || status == http.StatusGatewayTimeout)
 	code, msg := parseErrorBody(body)
-	e.Code = truncate(cleanText(scrub(code)), maxExcerpt)
-	e.Message = truncate(cleanText(scrub(msg)), maxExcerpt)
+	e.Code = finish(code)
+	e.Message = finish(msg)
 	var text string
 	switch {
 	case json.Valid(body):
@@ -117,7 +125,7 @@ func newAPIError(status int, method, path, contentType string, body []byte, scru
 	default:
 		text = string(body)
 	}
-	e.Body = truncate(cleanText(scrub(text)), maxExcerpt)
+	e.Body = finish(text)
 	return e
 }
 
