@@ -245,7 +245,7 @@ func TestAccDeviceResourceErrors(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Blank value.*name must contain`),
 			},
 			{
-				Config:      e.Config(`
+				Config: e.Config(`
 resource "zdm_device" "test" {
   name     = "d"
   fleet_id = ""

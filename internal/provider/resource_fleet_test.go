@@ -137,7 +137,7 @@ func TestAccFleetResourceErrors(t *testing.T) {
 				ExpectError: regexp.MustCompile(`Blank value`),
 			},
 			{
-				Config:      e.Config(`
+				Config: e.Config(`
 resource "zdm_fleet" "test" {
   name         = "x"
   workspace_id = ""

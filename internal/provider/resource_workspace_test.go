@@ -154,7 +154,7 @@ func TestAccWorkspaceResourceErrors(t *testing.T) {
 				ResourceName:  "zdm_workspace.test",
 				ImportState:   true,
 				ImportStateId: "wks-does-not-exist",
-				ExpectError:   regexp.MustCompile(`Cannot import non-existent remote object`),
+				ExpectError:   regexp.MustCompile(`Cannot import (non-existent remote object|workspace: not found)`),
 			},
 		},
 	})
