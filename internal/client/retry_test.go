@@ -107,7 +107,7 @@ func TestBackoffBounds(t *testing.T) {
 	}
 }
 
-func TestRetryAfterSecondsHonoured(t *testing.T) {
+func TestRetryAfterSecondsHonored(t *testing.T) {
 	seq := &sequence{steps: []step{{503, "1", unavailable}, {200, "", okWorkspaces}}}
 	logs := &logRecorder{}
 	c, _ := newTestClient(t, seq, func(cfg *Config) { cfg.RetryWaitMax = 3 * time.Second; cfg.Logger = logs.log })
@@ -136,7 +136,7 @@ func TestRetryAfterCapped(t *testing.T) {
 	}
 }
 
-func TestRetryAfterDateHonoured(t *testing.T) {
+func TestRetryAfterDateHonored(t *testing.T) {
 	// HTTP dates have a resolution of one second: the wait is in (1s, 2s].
 	seq := &sequence{steps: []step{{503, "", ""}, {200, "", okWorkspaces}}}
 	seq.steps[0].retryAfter = time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)
@@ -276,7 +276,7 @@ func TestPOSTDroppedWhileReadingAnswer(t *testing.T) {
 		w.Header().Set("Content-Length", "1000")
 		w.WriteHeader(http.StatusOK)
 		_, _ = io.WriteString(w, `{"workspace":{"id":`)
-		w.(http.Flusher).Flush()
+		flush(w)
 		dropConnection(w)
 	}), nil)
 	_, err := c.CreateWorkspace(t.Context(), "n", "")
@@ -310,7 +310,7 @@ func TestGETRetriedAfterDropWhileReadingAnswer(t *testing.T) {
 			w.Header().Set("Content-Length", "1000")
 			w.WriteHeader(http.StatusOK)
 			_, _ = io.WriteString(w, `{"workspaces":[`)
-			w.(http.Flusher).Flush()
+			flush(w)
 			dropConnection(w)
 			return
 		}
@@ -452,5 +452,12 @@ func toString(v any) string {
 		return strconv.FormatInt(x, 10)
 	default:
 		return ""
+	}
+}
+
+// flush sends what the handler wrote so far.
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
 	}
 }

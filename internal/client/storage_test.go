@@ -80,7 +80,7 @@ func TestStreamDataIsIncremental(t *testing.T) {
 	seen := make(chan struct{})
 	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, `{"result":[{"tag":"first","payload":1}`)
-		w.(http.Flusher).Flush()
+		flush(w)
 		select {
 		case <-seen:
 		case <-time.After(5 * time.Second):
@@ -160,7 +160,7 @@ func TestStreamDataRetriedBeforeAnswer(t *testing.T) {
 func TestStreamDataTimeoutWhileReading(t *testing.T) {
 	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"result":[{"tag":"a"},`)
-		w.(http.Flusher).Flush()
+		flush(w)
 		<-r.Context().Done()
 	}), func(cfg *Config) { cfg.RequestTimeout = 100 * time.Millisecond })
 	n, err := c.StreamData(t.Context(), "w", DataQuery{}, nil)
@@ -207,3 +207,19 @@ func BenchmarkStreamData(b *testing.B) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestStreamDataCallerCancels(t *testing.T) {
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"result":[{"tag":"a"},`)
+		flush(w)
+		<-r.Context().Done()
+	}), nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	n, err := c.StreamData(ctx, "w", DataQuery{}, func(DataPoint) error {
+		cancel()
+		return nil
+	})
+	if n != 1 || !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "request_timeout") {
+		t.Fatalf("n = %d, err = %v", n, err)
+	}
+}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -154,13 +154,11 @@ func (c *Client) backoff(attempt int) time.Duration {
 	if spread <= 0 {
 		return c.waitMin
 	}
-	return c.waitMin + time.Duration(randUint64()%uint64(spread+1))
-}
-
-func randUint64() uint64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:])
+	jitter, err := rand.Int(rand.Reader, big.NewInt(int64(spread)+1))
+	if err != nil {
+		return ceiling
+	}
+	return c.waitMin + time.Duration(jitter.Int64())
 }
 
 // parseRetryAfter reads a Retry-After header: delta-seconds or an HTTP date.
@@ -323,6 +321,9 @@ func (c *Client) streamFailure(ctx, actx context.Context, rq *request, path stri
 	var callbackErr *callbackError
 	if errors.As(err, &callbackErr) {
 		return callbackErr.err
+	}
+	if ctx.Err() != nil {
+		return &requestError{method: rq.method, path: path, msg: "request aborted while reading the answer", errs: []error{ctx.Err()}, scrub: c.scrub}
 	}
 	return &requestError{method: rq.method, path: path, msg: "decoding the answer", errs: []error{err}, scrub: c.scrub}
 }
