@@ -348,3 +348,29 @@ func TestRedirectToOtherHostNotFollowed(t *testing.T) {
 		t.Fatal("the key was sent to another host")
 	}
 }
+
+func TestConcurrentUse(t *testing.T) {
+	rec := &recorder{body: `{"devices":[{"id":"d","identities":null}]}`}
+	c, _ := newTestClient(t, rec, nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := range 20 {
+		wg.Go(func() {
+			devices, err := c.ListDevices(t.Context(), fmt.Sprintf("wks-%d", i))
+			if err == nil && (len(devices) != 1 || devices[0].Identities != nil) {
+				err = fmt.Errorf("devices = %+v", devices)
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rec.count() != 20 {
+		t.Fatalf("%d requests, want 20", rec.count())
+	}
+}

@@ -237,6 +237,13 @@ func TestEnvelopeNullMember(t *testing.T) {
 	if err != nil || list == nil || len(list) != 0 {
 		t.Fatalf("null list = %#v, %v; want an empty list", list, err)
 	}
+	for _, body := range []string{`{"device":{"id":"d","identities":null}}`, `{"device":{"id":"d"}}`} {
+		rec.body = body
+		d, err := c.GetDevice(t.Context(), "w", "d")
+		if err != nil || d.Identities != nil {
+			t.Fatalf("%s: identities = %q, %v; want nil", body, d.Identities, err)
+		}
+	}
 	rec.body = `{"result":null}`
 	points, err := c.GetData(t.Context(), "w", DataQuery{})
 	if err != nil || points == nil || len(points) != 0 {

@@ -268,7 +268,25 @@ func getOne[T any](ctx context.Context, c *Client, rq *request, member string) (
 	if v == nil {
 		return nil, &requestError{method: rq.method, path: rq.path, msg: "unexpected answer", errs: []error{fmt.Errorf("the %q member is null", member)}, scrub: c.scrub}
 	}
+	normalize(v)
 	return v, nil
+}
+
+// normalizer is implemented by types that tidy themselves after decoding.
+type normalizer interface{ normalize() }
+
+func normalize(v any) {
+	if n, ok := v.(normalizer); ok {
+		n.normalize()
+	}
+}
+
+// normalize makes Identities nil when the service answered null, as its
+// documentation promises.
+func (d *Device) normalize() {
+	if string(d.Identities) == "null" {
+		d.Identities = nil
+	}
 }
 
 func getList[T any](ctx context.Context, c *Client, rq *request, member string) ([]T, error) {
@@ -278,6 +296,9 @@ func getList[T any](ctx context.Context, c *Client, rq *request, member string) 
 	}
 	if v == nil {
 		v = []T{}
+	}
+	for i := range v {
+		normalize(&v[i])
 	}
 	return v, nil
 }
