@@ -51,7 +51,10 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "zdm-local:", err)
 		os.Exit(1)
 	}
@@ -97,7 +100,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	return &c, nil
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
+// run serves until ctx ends, then shuts down.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -110,8 +114,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if err := srv.Start(loopback(c.port), loopback(c.storagePort)); err != nil {
 		return errors.Join(err, srv.Close())
 	}

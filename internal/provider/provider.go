@@ -62,6 +62,8 @@ type providerData struct {
 	workspaceID string
 	// hasStorage tells whether storage_url was configured.
 	hasStorage bool
+	// batch answers reads of devices and fleets from shared list calls.
+	batch batchedReads
 }
 
 func (p *zdmProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -166,7 +168,8 @@ func (p *zdmProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		"max_retries":  settings.maxRetries,
 	})
 
-	data := &providerData{client: c, workspaceID: settings.workspaceID, hasStorage: settings.storageURL != ""}
+	data := &providerData{client: c, workspaceID: settings.workspaceID, hasStorage: settings.storageURL != "",
+		batch: newBatchedReads(c)}
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ListResourceData = data

@@ -224,6 +224,7 @@ func (r *deviceResource) Create(ctx context.Context, req resource.CreateRequest,
 
 	before := time.Now()
 	d, err := r.data.client.CreateDevice(ctx, ws, name, fleet)
+	r.data.wroteDevice(ws)
 	if errors.Is(err, client.ErrAmbiguous) {
 		d = r.adoptCreated(ctx, ws, name, fleet, before, err, resp)
 		if d == nil {
@@ -276,7 +277,7 @@ func (r *deviceResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
-	d, err := r.data.client.GetDevice(ctx, ws, id)
+	d, err := r.data.readDevice(ctx, ws, id)
 	if client.IsNotFound(err) {
 		tflog.Warn(ctx, "device not found; removing it from the state", map[string]any{"id": id, "workspace_id": ws})
 		resp.State.RemoveResource(ctx)
@@ -307,6 +308,7 @@ func (r *deviceResource) Update(ctx context.Context, req resource.UpdateRequest,
 		fleet = prior.FleetID.ValueString()
 	}
 	d, err := r.data.client.UpdateDevice(ctx, ws, id, plan.Name.ValueString(), fleet)
+	r.data.wroteDevice(ws)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot update device "+id+" of workspace "+ws, err.Error())
 		return

@@ -147,6 +147,7 @@ func (r *fleetResource) Create(ctx context.Context, req resource.CreateRequest, 
 
 	before := time.Now()
 	f, err := r.data.client.CreateFleet(ctx, ws, name, desc)
+	r.data.wroteFleet(ws)
 	if errors.Is(err, client.ErrAmbiguous) {
 		f = r.adoptCreated(ctx, ws, name, desc, before, err, resp)
 		if f == nil {
@@ -199,7 +200,7 @@ func (r *fleetResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
-	f, err := r.data.client.GetFleet(ctx, ws, id)
+	f, err := r.data.readFleet(ctx, ws, id)
 	if client.IsNotFound(err) {
 		tflog.Warn(ctx, "fleet not found; removing it from the state", map[string]any{"id": id, "workspace_id": ws})
 		resp.State.RemoveResource(ctx)

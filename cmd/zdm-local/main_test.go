@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a goroutine-safe output buffer.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func readEnv(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	env := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "=")
+		if !ok {
+			t.Fatalf("bad line %q", sc.Text())
+		}
+		env[k] = v
+	}
+	return env
+}
+
+// start runs the command until the test ends and returns its env file.
+func start(t *testing.T, args ...string) (map[string]string, *syncBuffer) {
+	t.Helper()
+	envFile := filepath.Join(t.TempDir(), "zdm.env")
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, append([]string{"-env-file", envFile}, args...), &out, &errOut) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run: %v\n%s", err, errOut.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("run did not stop")
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		// The env file is written before the lines are printed.
+		if strings.Contains(out.String(), "export ZDM_ACCOUNT_ID=") {
+			return readEnv(t, envFile), &out
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("run ended early: %v\n%s", err, errOut.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatal("bootstrap lines not printed")
+	return nil, nil
+}
+
+func get(t *testing.T, url, key string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-API-KEY", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(body)
+}
+
+func TestRun(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	env, out := start(t, "-state-file", state, "-bootstrap-name", "demo")
+	for _, k := range []string{"ZDM_BASE_URL", "ZDM_STORAGE_URL", "ZDM_ADMIN_URL", "ZDM_API_KEY", "ZDM_WORKSPACE_ID", "ZDM_ACCOUNT_ID"} {
+		if env[k] == "" {
+			t.Fatalf("%s missing from the env file: %v", k, env)
+		}
+		if !strings.Contains(out.String(), "export "+k+"="+env[k]+"\n") {
+			t.Fatalf("stdout lacks %s:\n%s", k, out.String())
+		}
+	}
+	if !strings.HasPrefix(env["ZDM_BASE_URL"], "http://127.0.0.1:") || !strings.HasPrefix(env["ZDM_STORAGE_URL"], "http://127.0.0.1:") {
+		t.Fatalf("not on loopback: %v", env)
+	}
+	code, body := get(t, env["ZDM_BASE_URL"]+"/v3/workspaces", env["ZDM_API_KEY"])
+	if code != http.StatusOK || !strings.Contains(body, env["ZDM_WORKSPACE_ID"]) || !strings.Contains(body, `"name":"demo"`) {
+		t.Fatalf("workspaces: %d %s", code, body)
+	}
+	// Storage is enabled for the bootstrap workspace.
+	if code, body := get(t, env["ZDM_STORAGE_URL"]+"/v3/timeseries/"+env["ZDM_WORKSPACE_ID"]+"/data", env["ZDM_API_KEY"]); code != http.StatusOK {
+		t.Fatalf("storage: %d %s", code, body)
+	}
+	if code, _ := get(t, env["ZDM_ADMIN_URL"]+"/health", ""); code != http.StatusOK {
+		t.Fatalf("admin health: %d", code)
+	}
+}
+
+func TestRunFixedBootstrap(t *testing.T) {
+	env, _ := start(t, "-bootstrap-key", "dev-key", "-bootstrap-workspace-id", "wks-dev", "-bootstrap-account-id", "acc-dev", "-bootstrap-storage=false")
+	if env["ZDM_API_KEY"] != "dev-key" || env["ZDM_WORKSPACE_ID"] != "wks-dev" || env["ZDM_ACCOUNT_ID"] != "acc-dev" {
+		t.Fatalf("env = %v", env)
+	}
+	if code, body := get(t, env["ZDM_STORAGE_URL"]+"/v3/timeseries/wks-dev/data", "dev-key"); code != http.StatusForbidden {
+		t.Fatalf("storage without -bootstrap-storage: %d %s", code, body)
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-port", "-1"},
+		{"-storage-port", "70000"},
+		{"-port", "8080", "-storage-port", "8080"},
+		{"extra"},
+		{"-nope"},
+	} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("parseFlags(%q) accepted", args)
+		}
+	}
+	c, err := parseFlags([]string{"-port", "8080", "-storage-port", "8081"}, io.Discard)
+	if err != nil || c.port != 8080 || c.storagePort != 8081 || !c.storage {
+		t.Fatalf("parseFlags = %+v, %v", c, err)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:80": "http://127.0.0.1:80",
+		"":                    "''",
+		"a b":                 "'a b'",
+		"it's":                `'it'\''s'`,
+		"$HOME":               "'$HOME'",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

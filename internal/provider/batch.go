@@ -1,0 +1,282 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+// Batched reads.
+//
+// Terraform refreshes every resource with its own Read call, up to
+// -parallelism at a time. Reading N devices of a workspace with one GET each
+// costs N requests; the API can list the devices of a workspace in one. A
+// batcher answers the reads of one kind of object (devices, fleets) of a
+// workspace from one shared list call:
+//
+//   - Concurrent reads of workspace W share one in-flight list of W.
+//   - A completed list of W is reused for reads that start within
+//     defaultBatchTTL of the moment the list was requested.
+//   - An object missing from the list is confirmed with a single GET: it is
+//     dropped from the state only when that GET answers 404, and an object the
+//     list could not see yet (created after the list was taken) is still
+//     read. When a list fails, the reads fall back to one GET each.
+//   - Our own create or update of an object of W forgets the list of W (an
+//     in-flight list is detached: reads that already wait on it keep it, later
+//     reads start a new one), so a read that follows our own write never sees
+//     a list taken before that write.
+//   - The first read of a workspace is a plain GET: a configuration with one
+//     device of a workspace that holds thousands does not pay for listing
+//     them all. Listing starts with the second read.
+//   - When the service refuses the list itself (a 4xx other than 429), the
+//     batcher stops listing that workspace and reads with GETs, as if it did
+//     not exist.
+//
+// Why this never hides an external change made before the plan started: a
+// batcher belongs to one providerData, which Configure creates when
+// Terraform configures the provider, at the start of each operation (plan,
+// apply, import, query), after that operation started. Every list a read may
+// use was therefore requested after the operation began, so it contains
+// every change made before then. Nothing is kept across provider processes
+// or across configurations, and a reused list is at most defaultBatchTTL old,
+// which is no weaker than per-resource GETs: Terraform gives no order between
+// the reads of one refresh, so a GET of one resource may run seconds before
+// or after that of another anyway.
+type batcher[T any] struct {
+	kind string
+	list func(ctx context.Context, workspaceID string) ([]T, error)
+	get  func(ctx context.Context, workspaceID, id string) (*T, error)
+	idOf func(*T) string
+	ttl  time.Duration
+	now  func() time.Time
+
+	mu  sync.Mutex
+	wss map[string]*batchWorkspace[T]
+}
+
+// defaultBatchTTL is how long a completed list answers reads, counted from
+// the moment it was requested.
+const defaultBatchTTL = 2 * time.Second
+
+// batchAfterReads is the number of reads of a workspace from which reads are
+// answered by listing; the reads before are plain GETs.
+const batchAfterReads = 2
+
+// batchWorkspace is what a batcher knows of one workspace.
+type batchWorkspace[T any] struct {
+	reads  int          // reads seen
+	noList bool         // the service refused the list: GET only
+	cur    *listCall[T] // latest list, in flight or done; nil after a write
+}
+
+// listCall is one list request shared by the reads that join it. Its fields
+// other than done and started are written once, before done is closed.
+type listCall[T any] struct {
+	done    chan struct{}
+	started time.Time
+	items   []T
+	byID    map[string]*T
+	err     error
+}
+
+func newBatcher[T any](kind string, list func(context.Context, string) ([]T, error),
+	get func(context.Context, string, string) (*T, error), idOf func(*T) string) *batcher[T] {
+	return &batcher[T]{
+		kind: kind, list: list, get: get, idOf: idOf,
+		ttl: defaultBatchTTL, now: time.Now,
+		wss: make(map[string]*batchWorkspace[T]),
+	}
+}
+
+// read returns the object id of workspace ws, from a shared list when it
+// holds the object, else from a GET (whose error, such as a 404, is
+// returned as is).
+func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
+	c, leader := b.join(ws, true)
+	if c == nil {
+		return b.get(ctx, ws, id)
+	}
+	if leader {
+		b.run(ctx, ws, c)
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if c.err == nil {
+		if v, ok := c.byID[id]; ok {
+			cp := *v
+			return &cp, nil
+		}
+		tflog.Debug(ctx, b.kind+" not in the list of its workspace; reading it alone",
+			map[string]any{"id": id, "workspace_id": ws})
+	}
+	return b.get(ctx, ws, id)
+}
+
+// listAll returns every object of workspace ws, from the shared list when one
+// is fresh. The slice is shared: callers must not modify it.
+func (b *batcher[T]) listAll(ctx context.Context, ws string) ([]T, error) {
+	c, leader := b.join(ws, false)
+	if leader {
+		b.run(ctx, ws, c)
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if c.err != nil && !leader {
+		// Another caller's list failed, perhaps only because its context
+		// ended: try once with ours.
+		return b.list(ctx, ws)
+	}
+	return c.items, c.err
+}
+
+// join returns the list call that a read (forRead) or a listing of ws uses,
+// and whether the caller leads it (must run it). A nil call means: read
+// with a GET.
+func (b *batcher[T]) join(ws string, forRead bool) (*listCall[T], bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w := b.wss[ws]
+	if w == nil {
+		w = &batchWorkspace[T]{}
+		b.wss[ws] = w
+	}
+	if forRead {
+		w.reads++
+		if w.noList {
+			return nil, false
+		}
+	}
+	if c := w.cur; c != nil {
+		select {
+		case <-c.done:
+			if c.err == nil && b.now().Sub(c.started) < b.ttl {
+				return c, false
+			}
+		default:
+			return c, false // in flight
+		}
+	}
+	if forRead && w.reads < batchAfterReads {
+		return nil, false
+	}
+	c := &listCall[T]{done: make(chan struct{}), started: b.now()}
+	w.cur = c
+	return c, true
+}
+
+// run performs the list call c of ws and publishes its result.
+func (b *batcher[T]) run(ctx context.Context, ws string, c *listCall[T]) {
+	defer close(c.done)
+	items, err := b.list(ctx, ws)
+	if err != nil {
+		c.err = err
+		if refusesList(err) {
+			tflog.Warn(ctx, "the service refused to list the "+b.kind+"s of the workspace; reading them one by one",
+				map[string]any{"workspace_id": ws, "error": err.Error()})
+			b.mu.Lock()
+			b.wss[ws].noList = true
+			b.mu.Unlock()
+		}
+		return
+	}
+	c.items = items
+	c.byID = make(map[string]*T, len(items))
+	for i := range items {
+		c.byID[b.idOf(&items[i])] = &items[i]
+	}
+	tflog.Debug(ctx, "listed the "+b.kind+"s of the workspace to answer reads",
+		map[string]any{"workspace_id": ws, "count": len(items)})
+}
+
+// forget drops the list of ws after a write of ours to it.
+func (b *batcher[T]) forget(ws string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if w := b.wss[ws]; w != nil {
+		w.cur = nil
+	}
+}
+
+// refusesList tells whether err is the service's final refusal to list (a
+// 4xx answer other than 429), after which listing again is pointless.
+func refusesList(err error) bool {
+	var apiErr *client.APIError
+	return errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500 &&
+		apiErr.StatusCode != http.StatusTooManyRequests
+}
+
+// batchedReads are the batchers of one provider configuration.
+type batchedReads struct {
+	devices *batcher[client.Device]
+	fleets  *batcher[client.Fleet]
+}
+
+// newBatchedReads returns the batchers of devices and fleets that read with c.
+func newBatchedReads(c *client.Client) batchedReads {
+	return batchedReads{
+		devices: newBatcher("device", c.ListDevices, c.GetDevice, func(d *client.Device) string { return d.ID }),
+		fleets:  newBatcher("fleet", c.ListFleets, c.GetFleet, func(f *client.Fleet) string { return f.ID }),
+	}
+}
+
+// readDevice returns device id of workspace ws (see batcher.read).
+func (d *providerData) readDevice(ctx context.Context, ws, id string) (*client.Device, error) {
+	if d.batch.devices == nil {
+		return d.client.GetDevice(ctx, ws, id)
+	}
+	return d.batch.devices.read(ctx, ws, id)
+}
+
+// readFleet returns fleet id of workspace ws (see batcher.read).
+func (d *providerData) readFleet(ctx context.Context, ws, id string) (*client.Fleet, error) {
+	if d.batch.fleets == nil {
+		return d.client.GetFleet(ctx, ws, id)
+	}
+	return d.batch.fleets.read(ctx, ws, id)
+}
+
+// listDevices returns the devices of ws, possibly from a shared list; the
+// slice must not be modified.
+func (d *providerData) listDevices(ctx context.Context, ws string) ([]client.Device, error) {
+	if d.batch.devices == nil {
+		return d.client.ListDevices(ctx, ws)
+	}
+	return d.batch.devices.listAll(ctx, ws)
+}
+
+// listFleets returns the fleets of ws, possibly from a shared list; the
+// slice must not be modified.
+func (d *providerData) listFleets(ctx context.Context, ws string) ([]client.Fleet, error) {
+	if d.batch.fleets == nil {
+		return d.client.ListFleets(ctx, ws)
+	}
+	return d.batch.fleets.listAll(ctx, ws)
+}
+
+// wroteDevice forgets the shared device list of ws after a create or update
+// of a device there (successful or not).
+func (d *providerData) wroteDevice(ws string) {
+	if d.batch.devices != nil {
+		d.batch.devices.forget(ws)
+	}
+}
+
+// wroteFleet forgets the shared fleet list of ws after a create of a fleet
+// there (successful or not).
+func (d *providerData) wroteFleet(ws string) {
+	if d.batch.fleets != nil {
+		d.batch.fleets.forget(ws)
+	}
+}
