@@ -104,10 +104,8 @@ func prepare() error {
 	if err := os.Setenv("CHECKPOINT_DISABLE", "1"); err != nil {
 		return err
 	}
-	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("TF_ACC_TERRAFORM_PATH=%s: %w", p, err)
-		}
+	if os.Getenv("TF_ACC_TERRAFORM_PATH") != "" {
+		// terraform-plugin-testing reports a path that does not work.
 		return nil
 	}
 	p, err := installTerraform()
@@ -124,7 +122,7 @@ func installTerraform() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	script := filepath.Join(root, "scripts", "install-terraform.sh")
+	const script = "scripts/install-terraform.sh"
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command("bash", script)
 	cmd.Dir = root

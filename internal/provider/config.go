@@ -13,7 +13,7 @@ import (
 const (
 	envBaseURL        = "ZDM_BASE_URL"
 	envStorageURL     = "ZDM_STORAGE_URL"
-	envAPIKey         = "ZDM_API_KEY"
+	envAPIKey         = "ZDM_API_KEY" //nolint:gosec // G101: the name of a variable, not a credential.
 	envWorkspaceID    = "ZDM_WORKSPACE_ID"
 	envRequestTimeout = "ZDM_REQUEST_TIMEOUT"
 	envMaxRetries     = "ZDM_MAX_RETRIES"

@@ -37,7 +37,7 @@ func TestCheckServiceURL(t *testing.T) {
 		{url: "https://api.example.com/v3/workspaces", wantErr: "the path"},
 		{url: "https://api.example.com?x=1", wantErr: "query"},
 		{url: "https://api.example.com#top", wantErr: "fragment"},
-		{url: "https://user:secret@api.example.com", wantErr: "credentials"},
+		{url: "https://user:secret@api.example.com", wantErr: "credentials"}, //nolint:gosec // G101: a URL the check must reject.
 		{url: "https://api example.com", wantErr: "not a valid URL"},
 	}
 	for _, c := range cases {
