@@ -25,6 +25,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*deviceResource)(nil)
 	_ resource.ResourceWithImportState = (*deviceResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*deviceResource)(nil)
+	_ resource.ResourceWithIdentity    = (*deviceResource)(nil)
 )
 
 func newDeviceResource() resource.Resource {
@@ -197,6 +198,10 @@ func (fleetNameUnchanged) PlanModifyString(ctx context.Context, req planmodifier
 	resp.PlanValue = req.StateValue
 }
 
+func (r *deviceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = inWorkspaceIdentitySchema("device")
+}
+
 func (r *deviceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
 }
@@ -237,6 +242,7 @@ func (r *deviceResource) Create(ctx context.Context, req resource.CreateRequest,
 	tflog.Trace(ctx, "created device", map[string]any{"id": d.ID, "workspace_id": ws})
 	state := flattenDevice(d, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setIdentity(ctx, resp.Identity, inWorkspaceIdentityModel{WorkspaceID: state.WorkspaceID, ID: state.ID}, &resp.Diagnostics)
 }
 
 // adoptCreated resolves an ambiguous create: it adopts the only device of ws
@@ -277,7 +283,12 @@ func (r *deviceResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
+	setIdentity(ctx, resp.Identity, newInWorkspaceIdentity(ws, id), &resp.Diagnostics)
 	d, err := r.data.readDevice(ctx, ws, id)
+	if client.IsNotFound(err) && followsImport(ctx, req, &resp.Diagnostics) {
+		notFoundAtImport(&resp.Diagnostics, "device", "device "+quote(id)+" of workspace "+quote(ws))
+		return
+	}
 	if client.IsNotFound(err) {
 		tflog.Warn(ctx, "device not found; removing it from the state", map[string]any{"id": id, "workspace_id": ws})
 		resp.State.RemoveResource(ctx)
@@ -289,6 +300,7 @@ func (r *deviceResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	state = flattenDevice(d, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	clearImported(ctx, resp)
 }
 
 func (r *deviceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -316,6 +328,7 @@ func (r *deviceResource) Update(ctx context.Context, req resource.UpdateRequest,
 	tflog.Trace(ctx, "updated device", map[string]any{"id": id, "workspace_id": ws})
 	state := flattenDevice(d, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setIdentity(ctx, resp.Identity, inWorkspaceIdentityModel{WorkspaceID: state.WorkspaceID, ID: state.ID}, &resp.Diagnostics)
 }
 
 func (r *deviceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -328,5 +341,5 @@ func (r *deviceResource) Delete(ctx context.Context, req resource.DeleteRequest,
 }
 
 func (r *deviceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importInWorkspace(ctx, r.data, "device", req, resp)
+	importInWorkspaceWithIdentity(ctx, r.data, "device", req, resp)
 }

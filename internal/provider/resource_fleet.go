@@ -24,6 +24,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*fleetResource)(nil)
 	_ resource.ResourceWithImportState = (*fleetResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*fleetResource)(nil)
+	_ resource.ResourceWithIdentity    = (*fleetResource)(nil)
 )
 
 func newFleetResource() resource.Resource {
@@ -120,6 +121,10 @@ func (r *fleetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 	}
 }
 
+func (r *fleetResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = inWorkspaceIdentitySchema("fleet")
+}
+
 func (r *fleetResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
 }
@@ -160,6 +165,7 @@ func (r *fleetResource) Create(ctx context.Context, req resource.CreateRequest, 
 	tflog.Trace(ctx, "created fleet", map[string]any{"id": f.ID, "workspace_id": ws})
 	state := flattenFleet(f, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setIdentity(ctx, resp.Identity, inWorkspaceIdentityModel{WorkspaceID: state.WorkspaceID, ID: state.ID}, &resp.Diagnostics)
 }
 
 // adoptCreated resolves an ambiguous create: it adopts the only fleet of ws
@@ -200,7 +206,12 @@ func (r *fleetResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	ws, id := state.WorkspaceID.ValueString(), state.ID.ValueString()
+	setIdentity(ctx, resp.Identity, newInWorkspaceIdentity(ws, id), &resp.Diagnostics)
 	f, err := r.data.readFleet(ctx, ws, id)
+	if client.IsNotFound(err) && followsImport(ctx, req, &resp.Diagnostics) {
+		notFoundAtImport(&resp.Diagnostics, "fleet", "fleet "+quote(id)+" of workspace "+quote(ws))
+		return
+	}
 	if client.IsNotFound(err) {
 		tflog.Warn(ctx, "fleet not found; removing it from the state", map[string]any{"id": id, "workspace_id": ws})
 		resp.State.RemoveResource(ctx)
@@ -212,6 +223,7 @@ func (r *fleetResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	}
 	state = flattenFleet(f, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	clearImported(ctx, resp)
 }
 
 // Update is never called with a change: every configurable attribute
@@ -220,6 +232,7 @@ func (r *fleetResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	var plan fleetModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setIdentity(ctx, resp.Identity, inWorkspaceIdentityModel{WorkspaceID: plan.WorkspaceID, ID: plan.ID}, &resp.Diagnostics)
 }
 
 func (r *fleetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -232,5 +245,5 @@ func (r *fleetResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 }
 
 func (r *fleetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importInWorkspace(ctx, r.data, "fleet", req, resp)
+	importInWorkspaceWithIdentity(ctx, r.data, "fleet", req, resp)
 }

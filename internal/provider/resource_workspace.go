@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -25,6 +24,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*workspaceResource)(nil)
 	_ resource.ResourceWithImportState = (*workspaceResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*workspaceResource)(nil)
+	_ resource.ResourceWithIdentity    = (*workspaceResource)(nil)
 )
 
 func newWorkspaceResource() resource.Resource {
@@ -103,6 +103,10 @@ func (r *workspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 	}
 }
 
+func (r *workspaceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = workspaceIdentitySchema()
+}
+
 func (r *workspaceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
 }
@@ -137,6 +141,7 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	tflog.Trace(ctx, "created workspace", map[string]any{"id": w.ID})
 	state := flattenWorkspace(w)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setIdentity(ctx, resp.Identity, workspaceIdentityModel{ID: state.ID}, &resp.Diagnostics)
 }
 
 // adoptCreated resolves an ambiguous create: it adopts the only workspace
@@ -176,9 +181,14 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	setIdentity(ctx, resp.Identity, workspaceIdentityModel{ID: state.ID}, &resp.Diagnostics)
 	w, err := findWorkspace(ctx, r.data.client, state.ID.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read workspace "+state.ID.ValueString(), err.Error())
+		return
+	}
+	if w == nil && followsImport(ctx, req, &resp.Diagnostics) {
+		notFoundAtImport(&resp.Diagnostics, "workspace", "workspace "+quote(state.ID.ValueString()))
 		return
 	}
 	if w == nil {
@@ -188,6 +198,7 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	state = flattenWorkspace(w)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	clearImported(ctx, resp)
 }
 
 // findWorkspace returns the workspace id of the key's account, or nil when
@@ -212,6 +223,7 @@ func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateReque
 	var plan workspaceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setIdentity(ctx, resp.Identity, workspaceIdentityModel{ID: plan.ID}, &resp.Diagnostics)
 }
 
 func (r *workspaceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -224,10 +236,5 @@ func (r *workspaceResource) Delete(ctx context.Context, req resource.DeleteReque
 }
 
 func (r *workspaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if strings.TrimSpace(req.ID) == "" {
-		resp.Diagnostics.AddError("Invalid import ID",
-			"Expected the workspace ID (\"<workspace_id>\"), got "+quote(req.ID)+".")
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	importWorkspace(ctx, req, resp)
 }

@@ -1,0 +1,205 @@
+package provider
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Resource identities. A workspace is identified by its ID; a fleet or a
+// device by its workspace and its ID. Identities are set by every Create,
+// Read, Update and ImportState, so that import blocks can name an object
+// with `identity = { ... }` and `terraform query` can list objects to import.
+
+// workspaceIdentityModel is the identity of a zdm_workspace.
+type workspaceIdentityModel struct {
+	ID types.String `tfsdk:"id"`
+}
+
+// inWorkspaceIdentityModel is the identity of a zdm_fleet or a zdm_device.
+type inWorkspaceIdentityModel struct {
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	ID          types.String `tfsdk:"id"`
+}
+
+// newInWorkspaceIdentity returns the identity of an object of workspace ws.
+func newInWorkspaceIdentity(ws, id string) inWorkspaceIdentityModel {
+	return inWorkspaceIdentityModel{WorkspaceID: types.StringValue(ws), ID: types.StringValue(id)}
+}
+
+// workspaceIdentitySchema is the identity schema of zdm_workspace.
+func workspaceIdentitySchema() identityschema.Schema {
+	return identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"id": identityschema.StringAttribute{
+				Description:       "Workspace ID.",
+				RequiredForImport: true,
+			},
+		},
+	}
+}
+
+// inWorkspaceIdentitySchema is the identity schema of an object of kind
+// ("fleet", "device") that lives in a workspace.
+func inWorkspaceIdentitySchema(kind string) identityschema.Schema {
+	return identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"workspace_id": identityschema.StringAttribute{
+				Description: "ID of the workspace of the " + kind + ". May be left out of an import block's " +
+					"`identity` to use the provider's `workspace_id`.",
+				OptionalForImport: true,
+			},
+			"id": identityschema.StringAttribute{
+				Description:       strings.ToUpper(kind[:1]) + kind[1:] + " ID.",
+				RequiredForImport: true,
+			},
+		},
+	}
+}
+
+// setIdentity stores v as the identity of the response. Identity is nil
+// when Terraform does not support identities (before 1.12).
+func setIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, v any, diags *diag.Diagnostics) {
+	if identity == nil {
+		return
+	}
+	diags.Append(identity.Set(ctx, v)...)
+}
+
+// importPrivateKey marks, in the private state of an imported object, that
+// the next Read follows the import: an object that does not exist is then an
+// error that names it instead of being silently removed from the state.
+const importPrivateKey = "importing"
+
+// importPrivate is the value stored under importPrivateKey.
+var importPrivate = []byte(`true`)
+
+// markImported sets importPrivateKey in the private state of an import.
+func markImported(ctx context.Context, resp *resource.ImportStateResponse) {
+	if resp.Private == nil {
+		return
+	}
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importPrivateKey, importPrivate)...)
+}
+
+// followsImport reports whether a Read follows an import (see
+// importPrivateKey).
+func followsImport(ctx context.Context, req resource.ReadRequest, diags *diag.Diagnostics) bool {
+	if req.Private == nil {
+		return false
+	}
+	v, d := req.Private.GetKey(ctx, importPrivateKey)
+	diags.Append(d...)
+	return len(v) > 0
+}
+
+// clearImported removes importPrivateKey from the private state after a
+// successful Read.
+func clearImported(ctx context.Context, resp *resource.ReadResponse) {
+	if resp.Private == nil {
+		return
+	}
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importPrivateKey, nil)...)
+}
+
+// notFoundAtImport is the error of an import of an object that does not
+// exist; where names the object, such as `device "dev-1" of workspace "wks-1"`.
+func notFoundAtImport(diags *diag.Diagnostics, kind, where string) {
+	diags.AddError("Cannot import "+kind+": not found",
+		"The "+where+" does not exist, or the API key cannot see it. Check the ID in the import block "+
+			"(`id` or `identity`) or in the terraform import command; list the existing "+kind+"s with "+
+			"terraform query or the zdm_"+kind+"s data source.")
+}
+
+// byIdentity reports whether an import names the object by its identity
+// (an import block with identity) rather than by an import ID.
+func byIdentity(req resource.ImportStateRequest) bool {
+	return req.ID == "" && req.Identity != nil && !req.Identity.Raw.IsNull()
+}
+
+// importWorkspace imports a zdm_workspace from the import ID
+// "<workspace_id>" or from the identity { id }.
+func importWorkspace(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	id := req.ID
+	if byIdentity(req) {
+		var ident workspaceIdentityModel
+		resp.Diagnostics.Append(req.Identity.Get(ctx, &ident)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		id = ident.ID.ValueString()
+		if strings.TrimSpace(id) == "" {
+			resp.Diagnostics.AddError("Invalid import identity",
+				"The identity of a workspace needs a non-empty id: identity = { id = \"<workspace_id>\" }.")
+			return
+		}
+	} else if strings.TrimSpace(id) == "" || strings.Contains(id, "/") {
+		resp.Diagnostics.AddError("Invalid import ID",
+			"Expected the workspace ID (\"<workspace_id>\"), got "+quote(req.ID)+".")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	setIdentity(ctx, resp.Identity, workspaceIdentityModel{ID: types.StringValue(id)}, &resp.Diagnostics)
+	markImported(ctx, resp)
+}
+
+// importInWorkspaceWithIdentity imports an object of kind that lives in a
+// workspace, from the import ID "<workspace_id>/<id>" or "<id>" (in the
+// provider's default workspace), or from the identity { workspace_id, id }
+// where workspace_id defaults to the provider's.
+func importInWorkspaceWithIdentity(ctx context.Context, d *providerData, kind string, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if !byIdentity(req) {
+		importInWorkspace(ctx, d, kind, req, resp)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		var ws, id types.String
+		resp.Diagnostics.Append(resp.State.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
+		resp.Diagnostics.Append(resp.State.GetAttribute(ctx, path.Root("id"), &id)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		setIdentity(ctx, resp.Identity, inWorkspaceIdentityModel{WorkspaceID: ws, ID: id}, &resp.Diagnostics)
+		markImported(ctx, resp)
+		return
+	}
+
+	var ident inWorkspaceIdentityModel
+	resp.Diagnostics.Append(req.Identity.Get(ctx, &ident)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	format := "identity = { workspace_id = \"<workspace_id>\", id = \"<" + kind + "_id>\" } (workspace_id may be " +
+		"left out to use the provider's workspace_id)"
+	id := ident.ID.ValueString()
+	if strings.TrimSpace(id) == "" {
+		resp.Diagnostics.AddError("Invalid import identity",
+			"The identity of a "+kind+" needs a non-empty id: "+format+".")
+		return
+	}
+	ws := ident.WorkspaceID.ValueString()
+	if !ident.WorkspaceID.IsNull() && strings.TrimSpace(ws) == "" {
+		resp.Diagnostics.AddError("Invalid import identity",
+			"The workspace_id of the identity is empty: "+format+".")
+		return
+	}
+	if ws == "" {
+		if d == nil || d.workspaceID == "" {
+			resp.Diagnostics.AddError("Invalid import identity",
+				"The identity names no workspace and the provider has no workspace_id (nor "+envWorkspaceID+
+					"): "+format+".")
+			return
+		}
+		ws = d.workspaceID
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("workspace_id"), ws)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	setIdentity(ctx, resp.Identity, newInWorkspaceIdentity(ws, id), &resp.Diagnostics)
+	markImported(ctx, resp)
+}

@@ -1,0 +1,241 @@
+package provider
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+)
+
+// identityChecks asserts that the identity of the resource at addr holds
+// exactly the given attributes, each equal to the same attribute of its
+// state.
+func identityChecks(addr string, attrs ...string) []statecheck.StateCheck {
+	want := make(map[string]knownvalue.Check, len(attrs))
+	checks := make([]statecheck.StateCheck, 0, len(attrs)+1)
+	for _, a := range attrs {
+		want[a] = knownvalue.NotNull()
+		checks = append(checks, statecheck.ExpectIdentityValueMatchesState(addr, tfjsonpath.New(a)))
+	}
+	return append(checks, statecheck.ExpectIdentity(addr, want))
+}
+
+// importSteps are the import steps of every kind of import for the resource
+// at addr: terraform import and an import block with an ID (idFunc), and an
+// import block with the identity of the state.
+func importSteps(addr string, idFunc resource.ImportStateIdFunc) []resource.TestStep {
+	return []resource.TestStep{
+		{
+			ResourceName:      addr,
+			ImportState:       true,
+			ImportStateKind:   resource.ImportCommandWithID,
+			ImportStateIdFunc: idFunc,
+			ImportStateVerify: true,
+		},
+		{
+			ResourceName:      addr,
+			ImportState:       true,
+			ImportStateKind:   resource.ImportBlockWithID,
+			ImportStateIdFunc: idFunc,
+			ImportPlanChecks: resource.ImportPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)},
+			},
+		},
+		{
+			ResourceName:    addr,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithResourceIdentity,
+			ImportPlanChecks: resource.ImportPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)},
+			},
+		},
+	}
+}
+
+// workspaceImportID is the import ID of a workspace: its ID.
+func workspaceImportID(addr string) resource.ImportStateIdFunc {
+	return importID(addr, true)
+}
+
+func TestAccWorkspaceIdentityImport(t *testing.T) {
+	e := newEnv(t)
+	const addr = "zdm_workspace.test"
+	config := e.Config(`
+resource "zdm_workspace" "test" {
+  name        = "imported"
+  description = "a workspace"
+}
+`)
+	steps := []resource.TestStep{{Config: config, ConfigStateChecks: identityChecks(addr, "id")}}
+	steps = append(steps, importSteps(addr, workspaceImportID(addr))...)
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
+		ProtoV6ProviderFactories: e.Factories,
+		Steps:                    steps,
+	})
+}
+
+func TestAccFleetIdentityImport(t *testing.T) {
+	e := newEnv(t)
+	const addr = "zdm_fleet.test"
+	config := e.Config(`
+resource "zdm_fleet" "test" {
+  name        = "imported"
+  description = "a fleet"
+}
+`)
+	steps := []resource.TestStep{{
+		Config: config,
+		ConfigStateChecks: append(identityChecks(addr, "workspace_id", "id"),
+			statecheck.ExpectIdentityValue(addr, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.Bootstrap.WorkspaceID))),
+	}}
+	steps = append(steps, importSteps(addr, importID(addr, false))...)
+	// The plain ID, in the provider's workspace.
+	steps = append(steps, resource.TestStep{
+		ResourceName:      addr,
+		ImportState:       true,
+		ImportStateIdFunc: importID(addr, true),
+		ImportStateVerify: true,
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
+		ProtoV6ProviderFactories: e.Factories,
+		Steps:                    steps,
+	})
+}
+
+func TestAccDeviceIdentityImport(t *testing.T) {
+	e := newEnv(t)
+	const addr = "zdm_device.test"
+	config := e.Config(`
+resource "zdm_fleet" "f" {
+  name = "imported"
+}
+resource "zdm_device" "test" {
+  name     = "sensor-1"
+  fleet_id = zdm_fleet.f.id
+}
+`)
+	steps := []resource.TestStep{{Config: config, ConfigStateChecks: identityChecks(addr, "workspace_id", "id")}}
+	steps = append(steps, importSteps(addr, importID(addr, false))...)
+	steps = append(steps, resource.TestStep{
+		ResourceName:      addr,
+		ImportState:       true,
+		ImportStateKind:   resource.ImportBlockWithID,
+		ImportStateIdFunc: importID(addr, true),
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
+		ProtoV6ProviderFactories: e.Factories,
+		Steps:                    steps,
+	})
+}
+
+// TestAccImportErrors checks the errors of malformed import IDs, of
+// incomplete identities and of objects that do not exist.
+func TestAccImportErrors(t *testing.T) {
+	e := newEnv(t)
+	ws := e.Bootstrap.WorkspaceID
+	config := e.Config(`
+resource "zdm_workspace" "w" {
+  name = "w"
+}
+resource "zdm_fleet" "f" {
+  name = "f"
+}
+resource "zdm_device" "d" {
+  name = "d"
+}
+`)
+	badID := func(addr, id, want string) resource.TestStep {
+		return resource.TestStep{
+			ResourceName:  addr,
+			ImportState:   true,
+			ImportStateId: id,
+			ExpectError:   wrapped(want),
+		}
+	}
+	byIdentity := func(body, want string) resource.TestStep {
+		return resource.TestStep{
+			Config:      e.Config(body),
+			ExpectError: wrapped(want),
+		}
+	}
+	const (
+		deviceFormat = `expected "<workspace_id>/<device_id>" or "<device_id>"`
+		fleetFormat  = `expected "<workspace_id>/<fleet_id>" or "<fleet_id>"`
+	)
+	notFound := func(kind string) string {
+		return `Cannot import ` + kind + `: not found`
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			badID("zdm_device.d", ws+"/dev-1/extra", `has 3 parts: `+deviceFormat),
+			badID("zdm_device.d", "/dev-1", `has an empty part: `+deviceFormat),
+			badID("zdm_device.d", ws+"/", deviceFormat),
+			badID("zdm_fleet.f", "a/b/c", fleetFormat),
+			badID("zdm_workspace.w", ws+"/x", `Expected the workspace ID`),
+			badID("zdm_device.d", "dev-doesnotexist", notFound("device")),
+			badID("zdm_device.d", ws+"/dev-doesnotexist", `The device "dev-doesnotexist" of workspace "`+ws+`" does not exist`),
+			badID("zdm_fleet.f", "flt-doesnotexist", notFound("fleet")),
+			badID("zdm_workspace.w", "wks-doesnotexist", notFound("workspace")),
+			byIdentity(`
+import {
+  to       = zdm_device.x
+  identity = { id = "dev-doesnotexist" }
+}
+resource "zdm_device" "x" {
+  name = "x"
+}
+`, notFound("device")),
+			byIdentity(`
+import {
+  to       = zdm_fleet.x
+  identity = { workspace_id = "`+ws+`", id = "flt-doesnotexist" }
+}
+resource "zdm_fleet" "x" {
+  name = "x"
+}
+`, notFound("fleet")),
+			byIdentity(`
+import {
+  to       = zdm_device.x
+  identity = { workspace_id = "", id = "dev-1" }
+}
+resource "zdm_device" "x" {
+  name = "x"
+}
+`, `The workspace_id of the identity is empty`),
+			byIdentity(`
+import {
+  to       = zdm_workspace.x
+  identity = { name = "x" }
+}
+resource "zdm_workspace" "x" {
+  name = "x"
+}
+`, `attribute "id" is required`),
+			// Back to a valid configuration for the destroy that ends the test.
+			{Config: config},
+		},
+	})
+}
+
+// wrapped matches text in an error message that Terraform may have wrapped
+// over several lines: each space of text matches any white space.
+func wrapped(text string) *regexp.Regexp {
+	parts := strings.Fields(text)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(strings.Join(parts, `\s+`))
+}
