@@ -318,7 +318,11 @@ func (p *zdmProvider) DataSources(context.Context) []func() datasource.DataSourc
 
 // ListResources lists the list resources of the provider, one constructor per line.
 func (p *zdmProvider) ListResources(context.Context) []func() list.ListResource {
-	return []func() list.ListResource{}
+	return []func() list.ListResource{
+		newWorkspaceListResource,
+		newFleetListResource,
+		newDeviceListResource,
+	}
 }
 
 // Actions lists the actions of the provider, one constructor per line.

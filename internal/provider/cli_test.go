@@ -1,0 +1,107 @@
+package provider
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/tfcli"
+)
+
+// cli runs the Terraform CLI (TF_ACC_TERRAFORM_PATH) in a temporary
+// directory against the provider served by the test process (see tfcli),
+// for the commands the testing framework does not drive, such as
+// terraform query -generate-config-out.
+type cli struct {
+	tb testing.TB
+	s  *tfcli.Session
+	// last is the wall time of the last command.
+	last time.Duration
+}
+
+// newCLI serves the provider for the duration of tb. Tests prepare the CLI
+// first (newEnv does); benchmarks need TF_ACC_TERRAFORM_PATH.
+func newCLI(tb testing.TB) *cli {
+	tb.Helper()
+	if t, ok := tb.(*testing.T); ok {
+		acctest.Prepare(t)
+	}
+	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if bin == "" {
+		tb.Fatal("set TF_ACC_TERRAFORM_PATH to a Terraform CLI (scripts/install-terraform.sh prints one)")
+	}
+	opts := tfcli.Options{
+		Address:   "registry.terraform.io/zdm/zdm",
+		Server:    providerserver.NewProtocol6(New("test")()),
+		Terraform: bin,
+		Dir:       tb.TempDir(),
+	}
+	if t, ok := tb.(*testing.T); ok {
+		opts.ServeOpts = []tf6server.ServeOpt{tf6server.WithLoggingSink(t)}
+	}
+	s, err := tfcli.Start(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Log(err)
+		}
+	})
+	return &cli{tb: tb, s: s}
+}
+
+// write writes a file of the working directory.
+func (c *cli) write(name, content string) {
+	c.tb.Helper()
+	if err := c.s.WriteFile(name, content); err != nil {
+		c.tb.Fatal(err)
+	}
+}
+
+// read returns the content of a file of the working directory.
+func (c *cli) read(name string) string {
+	c.tb.Helper()
+	s, err := c.s.ReadFile(name)
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	return s
+}
+
+// run runs terraform with args and returns its output and exit code.
+func (c *cli) run(args ...string) (string, int) {
+	c.tb.Helper()
+	res, err := c.s.Run(c.tb.Context(), args...)
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	c.last = res.Duration
+	return res.Output, res.ExitCode
+}
+
+// mustRun runs terraform with args and fails unless it exits with 0.
+func (c *cli) mustRun(args ...string) string {
+	c.tb.Helper()
+	out, code := c.run(args...)
+	if code != 0 {
+		c.tb.Fatalf("terraform %s: exit code %d:\n%s", strings.Join(args, " "), code, out)
+	}
+	return out
+}
+
+// requiredProviders is the terraform block of configurations run by cli.
+const requiredProviders = `
+terraform {
+  required_providers {
+    zdm = {
+      source = "zdm/zdm"
+    }
+  }
+}
+`

@@ -1,0 +1,200 @@
+package provider
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listresourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ list.ListResource                     = (*deviceListResource)(nil)
+	_ list.ListResourceWithConfigure        = (*deviceListResource)(nil)
+	_ list.ListResourceWithConfigValidators = (*deviceListResource)(nil)
+)
+
+func newDeviceListResource() list.ListResource {
+	return &deviceListResource{}
+}
+
+// deviceListResource lists the devices of a workspace for terraform query,
+// with one API call per list block.
+type deviceListResource struct {
+	data *providerData
+}
+
+// deviceListModel maps the config block of a zdm_device list block.
+type deviceListModel struct {
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	FleetID     types.String `tfsdk:"fleet_id"`
+	Name        types.String `tfsdk:"name"`
+	NamePrefix  types.String `tfsdk:"name_prefix"`
+	NameRegex   types.String `tfsdk:"name_regex"`
+}
+
+func (r *deviceListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device"
+}
+
+func (r *deviceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	filter := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the devices of a workspace for `terraform query`, with one API call per " +
+			"`list` block, optionally only those of one fleet or whose name matches. Each result is identified " +
+			"by `workspace_id` and `id` and displayed as `name (id)`; with `include_resource = true` (implied " +
+			"by `-generate-config-out`) it carries the whole device. Terraform returns at most `limit` results " +
+			"(100 unless the `list` block sets `limit`).",
+		Attributes: map[string]schema.Attribute{
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "Workspace to list; defaults to the provider's `workspace_id`.",
+				Optional:            true,
+				Validators:          filter,
+			},
+			"fleet_id": schema.StringAttribute{
+				MarkdownDescription: "Only list the devices of this fleet.",
+				Optional:            true,
+				Validators:          filter,
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Only list the devices with exactly this name. Conflicts with `name_prefix` " +
+					"and `name_regex`.",
+				Optional:   true,
+				Validators: filter,
+			},
+			"name_prefix": schema.StringAttribute{
+				MarkdownDescription: "Only list the devices whose name starts with this prefix (case-sensitive). " +
+					"Conflicts with `name` and `name_regex`.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"name_regex": schema.StringAttribute{
+				MarkdownDescription: "Only list the devices whose name matches this regular expression " +
+					"([RE2 syntax](https://github.com/google/re2/wiki/Syntax), unanchored: use `^...$` to match " +
+					"the whole name). Checked before any API call. Conflicts with `name` and `name_prefix`.",
+				Optional:   true,
+				Validators: []validator.String{regexString{}},
+			},
+		},
+	}
+}
+
+func (r *deviceListResource) ListResourceConfigValidators(context.Context) []list.ConfigValidator {
+	return []list.ConfigValidator{
+		listresourcevalidator.Conflicting(path.MatchRoot("name"), path.MatchRoot("name_prefix"), path.MatchRoot("name_regex")),
+	}
+}
+
+func (r *deviceListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData("List Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *deviceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var diags diag.Diagnostics
+	if r.data == nil {
+		notConfigured(&diags)
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	var cfg deviceListModel
+	diags.Append(req.Config.Get(ctx, &cfg)...)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	ws := r.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &diags)
+	match, err := deviceMatcher(cfg)
+	if err != nil {
+		diags.AddAttributeError(path.Root("name_regex"), "Invalid name_regex", err.Error())
+	}
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+
+	all, err := r.data.client.ListDevices(ctx, ws)
+	if err != nil {
+		diags.AddError("Cannot list the devices of workspace "+ws, err.Error())
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	stream.Results = func(push func(list.ListResult) bool) {
+		var n int64
+		for i := range all {
+			d := &all[i]
+			if !match(d) {
+				continue
+			}
+			if req.Limit > 0 && n >= req.Limit {
+				return
+			}
+			n++
+			result := req.NewListResult(ctx)
+			result.DisplayName = displayName(d.Name, d.ID)
+			setIdentity(ctx, result.Identity, newInWorkspaceIdentity(ws, d.ID), &result.Diagnostics)
+			if req.IncludeResource {
+				m := flattenDevice(d, ws)
+				result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
+			}
+			if !push(result) {
+				return
+			}
+		}
+	}
+}
+
+// deviceMatcher returns the filter of a zdm_device list block.
+func deviceMatcher(cfg deviceListModel) (func(*client.Device) bool, error) {
+	fleet, name, prefix := cfg.FleetID.ValueString(), cfg.Name.ValueString(), cfg.NamePrefix.ValueString()
+	var re *regexp.Regexp
+	if !cfg.NameRegex.IsNull() {
+		var err error
+		if re, err = regexp.Compile(cfg.NameRegex.ValueString()); err != nil {
+			return nil, err
+		}
+	}
+	return func(d *client.Device) bool {
+		return (fleet == "" || d.FleetID == fleet) &&
+			(name == "" || d.Name == name) &&
+			(prefix == "" || strings.HasPrefix(d.Name, prefix)) &&
+			(re == nil || re.MatchString(d.Name))
+	}, nil
+}
+
+// displayName is the display name of a listed object: "name (id)".
+func displayName(name, id string) string {
+	return name + " (" + id + ")"
+}
+
+// regexString checks that a string is a valid RE2 regular expression.
+type regexString struct{}
+
+var _ validator.String = regexString{}
+
+func (regexString) Description(context.Context) string {
+	return "must be a valid regular expression (RE2 syntax)"
+}
+
+func (v regexString) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v regexString) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := regexp.Compile(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+			"The value of "+req.Path.String()+" "+v.Description(ctx)+": "+err.Error()+".")
+	}
+}

@@ -1,0 +1,115 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ list.ListResource              = (*fleetListResource)(nil)
+	_ list.ListResourceWithConfigure = (*fleetListResource)(nil)
+)
+
+func newFleetListResource() list.ListResource {
+	return &fleetListResource{}
+}
+
+// fleetListResource lists the fleets of a workspace for terraform query,
+// with one API call per list block.
+type fleetListResource struct {
+	data *providerData
+}
+
+// fleetListModel maps the config block of a zdm_fleet list block.
+type fleetListModel struct {
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	Name        types.String `tfsdk:"name"`
+}
+
+func (r *fleetListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fleet"
+}
+
+func (r *fleetListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	filter := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the fleets of a workspace for `terraform query`, with one API call per " +
+			"`list` block. Each result is identified by `workspace_id` and `id` and displayed as `name (id)`; " +
+			"with `include_resource = true` (implied by `-generate-config-out`) it carries the whole fleet. " +
+			"The workspace's `default` fleet is listed too.",
+		Attributes: map[string]schema.Attribute{
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "Workspace to list; defaults to the provider's `workspace_id`.",
+				Optional:            true,
+				Validators:          filter,
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Only list the fleets with exactly this name.",
+				Optional:            true,
+				Validators:          filter,
+			},
+		},
+	}
+}
+
+func (r *fleetListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData("List Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *fleetListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var diags diag.Diagnostics
+	if r.data == nil {
+		notConfigured(&diags)
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	var cfg fleetListModel
+	diags.Append(req.Config.Get(ctx, &cfg)...)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	ws := r.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &diags)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	all, err := r.data.client.ListFleets(ctx, ws)
+	if err != nil {
+		diags.AddError("Cannot list the fleets of workspace "+ws, err.Error())
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	name := cfg.Name.ValueString()
+	stream.Results = func(push func(list.ListResult) bool) {
+		var n int64
+		for i := range all {
+			f := &all[i]
+			if name != "" && f.Name != name {
+				continue
+			}
+			if req.Limit > 0 && n >= req.Limit {
+				return
+			}
+			n++
+			result := req.NewListResult(ctx)
+			result.DisplayName = displayName(f.Name, f.ID)
+			setIdentity(ctx, result.Identity, newInWorkspaceIdentity(ws, f.ID), &result.Diagnostics)
+			if req.IncludeResource {
+				m := flattenFleet(f, ws)
+				result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
+			}
+			if !push(result) {
+				return
+			}
+		}
+	}
+}

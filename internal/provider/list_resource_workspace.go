@@ -1,0 +1,101 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ list.ListResource              = (*workspaceListResource)(nil)
+	_ list.ListResourceWithConfigure = (*workspaceListResource)(nil)
+)
+
+func newWorkspaceListResource() list.ListResource {
+	return &workspaceListResource{}
+}
+
+// workspaceListResource lists the workspaces of the API key's account for
+// terraform query, with one API call per list block.
+type workspaceListResource struct {
+	data *providerData
+}
+
+// workspaceListModel maps the config block of a zdm_workspace list block.
+type workspaceListModel struct {
+	Name types.String `tfsdk:"name"`
+}
+
+func (r *workspaceListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_workspace"
+}
+
+func (r *workspaceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the workspaces of the API key's account for `terraform query`, with one API " +
+			"call per `list` block. Each result is identified by `id` and displayed as `name (id)`; with " +
+			"`include_resource = true` (implied by `-generate-config-out`) it carries the whole workspace.",
+		Attributes: map[string]schema.Attribute{
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Only list the workspaces with exactly this name.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+			},
+		},
+	}
+}
+
+func (r *workspaceListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData("List Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *workspaceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var diags diag.Diagnostics
+	if r.data == nil {
+		notConfigured(&diags)
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	var cfg workspaceListModel
+	diags.Append(req.Config.Get(ctx, &cfg)...)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	all, err := r.data.client.ListWorkspaces(ctx)
+	if err != nil {
+		diags.AddError("Cannot list the workspaces", err.Error())
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	name := cfg.Name.ValueString()
+	stream.Results = func(push func(list.ListResult) bool) {
+		var n int64
+		for i := range all {
+			w := &all[i]
+			if name != "" && w.Name != name {
+				continue
+			}
+			if req.Limit > 0 && n >= req.Limit {
+				return
+			}
+			n++
+			result := req.NewListResult(ctx)
+			result.DisplayName = displayName(w.Name, w.ID)
+			setIdentity(ctx, result.Identity, workspaceIdentityModel{ID: types.StringValue(w.ID)}, &result.Diagnostics)
+			if req.IncludeResource {
+				m := flattenWorkspace(w)
+				result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
+			}
+			if !push(result) {
+				return
+			}
+		}
+	}
+}

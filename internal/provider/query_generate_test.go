@@ -1,0 +1,175 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+)
+
+// Routes of the list calls, as the local server counts them.
+const (
+	routeListWorkspaces = "GET /v3/workspaces"
+	routeListFleets     = "GET /v3/workspaces/{workspace_id}/fleets"
+	routeListDevices    = "GET /v3/workspaces/{workspace_id}/devices"
+)
+
+// createDevices creates n devices named prefix-NN in fleetID ("" for the
+// default fleet) outside Terraform and returns their IDs.
+func createDevices(t testing.TB, e *acctest.Env, fleetID, prefix string, n int) []string {
+	t.Helper()
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%05d", prefix, i+1)
+	}
+	ids, err := e.Server.CreateDevices(e.Bootstrap.WorkspaceID, fleetID, names)
+	if err != nil {
+		t.Fatalf("create %d devices: %v", n, err)
+	}
+	return ids
+}
+
+// TestAccQueryGenerateConfig adopts a workspace whose fleets and devices
+// were created outside Terraform, end to end with the real CLI: terraform
+// query -generate-config-out writes resource and import blocks, apply imports
+// every object, and the plan that follows is empty.
+func TestAccQueryGenerateConfig(t *testing.T) {
+	e := newEnv(t)
+	ws := e.Bootstrap.WorkspaceID
+	east, err := apiClient(t, e).CreateFleet(t.Context(), ws, "east", "eastern sites")
+	if err != nil {
+		t.Fatal(err)
+	}
+	createDevices(t, e, east.ID, "east", 12)
+	createDevices(t, e, "", "spare", 8)
+	// A name that is valid JSON and one with characters HCL must escape:
+	// generation must keep both as they are.
+	if _, err := e.Server.CreateDevices(ws, east.ID, []string{"42", "sensor \"quoted\" ${not_interpolated}"}); err != nil {
+		t.Fatal(err)
+	}
+	const devices, fleets, workspaces = 22, 2, 1
+
+	c := newCLI(t)
+	c.write("main.tf", requiredProviders+e.ProviderConfig())
+	c.write("adopt.tfquery.hcl", `
+list "zdm_workspace" "all" {
+  provider = zdm
+  config {}
+}
+
+list "zdm_fleet" "all" {
+  provider = zdm
+  config {}
+}
+
+list "zdm_device" "all" {
+  provider = zdm
+  limit    = 1000
+  config {}
+}
+`)
+	c.mustRun("init", "-no-color")
+
+	e.Server.ResetCounters()
+	out := c.mustRun("query", "-no-color", "-generate-config-out=generated.tf")
+	t.Logf("terraform query -generate-config-out: %s", c.last)
+	counters := e.Server.Counters()
+	for _, route := range []string{routeListWorkspaces, routeListFleets, routeListDevices} {
+		if counters[route] != 1 {
+			t.Errorf("%s: %d calls, want 1 (all calls: %v)", route, counters[route], counters)
+		}
+	}
+	if total := e.Server.TotalRequests(); total != 3 {
+		t.Errorf("terraform query made %d API calls, want 3: %v", total, counters)
+	}
+	if !strings.Contains(out, "east-00001 (") {
+		t.Errorf("query output lacks the display name of device east-00001:\n%s", out)
+	}
+
+	gen := c.read("generated.tf")
+	for kind, want := range map[string]int{"zdm_device": devices, "zdm_fleet": fleets, "zdm_workspace": workspaces} {
+		if got := strings.Count(gen, `resource "`+kind+`"`); got != want {
+			t.Errorf("generated.tf has %d %s resource blocks, want %d", got, kind, want)
+		}
+	}
+	if got, want := strings.Count(gen, "import {"), devices+fleets+workspaces; got != want {
+		t.Errorf("generated.tf has %d import blocks, want %d", got, want)
+	}
+	if !regexp.MustCompile(`identity = \{\s+id\s+= "dev-`).MatchString(gen) {
+		t.Errorf("generated.tf imports devices by something else than their identity:\n%s", head(gen, 40))
+	}
+
+	out = c.mustRun("apply", "-no-color", "-auto-approve")
+	if want := fmt.Sprintf("Resources: %d imported, 0 added, 0 changed, 0 destroyed", devices+fleets+workspaces); !strings.Contains(out, want) {
+		t.Fatalf("apply: want %q in:\n%s", want, out)
+	}
+	out, code := c.run("plan", "-no-color", "-detailed-exitcode")
+	if code != 0 {
+		t.Fatalf("plan after the import is not empty (exit code %d):\n%s\ngenerated.tf:\n%s", code, out, gen)
+	}
+}
+
+// TestAccImportForEachFromDataSource adopts every device of a fleet with
+// one for_each import block driven by the zdm_devices data source, then
+// checks the plan is empty.
+func TestAccImportForEachFromDataSource(t *testing.T) {
+	e := newEnv(t)
+	ws := e.Bootstrap.WorkspaceID
+	line, err := apiClient(t, e).CreateFleet(t.Context(), ws, "line-a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := createDevices(t, e, line.ID, "pump", 5)
+	createDevices(t, e, "", "other", 3)
+
+	c := newCLI(t)
+	c.write("main.tf", requiredProviders+e.ProviderConfig()+fmt.Sprintf(`
+data "zdm_devices" "line_a" {
+  fleet_id = %q
+}
+
+locals {
+  line_a = { for d in data.zdm_devices.line_a.devices : d.id => d }
+}
+
+import {
+  for_each = local.line_a
+  to       = zdm_device.line_a[each.key]
+  identity = {
+    id = each.key
+  }
+}
+
+resource "zdm_device" "line_a" {
+  for_each = local.line_a
+  name     = each.value.name
+  fleet_id = each.value.fleet_id
+}
+`, line.ID))
+	c.mustRun("init", "-no-color")
+	out := c.mustRun("apply", "-no-color", "-auto-approve")
+	if want := fmt.Sprintf("Resources: %d imported, 0 added, 0 changed, 0 destroyed", len(ids)); !strings.Contains(out, want) {
+		t.Fatalf("apply: want %q in:\n%s", want, out)
+	}
+	out = c.mustRun("state", "list")
+	for _, id := range ids {
+		if !strings.Contains(out, fmt.Sprintf("zdm_device.line_a[%q]", id)) {
+			t.Errorf("device %s not in the state:\n%s", id, out)
+		}
+	}
+	out, code := c.run("plan", "-no-color", "-detailed-exitcode")
+	if code != 0 {
+		t.Fatalf("plan after the import is not empty (exit code %d):\n%s", code, out)
+	}
+}
+
+// head returns the first n lines of s.
+func head(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
