@@ -35,19 +35,24 @@ import (
 //     device of a workspace that holds thousands does not pay for listing
 //     them all. Listing starts with the second read.
 //   - When the service refuses the list itself (a 4xx other than 429), the
-//     batcher stops listing that workspace and reads with GETs, as if it did
-//     not exist.
+//     batcher stops listing that workspace and reads it with GETs only.
 //
 // Why this never hides an external change made before the plan started: a
 // batcher belongs to one providerData, which Configure creates when
-// Terraform configures the provider, at the start of each operation (plan,
-// apply, import, query), after that operation started. Every list a read may
+// Terraform configures the provider at the start of each graph walk (plan,
+// apply, import, query), after the operation started; a reattached debug
+// server is configured again for each run too. Every list a read may
 // use was therefore requested after the operation began, so it contains
 // every change made before then. Nothing is kept across provider processes
 // or across configurations, and a reused list is at most defaultBatchTTL old,
 // which is no weaker than per-resource GETs: Terraform gives no order between
 // the reads of one refresh, so a GET of one resource may run seconds before
 // or after that of another anyway.
+//
+// Only resource reads use it. They run in the plan walk (refresh, import),
+// where nothing is written. Data sources also run in the apply walk, after
+// writes that another provider configuration (an alias) may have made
+// without this batcher knowing: they keep listing for themselves.
 type batcher[T any] struct {
 	kind string
 	list func(ctx context.Context, workspaceID string) ([]T, error)
@@ -98,7 +103,7 @@ func newBatcher[T any](kind string, list func(context.Context, string) ([]T, err
 // holds the object, else from a GET (whose error, such as a 404, is
 // returned as is).
 func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
-	c, leader := b.join(ws, true)
+	c, leader := b.join(ws)
 	if c == nil {
 		return b.get(ctx, ws, id)
 	}
@@ -121,30 +126,9 @@ func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
 	return b.get(ctx, ws, id)
 }
 
-// listAll returns every object of workspace ws, from the shared list when one
-// is fresh. The slice is shared: callers must not modify it.
-func (b *batcher[T]) listAll(ctx context.Context, ws string) ([]T, error) {
-	c, leader := b.join(ws, false)
-	if leader {
-		b.run(ctx, ws, c)
-	}
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if c.err != nil && !leader {
-		// Another caller's list failed, perhaps only because its context
-		// ended: try once with ours.
-		return b.list(ctx, ws)
-	}
-	return c.items, c.err
-}
-
-// join returns the list call that a read (forRead) or a listing of ws uses,
-// and whether the caller leads it (must run it). A nil call means: read
-// with a GET.
-func (b *batcher[T]) join(ws string, forRead bool) (*listCall[T], bool) {
+// join returns the list call that a read of ws uses, and whether the caller
+// leads it (must run it). A nil call means: read with a GET.
+func (b *batcher[T]) join(ws string) (*listCall[T], bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	w := b.wss[ws]
@@ -152,11 +136,9 @@ func (b *batcher[T]) join(ws string, forRead bool) (*listCall[T], bool) {
 		w = &batchWorkspace[T]{}
 		b.wss[ws] = w
 	}
-	if forRead {
-		w.reads++
-		if w.noList {
-			return nil, false
-		}
+	w.reads++
+	if w.noList {
+		return nil, false
 	}
 	if c := w.cur; c != nil {
 		select {
@@ -168,7 +150,7 @@ func (b *batcher[T]) join(ws string, forRead bool) (*listCall[T], bool) {
 			return c, false // in flight
 		}
 	}
-	if forRead && w.reads < batchAfterReads {
+	if w.reads < batchAfterReads {
 		return nil, false
 	}
 	c := &listCall[T]{done: make(chan struct{}), started: b.now()}
@@ -245,24 +227,6 @@ func (d *providerData) readFleet(ctx context.Context, ws, id string) (*client.Fl
 		return d.client.GetFleet(ctx, ws, id)
 	}
 	return d.batch.fleets.read(ctx, ws, id)
-}
-
-// listDevices returns the devices of ws, possibly from a shared list; the
-// slice must not be modified.
-func (d *providerData) listDevices(ctx context.Context, ws string) ([]client.Device, error) {
-	if d.batch.devices == nil {
-		return d.client.ListDevices(ctx, ws)
-	}
-	return d.batch.devices.listAll(ctx, ws)
-}
-
-// listFleets returns the fleets of ws, possibly from a shared list; the
-// slice must not be modified.
-func (d *providerData) listFleets(ctx context.Context, ws string) ([]client.Fleet, error) {
-	if d.batch.fleets == nil {
-		return d.client.ListFleets(ctx, ws)
-	}
-	return d.batch.fleets.listAll(ctx, ws)
 }
 
 // wroteDevice forgets the shared device list of ws after a create or update

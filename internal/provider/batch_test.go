@@ -385,27 +385,3 @@ func TestBatcherLeaderCanceled(t *testing.T) {
 	close(gate)
 	wantCounts(t, s, 1, 2)
 }
-
-func TestBatcherListAll(t *testing.T) {
-	t.Parallel()
-	s := newFakeService("w", 5)
-	b, _ := newTestBatcher(s)
-	all, err := b.listAll(t.Context(), "w")
-	if err != nil || len(all) != 5 {
-		t.Fatalf("listAll = %d devices, %v", len(all), err)
-	}
-	// Reads right after use that list, even the first one.
-	mustRead(t, b, "w", "dev-3")
-	mustRead(t, b, "w", "dev-4")
-	wantCounts(t, s, 1, 0)
-	if _, err := b.listAll(t.Context(), "w"); err != nil {
-		t.Fatal(err)
-	}
-	wantCounts(t, s, 1, 0)
-
-	s.listErr = errors.New("boom")
-	b.forget("w")
-	if _, err := b.listAll(t.Context(), "w"); err == nil || err.Error() != "boom" {
-		t.Fatalf("listAll error = %v, want boom", err)
-	}
-}
