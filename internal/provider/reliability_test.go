@@ -1,0 +1,439 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
+)
+
+// Fault and load tests: the provider against a local server that fails,
+// rate-limits, drops connections after acting, or hangs. Everything runs on
+// loopback. ZDM_BENCH_SCALE (a whole number, default 1) multiplies the
+// number of devices of the load test.
+
+// benchScale reads ZDM_BENCH_SCALE.
+func benchScale(t *testing.T) int {
+	t.Helper()
+	v := os.Getenv("ZDM_BENCH_SCALE")
+	if v == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("ZDM_BENCH_SCALE=%q: want a whole number >= 1", v)
+	}
+	return n
+}
+
+// frontEnv is an acceptance test environment whose provider reaches the
+// management service through a front handler on its own loopback listener.
+// The front counts the answers by status and can cut POST requests before
+// the server sees them.
+type frontEnv struct {
+	*acctest.Env
+	// URL is the address of the front (no /v3).
+	URL string
+
+	mu       sync.Mutex
+	statuses map[int]int64
+
+	// cutPOSTs is the number of coming POST requests to close without
+	// forwarding them, after the request was read: to the client, the
+	// request was sent and no answer came.
+	cutPOSTs atomic.Int64
+
+	// override, when set, may answer a request instead of the server
+	// (returning true).
+	override atomic.Pointer[func(http.ResponseWriter, *http.Request) bool]
+}
+
+func newFrontEnv(t *testing.T) *frontEnv {
+	t.Helper()
+	fe := &frontEnv{Env: acctest.New(t, New("test")), statuses: map[int]int64{}}
+	inner := fe.Server.ManagementHandler()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := fe.override.Load(); o != nil && (*o)(w, r) {
+			return
+		}
+		if r.Method == http.MethodPost && fe.takeCut() {
+			fe.count(0)
+			closeConnection(w)
+			return
+		}
+		rw := &recordingWriter{ResponseWriter: w}
+		defer func() { fe.count(rw.status) }()
+		inner.ServeHTTP(rw, r)
+	})
+	var lc net.ListenConfig
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	fe.URL = "http://" + ln.Addr().String()
+	return fe
+}
+
+// takeCut reports whether to cut this POST, counting it.
+func (fe *frontEnv) takeCut() bool {
+	for {
+		n := fe.cutPOSTs.Load()
+		if n <= 0 {
+			return false
+		}
+		if fe.cutPOSTs.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
+}
+
+// count records an answer; status 0 is a connection closed without one (by
+// the front, or by the server after acting).
+func (fe *frontEnv) count(status int) {
+	fe.mu.Lock()
+	fe.statuses[status]++
+	fe.mu.Unlock()
+}
+
+// Statuses returns the answers counted so far, by status.
+func (fe *frontEnv) Statuses() map[int]int64 {
+	fe.mu.Lock()
+	defer fe.mu.Unlock()
+	out := make(map[int]int64, len(fe.statuses))
+	for k, v := range fe.statuses {
+		out[k] = v
+	}
+	return out
+}
+
+// ResetStatuses forgets the answers counted so far.
+func (fe *frontEnv) ResetStatuses() {
+	fe.mu.Lock()
+	fe.statuses = map[int]int64{}
+	fe.mu.Unlock()
+}
+
+// Config is a provider block for the front with extra provider arguments,
+// followed by body.
+func (fe *frontEnv) Config(extra, body string) string {
+	return fmt.Sprintf(`
+provider "zdm" {
+  base_url     = %q
+  api_key      = %q
+  workspace_id = %q
+%s
+}
+%s`, fe.URL, fe.Bootstrap.APIKey, fe.Bootstrap.WorkspaceID, extra, body)
+}
+
+// Client is an API client of the server (not through the front) that rides
+// out injected faults.
+func (fe *frontEnv) Client(t *testing.T) *client.Client {
+	t.Helper()
+	c, err := client.New(client.Config{BaseURL: fe.Server.BaseURL(), APIKey: fe.Bootstrap.APIKey, MaxRetries: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// recordingWriter records the status of an answer. Unwrap lets
+// http.ResponseController reach the connection (the server hijacks it to
+// drop it).
+type recordingWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *recordingWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recordingWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// closeConnection closes the client connection without answering.
+func closeConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+// errorPattern matches an error that contains the parts in order. Terraform
+// wraps long diagnostics, so a space in a part matches any white space.
+func errorPattern(parts ...string) *regexp.Regexp {
+	quoted := make([]string, len(parts))
+	for i, p := range parts {
+		quoted[i] = strings.Join(strings.Fields(regexp.QuoteMeta(p)), `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
+}
+
+// deviceNames lists the names of the devices of the workspace, sorted.
+func deviceNames(t *testing.T, c *client.Client, ws string) []string {
+	t.Helper()
+	devices, err := c.ListDevices(context.Background(), ws)
+	if err != nil {
+		t.Fatalf("list devices: %v", err)
+	}
+	names := make([]string, 0, len(devices))
+	for _, d := range devices {
+		names = append(names, d.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// checkExactly fails t unless got (sorted) is want (sorted): no name
+// missing, none twice, none extra.
+func checkExactly(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	want = slices.Clone(want)
+	slices.Sort(want)
+	if slices.Equal(got, want) {
+		return
+	}
+	counts := map[string]int{}
+	for _, n := range got {
+		counts[n]++
+	}
+	var missing, dup, extra []string
+	for _, n := range want {
+		switch counts[n] {
+		case 0:
+			missing = append(missing, n)
+		case 1:
+		default:
+			dup = append(dup, n)
+		}
+		delete(counts, n)
+	}
+	for n := range counts {
+		extra = append(extra, n)
+	}
+	t.Errorf("%s: %d objects, want %d; missing %v, duplicated %v, unexpected %v", what, len(got), len(want), missing, dup, extra)
+}
+
+// TestAccReliabilityFaultyApply applies hundreds of devices while the server
+// answers 10% of the requests 503 and rate-limits the key (429), both with
+// Retry-After. The apply succeeds without a manual retry, the server holds
+// exactly the declared devices, and the plan is empty afterwards.
+func TestAccReliabilityFaultyApply(t *testing.T) {
+	fe := newFrontEnv(t)
+	n := 300 * benchScale(t)
+	faults := localzdm.Faults{ErrorRate: 0.1, RateLimit: 8}
+	// max_retries at its maximum: with 10 resources at a time against 40
+	// requests a second, a request may meet several 429s in a row.
+	cfg := fe.Config(`  max_retries     = 20
+  request_timeout = "30s"`, fmt.Sprintf(`
+resource "zdm_device" "load" {
+  count = %d
+  name  = format("load-%%05d", count.index)
+}
+`, n))
+	want := make([]string, n)
+	for i := range want {
+		want[i] = fmt.Sprintf("load-%05d", i)
+	}
+	start := time.Now()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: fe.Factories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					fe.Server.ResetCounters()
+					fe.ResetStatuses()
+					fe.Server.SetFaults(faults)
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// Still under faults: a plan of the same configuration is empty.
+				Config:   cfg,
+				PlanOnly: true,
+			},
+		},
+	})
+	elapsed := time.Since(start)
+	fe.Server.SetFaults(localzdm.Faults{})
+	st := fe.Statuses()
+	counters := fe.Server.Counters()
+	t.Logf("fault apply of %d devices: %s; %d API requests (%d POST devices), answers by status: %v",
+		n, elapsed.Round(time.Second), fe.Server.TotalRequests(),
+		counters["POST /v3/workspaces/{workspace_id}/devices"], st)
+	checkExactly(t, "devices after the faulty apply", deviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID), want)
+	if st[http.StatusServiceUnavailable] == 0 || st[http.StatusTooManyRequests] == 0 {
+		t.Errorf("the faults did not fire: answers by status %v", st)
+	}
+}
+
+// TestAccReliabilityDroppedCreates drops the connection after the server
+// acted on every create, while it also answers some requests 503: each
+// resource adopts the object its request created, no duplicate appears, and
+// a second plan is empty.
+func TestAccReliabilityDroppedCreates(t *testing.T) {
+	fe := newFrontEnv(t)
+	const n = 20
+	cfg := fe.Config(`  max_retries = 20`, fmt.Sprintf(`
+resource "zdm_fleet" "f" {
+  name = "dropped"
+}
+resource "zdm_device" "d" {
+  count    = %d
+  name     = "dropped-${count.index}"
+  fleet_id = zdm_fleet.f.id
+}
+`, n))
+	want := []string{}
+	for i := range n {
+		want = append(want, fmt.Sprintf("dropped-%d", i))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: fe.Factories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					fe.Server.SetFaults(localzdm.Faults{DropAfterCreate: true, ErrorRate: 0.1})
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				Config:   cfg,
+				PlanOnly: true,
+			},
+		},
+	})
+	fe.Server.SetFaults(localzdm.Faults{})
+	checkExactly(t, "devices after dropped creates", deviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID), want)
+	fleets, err := fe.Client(t).ListFleets(context.Background(), fe.Bootstrap.WorkspaceID)
+	if err != nil || len(fleets) != 2 {
+		t.Errorf("fleets after dropped creates: %+v, %v (want default and dropped)", fleets, err)
+	}
+	// Every create that succeeded on the server lost its answer.
+	if drops := fe.Statuses()[0]; drops != n+1 {
+		t.Errorf("%d connections dropped after a create; want %d", drops, n+1)
+	}
+}
+
+// TestAccReliabilityAmbiguousErrors covers the two ambiguous creates that
+// cannot be resolved by adoption: the request was cut before the server
+// acted (nothing to adopt: a clear error, and the next apply converges), and
+// two resources asked for the same name (two candidates: a clear error, and
+// nothing created beyond the two requests).
+func TestAccReliabilityAmbiguousErrors(t *testing.T) {
+	fe := newFrontEnv(t)
+	one := fe.Config("", `
+resource "zdm_device" "cut" {
+  name = "cut"
+}
+`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: fe.Factories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { fe.cutPOSTs.Store(1) },
+				Config:      one,
+				ExpectError: errorPattern(`Create of device "cut" interrupted`, `No matching device`, `nothing was created: run apply again`),
+			},
+			{
+				// The next apply creates it, once.
+				Config: one,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("zdm_device.cut", plancheck.ResourceActionCreate)},
+				},
+			},
+		},
+	})
+	checkExactly(t, "devices after a cut create", deviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID), []string{"cut"})
+
+	twins := fe.Config("", `
+resource "zdm_device" "twin" {
+  count = 2
+  name  = "twin"
+}
+`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: fe.Factories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { fe.Server.SetFaults(localzdm.Faults{DropAfterCreate: true}) },
+				Config:      twins,
+				ExpectError: errorPattern(`Create of device "twin" interrupted`, `2 matching devices`, `Import the right one`),
+			},
+		},
+	})
+	fe.Server.SetFaults(localzdm.Faults{})
+	checkExactly(t, "devices after two ambiguous creates of one name",
+		deviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID), []string{"cut", "twin", "twin"})
+}
+
+// TestAccReliabilityHungServer makes every request hang: reads and creates
+// fail within request_timeout (and the retries) with a message that names
+// the setting.
+func TestAccReliabilityHungServer(t *testing.T) {
+	fe := newFrontEnv(t)
+	settings := `  request_timeout = "1s"
+  max_retries     = 1`
+	deadline := time.Now().Add(90 * time.Second)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: fe.Factories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { fe.Server.SetFaults(localzdm.Faults{Hang: true}) },
+				Config:      fe.Config(settings, `data "zdm_workspaces" "all" {}`),
+				ExpectError: errorPattern(`timed out after 1s`, `raise the provider setting request_timeout`),
+			},
+			{
+				Config: fe.Config(settings, `
+resource "zdm_device" "slow" {
+  name = "slow"
+}
+`),
+				ExpectError: errorPattern(`Cannot create device "slow"`, `timed out after 1s`, `request_timeout`),
+			},
+		},
+	})
+	if time.Now().After(deadline) {
+		t.Errorf("the hung requests took more than 90s to fail")
+	}
+	fe.Server.SetFaults(localzdm.Faults{})
+	if names := deviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID); len(names) != 0 {
+		t.Errorf("a hung create created devices: %v", names)
+	}
+}
