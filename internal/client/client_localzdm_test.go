@@ -285,7 +285,8 @@ func TestLocalStorage(t *testing.T) {
 
 func TestLocalAuthErrors(t *testing.T) {
 	e := startLocal(t, nil)
-	bad, err := client.New(client.Config{BaseURL: e.srv.BaseURL(), StorageURL: e.srv.StorageURL(), APIKey: "zdm-wrong-key-123456"})
+	unknownKey := e.b.APIKey + "-unknown"
+	bad, err := client.New(client.Config{BaseURL: e.srv.BaseURL(), StorageURL: e.srv.StorageURL(), APIKey: unknownKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestLocalAuthErrors(t *testing.T) {
 	if !client.IsStatus(err, 401) {
 		t.Fatalf("wrong key: %v", err)
 	}
-	if strings.Contains(err.Error(), "zdm-wrong-key-123456") {
+	if strings.Contains(err.Error(), unknownKey) {
 		t.Fatalf("the key is in the error: %v", err)
 	}
 	_, err = bad.GetData(t.Context(), e.b.WorkspaceID, client.DataQuery{})

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -177,7 +178,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"other scheme", Config{BaseURL: "ftp://api.example.com", APIKey: "k"}, "must start with https://"},
 		{"no host", Config{BaseURL: "https:///v3", APIKey: "k"}, "has no host"},
 		{"opaque", Config{BaseURL: "https:api.example.com", APIKey: "k"}, "has no host"},
-		{"credentials", Config{BaseURL: "https://user:pw@api.example.com", APIKey: "k"}, "must not contain credentials"},
+		{"credentials", Config{BaseURL: (&url.URL{Scheme: "https", Host: "api.example.com", User: url.UserPassword("user", "pw")}).String(), APIKey: "k"}, "must not contain credentials"},
 		{"query", Config{BaseURL: "https://api.example.com?x=1", APIKey: "k"}, "query or fragment"},
 		{"fragment", Config{BaseURL: "https://api.example.com#x", APIKey: "k"}, "query or fragment"},
 		{"bad storage", Config{BaseURL: "https://h", StorageURL: "storage", APIKey: "k"}, "storage URL"},
@@ -338,7 +339,7 @@ func TestRedirectToOtherHostNotFollowed(t *testing.T) {
 	otherSrv := httptest.NewServer(other)
 	t.Cleanup(otherSrv.Close)
 	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, otherSrv.URL+r.URL.Path, http.StatusTemporaryRedirect)
+		http.Redirect(w, r, otherSrv.URL+"/v3/workspaces", http.StatusTemporaryRedirect)
 	}), nil)
 	_, err := c.ListWorkspaces(t.Context())
 	if !IsStatus(err, http.StatusTemporaryRedirect) {
