@@ -160,10 +160,11 @@ func envLines(srv *localzdm.Server, b localzdm.Bootstrap) string {
 
 // shellQuote quotes a value for a POSIX shell when it needs it.
 func shellQuote(v string) string {
-	safe := v != "" && strings.IndexFunc(v, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
-	}) < 0
-	if safe {
+	unsafe := func(r rune) bool {
+		safe := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r)
+		return !safe
+	}
+	if v != "" && strings.IndexFunc(v, unsafe) < 0 {
 		return v
 	}
 	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"

@@ -34,7 +34,7 @@ func (s *syncBuffer) String() string {
 
 func readEnv(t *testing.T, path string) map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
+	f, err := os.Open(filepath.Clean(path))
 	if err != nil {
 		t.Fatal(err)
 	}

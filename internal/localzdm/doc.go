@@ -39,8 +39,9 @@
 //     conflicts of the admin API, 413 body over 1 MiB, 429 rate limit and 503
 //     injected failure (both with Retry-After). Nothing is half-applied: a
 //     request is fully validated before it changes anything.
-//   - Checks run in this order: route (404/405), key (401), path scope
-//     (403/404), query parameters and body (400).
+//   - Checks run in this order: faults (429/503), route (404/405), key (401),
+//     path scope (403/404), storage enabled (403), query parameters and body
+//     (400), then the IDs the body or query names (400).
 //   - Key scope: GET and POST /workspaces act on the key's account. GET
 //     /workspaces/{id} answers any workspace of the key's account (the list
 //     shows them all anyway) and 403 for a workspace of another account. Any
@@ -147,8 +148,9 @@
 //
 // With Options.StateFile, all state except counters, faults and queued
 // webhook batches survives restarts. Changes are written by a background
-// writer (temp file, fsync, rename), coalesced, so requests never wait for
-// the disk; Close writes a final time. Without a state file nothing is
+// writer (temp file, fsync, rename), coalesced over 20 ms, from a copy taken
+// under the read lock, so requests never wait for the disk or the encoding;
+// Close writes a final time (a crash can lose the last interval). Without a state file nothing is
 // written. Lookups are by map; lists walk per-workspace slices; data points
 // are kept sorted per workspace and pre-encoded, so a storage page is a
 // binary search plus a copy, streamed to the client.

@@ -45,6 +45,9 @@ func (s *Server) changed() {
 	}
 }
 
+// persistDelay gathers a burst of changes into one write.
+const persistDelay = 20 * time.Millisecond
+
 func (s *Server) persistLoop() {
 	defer close(s.persistDone)
 	for {
@@ -52,15 +55,28 @@ func (s *Server) persistLoop() {
 		case <-s.persistStop:
 			return
 		case <-s.persistWake:
-			if err := s.writeState(); err != nil {
-				s.log.Printf("localzdm: %v", err)
-			}
+		}
+		t := time.NewTimer(persistDelay)
+		select {
+		case <-s.persistStop:
+			t.Stop()
+			return // Close writes the final state.
+		case <-t.C:
+		}
+		if err := s.writeState(); err != nil {
+			s.log.Printf("localzdm: %v", err)
 		}
 	}
 }
 
-// snapshot encodes the whole state under the read locks.
+// snapshot copies the state under the read locks, then encodes the copy
+// without holding them, so requests wait for a memory copy, not for JSON.
 func (s *Server) snapshot() ([]byte, error) {
+	st := s.copyState()
+	return json.Marshal(&st)
+}
+
+func (s *Server) copyState() stateFile {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	st := stateFile{
@@ -71,20 +87,27 @@ func (s *Server) snapshot() ([]byte, error) {
 		Fleets:     make([]*fleet, 0, len(s.fleets)),
 		Devices:    make([]*device, 0, len(s.devices)),
 		Keys:       make([]keyRecord, 0, len(s.keys)),
-		Bootstrap:  s.bootstrap,
 		Data:       map[string][]json.RawMessage{},
 	}
+	if s.bootstrap != nil {
+		b := *s.bootstrap
+		st.Bootstrap = &b
+	}
 	for _, aid := range s.accountOrder {
-		a := s.accounts[aid]
-		st.Accounts = append(st.Accounts, a)
+		a := *s.accounts[aid]
+		a.Workspaces = slices.Clone(a.Workspaces)
+		st.Accounts = append(st.Accounts, &a)
 		for _, wid := range a.Workspaces {
-			w := s.workspaces[wid]
-			st.Workspaces = append(st.Workspaces, w)
+			w := *s.workspaces[wid]
+			w.Fleets = slices.Clone(w.Fleets)
+			w.Devices = slices.Clone(w.Devices)
+			st.Workspaces = append(st.Workspaces, &w)
 			for _, fid := range w.Fleets {
-				st.Fleets = append(st.Fleets, s.fleets[fid])
+				f := *s.fleets[fid]
+				st.Fleets = append(st.Fleets, &f)
 			}
 			for _, did := range w.Devices {
-				st.Devices = append(st.Devices, s.devices[did])
+				st.Devices = append(st.Devices, copyDevice(s.devices[did]))
 			}
 		}
 	}
@@ -96,11 +119,29 @@ func (s *Server) snapshot() ([]byte, error) {
 	for wid, sr := range s.series {
 		pts := make([]json.RawMessage, len(sr.points))
 		for i, p := range sr.points {
-			pts[i] = p.enc
+			pts[i] = p.enc // immutable once stored
 		}
 		st.Data[wid] = pts
 	}
-	return json.Marshal(&st)
+	return st
+}
+
+// copyDevice copies a device with its jobs and FOTA (Identities and job
+// values are never modified in place).
+func copyDevice(d *device) *device {
+	c := *d
+	if d.Jobs != nil {
+		c.Jobs = make(map[string]*job, len(d.Jobs))
+		for name, j := range d.Jobs {
+			jc := *j
+			c.Jobs[name] = &jc
+		}
+	}
+	if d.FOTA != nil {
+		f := *d.FOTA
+		c.FOTA = &f
+	}
+	return &c
 }
 
 // writeState writes the state file atomically: a temporary file in the same

@@ -86,7 +86,7 @@ func TestPersistence(t *testing.T) {
 	if len(entries) != 1 || entries[0].Name() != "state.json" {
 		t.Fatalf("state directory holds %v; want only state.json (no temp files)", entries)
 	}
-	data, err := os.ReadFile(file)
+	data, err := os.ReadFile(filepath.Clean(file))
 	if err != nil || !json.Valid(data) {
 		t.Fatalf("state file is not JSON: %v", err)
 	}
