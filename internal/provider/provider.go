@@ -313,6 +313,10 @@ func (p *zdmProvider) DataSources(context.Context) []func() datasource.DataSourc
 		newFleetsDataSource,
 		newDeviceDataSource,
 		newDevicesDataSource,
+		newDeviceJobsDataSource,
+		newDeviceJobDataSource,
+		newFOTAStatusDataSource,
+		newTimeseriesDataSource,
 	}
 }
 

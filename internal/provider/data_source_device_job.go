@@ -1,0 +1,94 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ datasource.DataSource              = (*deviceJobDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*deviceJobDataSource)(nil)
+)
+
+func newDeviceJobDataSource() datasource.DataSource {
+	return &deviceJobDataSource{}
+}
+
+// deviceJobDataSource reads one job of a device.
+type deviceJobDataSource struct {
+	data *providerData
+}
+
+// deviceJobDataModel maps the zdm_device_job data source.
+type deviceJobDataModel struct {
+	DeviceID    types.String `tfsdk:"device_id"`
+	Name        types.String `tfsdk:"name"`
+	Status      types.String `tfsdk:"status"`
+	ScheduledAt types.String `tfsdk:"scheduled_at"`
+	Value       types.String `tfsdk:"value"`
+}
+
+func (d *deviceJobDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device_job"
+}
+
+func (d *deviceJobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := jobItemAttributes()
+	attrs["device_id"] = deviceIDAttribute("ID of the device that has the job. An unknown device is an error.")
+	attrs["name"] = schema.StringAttribute{
+		MarkdownDescription: "Name of the job to read. A device without a job of this name is an error.",
+		Required:            true,
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads one job of a device by name: its status, when it was scheduled and its arguments.",
+		Attributes:          attrs,
+	}
+}
+
+func (d *deviceJobDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *deviceJobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg deviceJobDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	dev, name := cfg.DeviceID.ValueString(), cfg.Name.ValueString()
+	job, err := d.data.client.GetJob(ctx, dev, name)
+	if client.IsNotFound(err) {
+		// Either the device or the job is unknown: tell which.
+		exists, lerr := deviceExists(ctx, d.data.client, dev)
+		switch {
+		case lerr != nil:
+			resp.Diagnostics.AddError("Cannot read job "+quote(name)+" of device "+dev, lerr.Error())
+		case !exists:
+			resp.Diagnostics.AddAttributeError(path.Root("device_id"), "Device not found", unknownDevice(dev))
+		default:
+			resp.Diagnostics.AddAttributeError(path.Root("name"), "Job not found",
+				"Device "+dev+" has no job named "+quote(name)+". The zdm_device_jobs data source lists its jobs.")
+		}
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read job "+quote(name)+" of device "+dev, err.Error())
+		return
+	}
+	item := flattenJobItem(job)
+	cfg.Status, cfg.ScheduledAt, cfg.Value = item.Status, item.ScheduledAt, item.Value
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}

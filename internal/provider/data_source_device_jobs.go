@@ -1,0 +1,136 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ datasource.DataSource              = (*deviceJobsDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*deviceJobsDataSource)(nil)
+)
+
+func newDeviceJobsDataSource() datasource.DataSource {
+	return &deviceJobsDataSource{}
+}
+
+// deviceJobsDataSource lists the jobs of a device.
+type deviceJobsDataSource struct {
+	data *providerData
+}
+
+// deviceJobsModel maps the zdm_device_jobs data source.
+type deviceJobsModel struct {
+	DeviceID types.String   `tfsdk:"device_id"`
+	Status   types.String   `tfsdk:"status"`
+	Jobs     []jobItemModel `tfsdk:"jobs"`
+}
+
+// jobItemModel is one job of a device in data sources.
+type jobItemModel struct {
+	Name        types.String `tfsdk:"name"`
+	Status      types.String `tfsdk:"status"`
+	ScheduledAt types.String `tfsdk:"scheduled_at"`
+	Value       types.String `tfsdk:"value"`
+}
+
+// flattenJobItem copies an API job into the model; the value is compact JSON.
+func flattenJobItem(j *client.Job) jobItemModel {
+	return jobItemModel{
+		Name:        types.StringValue(j.Name),
+		Status:      types.StringValue(j.Status),
+		ScheduledAt: types.StringValue(j.ScheduledAt),
+		Value:       types.StringValue(compactJSON(j.Value)),
+	}
+}
+
+// deviceIDAttribute is the required device_id of the job and firmware data
+// sources.
+func deviceIDAttribute(description string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: description,
+		Required:            true,
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+	}
+}
+
+// jobItemAttributes are the read-only attributes of a job in data sources.
+func jobItemAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"name": schema.StringAttribute{MarkdownDescription: "Job name.", Computed: true},
+		"status": schema.StringAttribute{
+			MarkdownDescription: "Job status: `pending` until the device has run the job, then `done`.",
+			Computed:            true,
+		},
+		"scheduled_at": schema.StringAttribute{
+			MarkdownDescription: "When the job was (last) scheduled (RFC 3339).",
+			Computed:            true,
+		},
+		"value": schema.StringAttribute{
+			MarkdownDescription: "Arguments of the job, as compact JSON text (decode it with `jsondecode`).",
+			Computed:            true,
+		},
+	}
+}
+
+func (d *deviceJobsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device_jobs"
+}
+
+func (d *deviceJobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the jobs of a device (one API call), optionally only the `pending` or the `done` ones.",
+		Attributes: map[string]schema.Attribute{
+			"device_id": deviceIDAttribute("ID of the device whose jobs are listed. An unknown device is an error."),
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Only list the jobs with this status: `pending` or `done`. All jobs when not set.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(client.JobStatusPending, client.JobStatusDone)},
+			},
+			"jobs": schema.ListNestedAttribute{
+				MarkdownDescription: "The jobs of the device, in the order of the service.",
+				Computed:            true,
+				NestedObject:        schema.NestedAttributeObject{Attributes: jobItemAttributes()},
+			},
+		},
+	}
+}
+
+func (d *deviceJobsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *deviceJobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg deviceJobsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	dev := cfg.DeviceID.ValueString()
+	jobs, err := d.data.client.ListJobs(ctx, dev, cfg.Status.ValueString())
+	if client.IsNotFound(err) {
+		resp.Diagnostics.AddAttributeError(path.Root("device_id"), "Device not found", unknownDevice(dev))
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list the jobs of device "+dev, err.Error())
+		return
+	}
+	cfg.Jobs = make([]jobItemModel, len(jobs))
+	for i := range jobs {
+		cfg.Jobs[i] = flattenJobItem(&jobs[i])
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}

@@ -1,0 +1,155 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+// newDevices creates devices in the default fleet of the test's workspace,
+// out of band, and returns their IDs.
+func newDevices(t *testing.T, e *acctest.Env, names ...string) []string {
+	t.Helper()
+	ids, err := e.Server.CreateDevices(e.Bootstrap.WorkspaceID, "", names)
+	if err != nil {
+		t.Fatalf("create devices: %v", err)
+	}
+	return ids
+}
+
+// scheduleJob schedules a job out of band.
+func scheduleJob(t *testing.T, e *acctest.Env, deviceID, name, value string) {
+	t.Helper()
+	if _, err := apiClient(t, e).ScheduleJob(context.Background(), deviceID, name, json.RawMessage(value)); err != nil {
+		t.Fatalf("schedule job %s on %s: %v", name, deviceID, err)
+	}
+}
+
+// expectNoRequests fails t when the server answered requests since before.
+func expectNoRequests(t *testing.T, e *acctest.Env, before int64) {
+	t.Helper()
+	if got := e.Server.TotalRequests() - before; got != 0 {
+		t.Errorf("invalid configurations made %d API requests, want 0: %v", got, e.Server.Counters())
+	}
+}
+
+func TestAccDeviceJobsDataSources(t *testing.T) {
+	e := newEnv(t)
+	dev := newDevices(t, e, "sensor")[0]
+	scheduleJob(t, e, dev, "reboot", `{}`)
+	scheduleJob(t, e, dev, "config", `{ "level": 3, "mode": "eco" }`)
+	if err := e.Server.SetJobStatus(dev, "reboot", client.JobStatusDone); err != nil {
+		t.Fatal(err)
+	}
+	job := func(name, status, value string) knownvalue.Check {
+		return knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"name": knownvalue.StringExact(name), "status": knownvalue.StringExact(status),
+			"scheduled_at": knownvalue.NotNull(), "value": knownvalue.StringExact(value),
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.Config(fmt.Sprintf(`
+data "zdm_device_jobs" "all" {
+  device_id = %[1]q
+}
+data "zdm_device_jobs" "pending" {
+  device_id = %[1]q
+  status    = "pending"
+}
+data "zdm_device_jobs" "done" {
+  device_id = %[1]q
+  status    = "done"
+}
+data "zdm_device_job" "config" {
+  device_id = %[1]q
+  name      = "config"
+}
+`, dev)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.zdm_device_jobs.all", tfjsonpath.New("jobs"), knownvalue.ListExact([]knownvalue.Check{
+						job("config", "pending", `{"level":3,"mode":"eco"}`), job("reboot", "done", `{}`),
+					})),
+					statecheck.ExpectKnownValue("data.zdm_device_jobs.pending", tfjsonpath.New("jobs"), knownvalue.ListExact([]knownvalue.Check{
+						job("config", "pending", `{"level":3,"mode":"eco"}`),
+					})),
+					statecheck.ExpectKnownValue("data.zdm_device_jobs.done", tfjsonpath.New("jobs"), knownvalue.ListExact([]knownvalue.Check{
+						job("reboot", "done", `{}`),
+					})),
+					statecheck.ExpectKnownValue("data.zdm_device_job.config", tfjsonpath.New("status"), knownvalue.StringExact("pending")),
+					statecheck.ExpectKnownValue("data.zdm_device_job.config", tfjsonpath.New("value"), knownvalue.StringExact(`{"level":3,"mode":"eco"}`)),
+					statecheck.ExpectKnownValue("data.zdm_device_job.config", tfjsonpath.New("scheduled_at"), knownvalue.NotNull()),
+				},
+			},
+			{
+				Config:      e.Config(`data "zdm_device_jobs" "x" { device_id = "dev-missing" }`),
+				ExpectError: regexp.MustCompile(`(?s)Device not found.*"dev-missing"`),
+			},
+			{
+				Config:      e.Config(`data "zdm_device_job" "x" {` + fmt.Sprintf("\ndevice_id = %q\n", dev) + `name = "nothing"` + "\n}"),
+				ExpectError: regexp.MustCompile(`(?s)Job not found.*no job named "nothing"`),
+			},
+			{
+				Config: e.Config(`
+data "zdm_device_job" "x" {
+  device_id = "dev-missing"
+  name      = "reboot"
+}
+`),
+				ExpectError: regexp.MustCompile(`(?s)Device not found.*"dev-missing"`),
+			},
+			{
+				// The destroy at the end of the test runs with the last configuration.
+				Config: e.Config(fmt.Sprintf(`data "zdm_device_jobs" "all" { device_id = %q }`, dev)),
+			},
+		},
+	})
+}
+
+func TestAccDeviceJobsDataSourcesInvalid(t *testing.T) {
+	e := newEnv(t)
+	before := e.Server.TotalRequests()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.Config(`
+data "zdm_device_jobs" "x" {
+  device_id = "dev-1"
+  status    = "running"
+}
+`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Attribute status value must be one of.*"running"`),
+			},
+			{
+				Config:      e.Config(`data "zdm_device_jobs" "x" { device_id = " " }`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Blank value.*device_id`),
+			},
+			{
+				Config: e.Config(`
+data "zdm_device_job" "x" {
+  device_id = "dev-1"
+  name      = ""
+}
+`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Attribute name string length must be at least 1`),
+			},
+		},
+	})
+	expectNoRequests(t, e, before)
+}

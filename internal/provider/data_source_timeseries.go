@@ -1,0 +1,546 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ datasource.DataSource                     = (*timeseriesDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*timeseriesDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*timeseriesDataSource)(nil)
+	_ datasource.DataSourceWithValidateConfig   = (*timeseriesDataSource)(nil)
+)
+
+// Limits of the paging attributes.
+const (
+	// maxTimeseriesPoints caps max_points.
+	maxTimeseriesPoints = 10_000_000
+	// defaultTimeseriesPageSize is the page size when reading every page up
+	// to max_points and size is not set.
+	defaultTimeseriesPageSize = 10_000
+)
+
+func newTimeseriesDataSource() datasource.DataSource {
+	return &timeseriesDataSource{}
+}
+
+// timeseriesDataSource reads stored data points of a workspace.
+type timeseriesDataSource struct {
+	data *providerData
+}
+
+// timeseriesModel maps the zdm_timeseries data source.
+type timeseriesModel struct {
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	Start       types.String `tfsdk:"start"`
+	End         types.String `tfsdk:"end"`
+	Devices     types.Set    `tfsdk:"devices"`
+	Tags        types.Set    `tfsdk:"tags"`
+	Sort        types.String `tfsdk:"sort"`
+	From        types.Int64  `tfsdk:"from"`
+	Size        types.Int64  `tfsdk:"size"`
+	MaxPoints   types.Int64  `tfsdk:"max_points"`
+	Points      types.List   `tfsdk:"points"`
+}
+
+// pointFields are the attribute names of a point, in the order of
+// pointValue.fields.
+var pointFields = [...]string{"timestamp_device", "timestamp_in", "fleet_id", "device_id", "tag", "payload"}
+
+// Indexes of pointValue.fields.
+const (
+	pointTimestampDevice = iota
+	pointTimestampIn
+	pointFleetID
+	pointDeviceID
+	pointTag
+	pointPayload
+)
+
+func (d *timeseriesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_timeseries"
+}
+
+func (d *timeseriesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	filter := []validator.Set{
+		setvalidator.SizeAtLeast(1),
+		setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), notBlank{}),
+	}
+	point := func(description string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: description, Computed: true}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads the data points that devices of a workspace published, from the time-series " +
+			"storage service (`storage_url` of the provider; storage must be enabled for the workspace). " +
+			"Either one page (`from`, `size`) or every page up to `max_points` is read. Points are filtered by " +
+			"device time (`start` inclusive, `end` exclusive), device and tag, and sorted by device time, newest first " +
+			"unless `sort` says otherwise.",
+		Attributes: map[string]schema.Attribute{
+			"workspace_id": workspaceLookupAttribute(),
+			"start": schema.StringAttribute{
+				MarkdownDescription: "Only points whose device time is at or after this time (inclusive), in RFC 3339 " +
+					"format such as `2025-01-31T00:00:00Z`. Must be before `end`.",
+				Optional:   true,
+				Validators: []validator.String{rfc3339{}},
+			},
+			"end": schema.StringAttribute{
+				MarkdownDescription: "Only points whose device time is before this time (exclusive), in RFC 3339 format.",
+				Optional:            true,
+				Validators:          []validator.String{rfc3339{}},
+			},
+			"devices": schema.SetAttribute{
+				MarkdownDescription: "Only points of these device IDs. All devices when not set; an empty set is an error.",
+				ElementType:         types.StringType,
+				Optional:            true,
+				Validators:          filter,
+			},
+			"tags": schema.SetAttribute{
+				MarkdownDescription: "Only points with one of these tags. All tags when not set; an empty set is an error.",
+				ElementType:         types.StringType,
+				Optional:            true,
+				Validators:          filter,
+			},
+			"sort": schema.StringAttribute{
+				MarkdownDescription: "Order of the points by device time: `-timestamp_device` (newest first, the " +
+					"default) or `timestamp_device` (oldest first). Pages follow this order.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(client.SortDescending, client.SortAscending)},
+			},
+			"from": schema.Int64Attribute{
+				MarkdownDescription: "Index of the page to read, from 0 (the default): the page holds the points " +
+					"after the first `from * size` ones. Conflicts with `max_points`.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"size": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Points per page, from 0 to %d. When reading one page, the "+
+					"service's default (100) applies when not set. With `max_points`, it is the size of each request "+
+					"(at least 1; default %d).", client.MaxPageSize, defaultTimeseriesPageSize),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(0, client.MaxPageSize)},
+			},
+			"max_points": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Read every page, in requests of `size` points, until no point is "+
+					"left or this many points are read (1 to %d). Conflicts with `from`. The points are streamed "+
+					"from the service, but all of them are kept in the Terraform state.", maxTimeseriesPoints),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, maxTimeseriesPoints)},
+			},
+			"points": schema.ListNestedAttribute{
+				MarkdownDescription: "The data points read, in the order of `sort`.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{
+					CustomType: pointObjectType,
+					Attributes: map[string]schema.Attribute{
+						pointFields[pointTimestampDevice]: point("Time set by the device (RFC 3339)."),
+						pointFields[pointTimestampIn]:     point("Time the service ingested the point (RFC 3339)."),
+						pointFields[pointFleetID]:         point("ID of the fleet of the device when it published the point."),
+						pointFields[pointDeviceID]:        point("ID of the device."),
+						pointFields[pointTag]:             point("Tag of the point."),
+						pointFields[pointPayload]: point("Payload as compact JSON text (keys in the order the device " +
+							"sent them); decode it with `jsondecode`. `null` when the point has no payload."),
+					},
+				},
+			},
+		},
+	}
+}
+
+func (d *timeseriesDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.Conflicting(path.MatchRoot("from"), path.MatchRoot("max_points")),
+	}
+}
+
+// ValidateConfig checks what involves several attributes: start before end,
+// and a page size of at least 1 with max_points.
+func (d *timeseriesDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var cfg timeseriesModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if known(cfg.Start) && known(cfg.End) {
+		start, errS := parseRFC3339(cfg.Start.ValueString())
+		end, errE := parseRFC3339(cfg.End.ValueString())
+		if errS == nil && errE == nil && !start.Before(end) {
+			resp.Diagnostics.AddAttributeError(path.Root("end"), "Invalid time range",
+				"end ("+cfg.End.ValueString()+") must be after start ("+cfg.Start.ValueString()+
+					"): start is inclusive and end exclusive, so this range holds no point.")
+		}
+	}
+	if !cfg.MaxPoints.IsNull() && !cfg.Size.IsNull() && !cfg.Size.IsUnknown() && cfg.Size.ValueInt64() < 1 {
+		resp.Diagnostics.AddAttributeError(path.Root("size"), "Invalid size",
+			"With max_points, size is the number of points per request and must be at least 1, not "+
+				fmt.Sprint(cfg.Size.ValueInt64())+".")
+	}
+}
+
+// known reports whether s is neither null nor unknown.
+func known(s types.String) bool {
+	return !s.IsNull() && !s.IsUnknown()
+}
+
+func (d *timeseriesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *timeseriesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg timeseriesModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !d.data.hasStorage {
+		resp.Diagnostics.AddError("Missing storage_url",
+			"zdm_timeseries reads the time-series storage service, and the provider has no address for it: set "+
+				"storage_url in the provider block or the "+envStorageURL+" environment variable.")
+		return
+	}
+	ws := d.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	q := client.DataQuery{
+		Start:   cfg.Start.ValueString(),
+		End:     cfg.End.ValueString(),
+		Sort:    cfg.Sort.ValueString(),
+		Devices: setStrings(ctx, cfg.Devices, &resp.Diagnostics),
+		Tags:    setStrings(ctx, cfg.Tags, &resp.Diagnostics),
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan := timeseriesPlan{maxPoints: -1}
+	if !cfg.MaxPoints.IsNull() {
+		plan.maxPoints = int(cfg.MaxPoints.ValueInt64())
+		plan.size = defaultTimeseriesPageSize
+	}
+	if !cfg.From.IsNull() {
+		plan.from = int(cfg.From.ValueInt64())
+		plan.fromSet = true
+	}
+	if !cfg.Size.IsNull() {
+		plan.size = int(cfg.Size.ValueInt64())
+		plan.sizeSet = true
+	}
+
+	b := newPointsBuilder(plan.capacity())
+	err := readTimeseries(ctx, d.data.client.StreamData, ws, q, plan, b.add)
+	if err != nil {
+		addTimeseriesError(&resp.Diagnostics, ws, err)
+		return
+	}
+	cfg.WorkspaceID = types.StringValue(ws)
+	cfg.Points = b.list()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
+
+// addTimeseriesError reports a failed read, explaining a 403.
+func addTimeseriesError(diags *diag.Diagnostics, ws string, err error) {
+	if client.IsStatus(err, http.StatusForbidden) {
+		diags.AddAttributeError(path.Root("workspace_id"), "Storage is not enabled for workspace "+ws,
+			"The storage service refused to read workspace "+ws+": storage is not enabled for workspace "+ws+
+				"; enable it in the console (the workspace's settings) and read again. The service gives the same "+
+				"answer when the API key is bound to another workspace. Answer of the service: "+err.Error())
+		return
+	}
+	diags.AddError("Cannot read the data points of workspace "+ws, err.Error())
+}
+
+// timeseriesPlan is how the points are fetched: one page (maxPoints < 0),
+// or pages of size until maxPoints points.
+type timeseriesPlan struct {
+	from, size       int
+	fromSet, sizeSet bool
+	maxPoints        int
+}
+
+// capacity is the number of points to allocate room for up front: what was
+// asked for, bounded by one full page so that a large cap does not reserve
+// memory for points that may not exist (16 bytes a point).
+func (p timeseriesPlan) capacity() int {
+	const bound = client.MaxPageSize
+	switch {
+	case p.maxPoints >= 0:
+		return min(p.maxPoints, bound)
+	case p.sizeSet:
+		return min(p.size, bound)
+	default:
+		return 100 // the service's default page size
+	}
+}
+
+// streamFunc is client.StreamData.
+type streamFunc func(ctx context.Context, workspaceID string, q client.DataQuery, fn func(client.DataPoint) error) (int, error)
+
+// errEnough stops the stream of the last page once max_points points are read.
+var errEnough = errors.New("enough points")
+
+// readTimeseries streams the points of plan to fn: one request for one page,
+// or requests for pages 0, 1, ... of plan.size until a page is short or
+// plan.maxPoints points were read.
+func readTimeseries(ctx context.Context, stream streamFunc, ws string, q client.DataQuery, plan timeseriesPlan, fn func(client.DataPoint) error) error {
+	if plan.maxPoints < 0 {
+		if plan.fromSet {
+			q.From = &plan.from
+		}
+		if plan.sizeSet {
+			q.Size = &plan.size
+		}
+		_, err := stream(ctx, ws, q, fn)
+		return err
+	}
+	// Every page until maxPoints: a cap below the page size needs one request.
+	size := min(plan.size, plan.maxPoints)
+	q.Size = &size
+	read := 0
+	for page := 0; ; page++ {
+		q.From = &page
+		n, err := stream(ctx, ws, q, func(p client.DataPoint) error {
+			if read == plan.maxPoints {
+				return errEnough
+			}
+			read++
+			return fn(p)
+		})
+		switch {
+		case errors.Is(err, errEnough):
+			return nil
+		case err != nil:
+			return err
+		case n < size || read == plan.maxPoints:
+			return nil
+		}
+	}
+}
+
+// pointsBuilder turns streamed data points into the list value of the
+// points attribute, without reflection. The fleet, device and tag strings,
+// which repeat, are shared among points.
+type pointsBuilder struct {
+	elems  []attr.Value
+	shared map[string]string
+	buf    bytes.Buffer
+}
+
+// maxShared bounds the table of shared strings.
+const maxShared = 1 << 14
+
+func newPointsBuilder(capacity int) *pointsBuilder {
+	return &pointsBuilder{elems: make([]attr.Value, 0, capacity), shared: make(map[string]string, 64)}
+}
+
+// share returns s, or the equal string an earlier point holds.
+func (b *pointsBuilder) share(s string) string {
+	if v, ok := b.shared[s]; ok {
+		return v
+	}
+	if len(b.shared) < maxShared {
+		b.shared[s] = s
+	}
+	return s
+}
+
+// payload returns the payload as compact JSON text.
+func (b *pointsBuilder) payload(raw []byte) string {
+	if len(raw) == 0 {
+		return "null"
+	}
+	// The decoder hands over valid JSON: only white space may need removing.
+	if !bytes.ContainsAny(raw, " \t\r\n") {
+		return string(raw)
+	}
+	b.buf.Reset()
+	if err := json.Compact(&b.buf, raw); err != nil {
+		return string(bytes.TrimSpace(raw))
+	}
+	return b.buf.String()
+}
+
+func (b *pointsBuilder) add(p client.DataPoint) error {
+	b.elems = append(b.elems, pointValue{state: attr.ValueStateKnown, fields: [len(pointFields)]string{
+		pointTimestampDevice: p.TimestampDevice,
+		pointTimestampIn:     p.TimestampIn,
+		pointFleetID:         b.share(p.FleetID),
+		pointDeviceID:        b.share(p.DeviceID),
+		pointTag:             b.share(p.Tag),
+		pointPayload:         b.payload(p.Payload),
+	}})
+	return nil
+}
+
+// list returns the points read so far.
+func (b *pointsBuilder) list() types.List {
+	return types.ListValueMust(pointObjectType, b.elems)
+}
+
+// A point is stored as a pointValue of the custom object type pointType
+// rather than as a types.Object: a types.Object holds a map of six values,
+// and the framework copies its attribute types map each time it asks the
+// value for its type. For 175,000 points that is several times the memory
+// of the answer; a pointValue is one allocation of six strings.
+
+// pointAttrTypes are the attribute types of a point.
+var pointAttrTypes = func() map[string]attr.Type {
+	m := make(map[string]attr.Type, len(pointFields))
+	for _, name := range pointFields {
+		m[name] = types.StringType
+	}
+	return m
+}()
+
+// pointObjectType is the type of a point.
+var pointObjectType = pointType{ObjectType: basetypes.ObjectType{AttrTypes: pointAttrTypes}}
+
+// pointTerraformType is the Terraform type of a point.
+var pointTerraformType = pointObjectType.TerraformType(context.Background())
+
+var (
+	_ basetypes.ObjectTypable  = pointType{}
+	_ basetypes.ObjectValuable = pointValue{}
+)
+
+// pointType is the object type of the points attribute.
+type pointType struct {
+	basetypes.ObjectType
+}
+
+func (t pointType) Equal(o attr.Type) bool {
+	_, ok := o.(pointType)
+	return ok
+}
+
+func (t pointType) String() string {
+	return "pointType"
+}
+
+func (t pointType) ValueType(context.Context) attr.Value {
+	return pointValue{}
+}
+
+func (t pointType) ValueFromObject(_ context.Context, obj basetypes.ObjectValue) (basetypes.ObjectValuable, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	switch {
+	case obj.IsNull():
+		return pointValue{state: attr.ValueStateNull}, nil
+	case obj.IsUnknown():
+		return pointValue{state: attr.ValueStateUnknown}, nil
+	}
+	v := pointValue{state: attr.ValueStateKnown}
+	attrs := obj.Attributes()
+	for i, name := range pointFields {
+		s, ok := attrs[name].(basetypes.StringValue)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			diags.AddError("Invalid data point", fmt.Sprintf("The attribute %s of a point is not a known string.", name))
+			return pointValue{state: attr.ValueStateUnknown}, diags
+		}
+		v.fields[i] = s.ValueString()
+	}
+	return v, diags
+}
+
+func (t pointType) ValueFromTerraform(_ context.Context, in tftypes.Value) (attr.Value, error) {
+	switch {
+	case !in.IsKnown():
+		return pointValue{state: attr.ValueStateUnknown}, nil
+	case in.IsNull():
+		return pointValue{state: attr.ValueStateNull}, nil
+	}
+	var attrs map[string]tftypes.Value
+	if err := in.As(&attrs); err != nil {
+		return nil, err
+	}
+	v := pointValue{state: attr.ValueStateKnown}
+	for i, name := range pointFields {
+		a, ok := attrs[name]
+		if !ok || !a.IsKnown() || a.IsNull() {
+			return nil, fmt.Errorf("the attribute %s of a point is not a known string", name)
+		}
+		if err := a.As(&v.fields[i]); err != nil {
+			return nil, fmt.Errorf("the attribute %s of a point: %w", name, err)
+		}
+	}
+	return v, nil
+}
+
+// pointValue is one data point of the points attribute.
+type pointValue struct {
+	state  attr.ValueState
+	fields [len(pointFields)]string
+}
+
+func (v pointValue) Type(context.Context) attr.Type {
+	return pointObjectType
+}
+
+func (v pointValue) ToTerraformValue(context.Context) (tftypes.Value, error) {
+	switch v.state {
+	case attr.ValueStateNull:
+		return tftypes.NewValue(pointTerraformType, nil), nil
+	case attr.ValueStateUnknown:
+		return tftypes.NewValue(pointTerraformType, tftypes.UnknownValue), nil
+	}
+	attrs := make(map[string]tftypes.Value, len(pointFields))
+	for i, name := range pointFields {
+		attrs[name] = tftypes.NewValue(tftypes.String, v.fields[i])
+	}
+	return tftypes.NewValue(pointTerraformType, attrs), nil
+}
+
+func (v pointValue) Equal(o attr.Value) bool {
+	other, ok := o.(pointValue)
+	return ok && v.state == other.state && v.fields == other.fields
+}
+
+func (v pointValue) IsNull() bool {
+	return v.state == attr.ValueStateNull
+}
+
+func (v pointValue) IsUnknown() bool {
+	return v.state == attr.ValueStateUnknown
+}
+
+func (v pointValue) String() string {
+	obj, _ := v.ToObjectValue(context.Background())
+	return obj.String()
+}
+
+func (v pointValue) ToObjectValue(context.Context) (basetypes.ObjectValue, diag.Diagnostics) {
+	switch v.state {
+	case attr.ValueStateNull:
+		return basetypes.NewObjectNull(pointAttrTypes), nil
+	case attr.ValueStateUnknown:
+		return basetypes.NewObjectUnknown(pointAttrTypes), nil
+	}
+	attrs := make(map[string]attr.Value, len(pointFields))
+	for i, name := range pointFields {
+		attrs[name] = types.StringValue(v.fields[i])
+	}
+	return basetypes.NewObjectValue(pointAttrTypes, attrs)
+}
