@@ -1,7 +1,9 @@
 package localzdm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"regexp"
@@ -190,6 +192,39 @@ func (s *Server) SetFOTAStatus(deviceID, status string) error {
 	d.FOTA.Status = status
 	s.changed()
 	s.emitLocked(s.workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionD2C, time.Now())})
+	return nil
+}
+
+// SetDeviceIdentities sets the phys_id and identities of a device, as
+// provisioning would. identities must be a JSON array of objects; empty,
+// null and [] mean none, answered as null.
+func (s *Server) SetDeviceIdentities(deviceID, physID string, identities json.RawMessage) error {
+	ids := bytes.TrimSpace(identities)
+	if len(ids) == 0 || bytes.Equal(ids, []byte("null")) {
+		ids = nil
+	} else {
+		var arr []map[string]any
+		if err := json.Unmarshal(ids, &arr); err != nil {
+			return invalidArgument("\"identities\" must be a JSON array of objects or null: %v", err)
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, ids); err != nil {
+			return invalidArgument("\"identities\" is not valid JSON: %v", err)
+		}
+		ids = buf.Bytes()
+		if len(arr) == 0 {
+			ids = nil // none is answered as null
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.devices[deviceID]
+	if d == nil {
+		return notFound("device %q not found", deviceID)
+	}
+	d.PhysID = physID
+	d.Identities = ids
+	s.changed()
 	return nil
 }
 
@@ -385,6 +420,7 @@ func (s *Server) newAdminRouter() *router {
 		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/jobs/{job_name}/status", handle: (*call).adminSetJobStatus},
 		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/fota/status", handle: (*call).adminSetFOTAStatus},
 		&route{method: http.MethodPost, pattern: "/admin/devices/{device_id}/connect", handle: (*call).adminConnectDevice},
+		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/identities", handle: (*call).adminSetIdentities},
 		&route{method: http.MethodGet, pattern: "/admin/counters", handle: (*call).adminCounters},
 		&route{method: http.MethodDelete, pattern: "/admin/counters", handle: (*call).adminResetCounters},
 		&route{method: http.MethodGet, pattern: "/admin/faults", handle: (*call).adminGetFaults},
@@ -586,6 +622,20 @@ func (c *call) adminConnectDevice() (any, error) {
 		return nil, err
 	}
 	if err := c.s.ConnectDevice(c.params["device_id"], in.DeviceIP); err != nil {
+		return nil, err
+	}
+	return map[string]string{"device_id": c.params["device_id"]}, nil
+}
+
+func (c *call) adminSetIdentities() (any, error) {
+	var in struct {
+		PhysID     string          `json:"phys_id"`
+		Identities json.RawMessage `json:"identities"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if err := c.s.SetDeviceIdentities(c.params["device_id"], in.PhysID, in.Identities); err != nil {
 		return nil, err
 	}
 	return map[string]string{"device_id": c.params["device_id"]}, nil

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
@@ -343,5 +344,27 @@ func TestEnsureBootstrap(t *testing.T) {
 	}
 	if !slices.Equal(got, ids) {
 		t.Fatalf("devices = %v, want %v", got, ids)
+	}
+}
+
+func TestAdminIdentities(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	d := e.createDevice("d", "")
+	path := "/workspaces/" + e.b.WorkspaceID + "/devices/" + d.ID
+	e.ok(e.admin(http.MethodPut, "/devices/"+d.ID+"/identities", `{"phys_id":"esp32-01","identities":[{"dsn":"abc", "type": "x509"}]}`), nil)
+	var got struct{ Device device }
+	e.ok(e.api(http.MethodGet, path, nil), &got)
+	if got.Device.PhysID != "esp32-01" || string(got.Device.Identities) != `[{"dsn":"abc","type":"x509"}]` {
+		t.Fatalf("device = %+v (%s)", got.Device, got.Device.Identities)
+	}
+	e.fails(e.admin(http.MethodPut, "/devices/"+d.ID+"/identities", `{"identities":{"a":1}}`), http.StatusBadRequest, `"identities"`)
+	e.fails(e.admin(http.MethodPut, "/devices/dev-x/identities", `{}`), http.StatusNotFound, "dev-x")
+	if err := e.s.SetDeviceIdentities(d.ID, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	raw := e.api(http.MethodGet, path, nil)
+	if !strings.Contains(string(raw.body), `"phys_id":"","identities":null`) {
+		t.Fatalf("cleared identities: %s", raw.body)
 	}
 }

@@ -60,8 +60,8 @@
 //   - Device creation: a missing, null or empty fleet_id means the default
 //     fleet. A fleet_id that is unknown or of another workspace answers 400.
 //     PUT requires name; a missing or empty fleet_id keeps the current fleet.
-//     New devices have phys_id "" and identities null. Lists are in creation
-//     order.
+//     New devices have phys_id "" and identities null (the admin API can set
+//     both). Lists are in creation order.
 //   - Jobs: one job per (device, name); scheduling a name again replaces the
 //     job and sets it pending. The body's value is optional (missing or null
 //     means {}) and must be a JSON object. Jobs are listed by name. A status
@@ -111,6 +111,7 @@
 //	PUT    /admin/devices/{device_id}/jobs/{job_name}/status {"status"} SetJobStatus
 //	PUT    /admin/devices/{device_id}/fota/status {"status"}   SetFOTAStatus
 //	POST   /admin/devices/{device_id}/connect {"device_ip"}    ConnectDevice
+//	PUT    /admin/devices/{device_id}/identities {"phys_id","identities"} SetDeviceIdentities
 //	GET    /admin/counters                                     Counters, TotalRequests -> {"counters","total"}
 //	DELETE /admin/counters                                     ResetCounters
 //	GET    /admin/faults                                       CurrentFaults
