@@ -9,24 +9,31 @@
 //
 // On start it prints the two base URLs and a bootstrap account, workspace and
 // API key as `export ZDM_...=` lines, and writes the same lines to -env-file
-// when given, so a shell can `source` them:
+// when given (written before the lines are printed), so a shell can source
+// them:
 //
 //	go run ./cmd/zdm-local -port 8080 -storage-port 8081 -env-file .zdm-local.env &
+//	until [ -f .zdm-local.env ]; do sleep 0.2; done
 //	. ./.zdm-local.env
 //	curl -H "X-API-KEY: $ZDM_API_KEY" "$ZDM_BASE_URL/v3/workspaces"
 //
+// The lines set ZDM_BASE_URL, ZDM_STORAGE_URL, ZDM_ADMIN_URL, ZDM_API_KEY,
+// ZDM_WORKSPACE_ID and ZDM_ACCOUNT_ID. Storage is enabled for the bootstrap
+// workspace. With -state-file and no -bootstrap-* flags, a restart prints the
+// same key and workspace.
+//
 // Flags:
 //
-//	-port N                   management service port (0 picks a free one)
-//	-storage-port N           storage service port (0 picks a free one)
-//	-state-file FILE          keep all state in FILE across restarts
-//	-env-file FILE            write the export lines to FILE
-//	-bootstrap-name NAME      name of the bootstrap account and workspace
-//	-bootstrap-account-id ID  use (or create) this account ID
-//	-bootstrap-workspace-id ID use (or create) this workspace ID
-//	-bootstrap-key KEY        use (or create) this API key
-//	-bootstrap-storage        enable the storage service for the bootstrap workspace (default true)
-//	-v                        log every request
+//	-port N                     management service port (0 picks a free one)
+//	-storage-port N             storage service port (0 picks a free one)
+//	-state-file FILE            keep all state in FILE across restarts
+//	-env-file FILE              write the export lines to FILE (mode 0600)
+//	-bootstrap-name NAME        name of the bootstrap account and workspace
+//	-bootstrap-account-id ID    use (or create) this account ID
+//	-bootstrap-workspace-id ID  use (or create) this workspace ID
+//	-bootstrap-key KEY          use (or create) this API key
+//	-bootstrap-storage=false    leave the storage service disabled
+//	-v                          log every request
 //
 // The admin API (see package internal/localzdm) is served under
 // $ZDM_BASE_URL/admin/ to loopback clients. The server stops cleanly on

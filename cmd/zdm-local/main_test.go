@@ -51,30 +51,36 @@ func readEnv(t *testing.T, path string) map[string]string {
 	return env
 }
 
-// start runs the command until the test ends and returns its env file.
-func start(t *testing.T, args ...string) (map[string]string, *syncBuffer) {
+// start runs the command until stop is called or the test ends, and
+// returns the variables of its env file.
+func start(t *testing.T, args ...string) (env map[string]string, out *syncBuffer, stop func()) {
 	t.Helper()
 	envFile := filepath.Join(t.TempDir(), "zdm.env")
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, errOut syncBuffer
+	out = &syncBuffer{}
+	var errOut syncBuffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, append([]string{"-env-file", envFile}, args...), &out, &errOut) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("run: %v\n%s", err, errOut.String())
+	go func() { done <- run(ctx, append([]string{"-env-file", envFile}, args...), out, &errOut) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run: %v\n%s", err, errOut.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("run did not stop")
 			}
-		case <-time.After(10 * time.Second):
-			t.Error("run did not stop")
-		}
-	})
+		})
+	}
+	t.Cleanup(stop)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		// The env file is written before the lines are printed.
 		if strings.Contains(out.String(), "export ZDM_ACCOUNT_ID=") {
-			return readEnv(t, envFile), &out
+			return readEnv(t, envFile), out, stop
 		}
 		select {
 		case err := <-done:
@@ -83,7 +89,7 @@ func start(t *testing.T, args ...string) (map[string]string, *syncBuffer) {
 		}
 	}
 	t.Fatal("bootstrap lines not printed")
-	return nil, nil
+	return nil, nil, nil
 }
 
 func get(t *testing.T, url, key string) (int, string) {
@@ -107,7 +113,7 @@ func get(t *testing.T, url, key string) (int, string) {
 
 func TestRun(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state.json")
-	env, out := start(t, "-state-file", state, "-bootstrap-name", "demo")
+	env, out, stop := start(t, "-state-file", state, "-bootstrap-name", "demo")
 	for _, k := range []string{"ZDM_BASE_URL", "ZDM_STORAGE_URL", "ZDM_ADMIN_URL", "ZDM_API_KEY", "ZDM_WORKSPACE_ID", "ZDM_ACCOUNT_ID"} {
 		if env[k] == "" {
 			t.Fatalf("%s missing from the env file: %v", k, env)
@@ -130,10 +136,23 @@ func TestRun(t *testing.T) {
 	if code, _ := get(t, env["ZDM_ADMIN_URL"]+"/health", ""); code != http.StatusOK {
 		t.Fatalf("admin health: %d", code)
 	}
+
+	// A restart on the same state file prints the same bootstrap.
+	stop()
+	again, _, _ := start(t, "-state-file", state, "-bootstrap-name", "demo")
+	for _, k := range []string{"ZDM_API_KEY", "ZDM_WORKSPACE_ID", "ZDM_ACCOUNT_ID"} {
+		if again[k] != env[k] {
+			t.Fatalf("%s after restart = %s, want %s", k, again[k], env[k])
+		}
+	}
+	code, body = get(t, again["ZDM_BASE_URL"]+"/v3/workspaces", again["ZDM_API_KEY"])
+	if code != http.StatusOK || strings.Count(body, `"id"`) != 1 {
+		t.Fatalf("workspaces after restart: %d %s", code, body)
+	}
 }
 
 func TestRunFixedBootstrap(t *testing.T) {
-	env, _ := start(t, "-bootstrap-key", "dev-key", "-bootstrap-workspace-id", "wks-dev", "-bootstrap-account-id", "acc-dev", "-bootstrap-storage=false")
+	env, _, _ := start(t, "-bootstrap-key", "dev-key", "-bootstrap-workspace-id", "wks-dev", "-bootstrap-account-id", "acc-dev", "-bootstrap-storage=false")
 	if env["ZDM_API_KEY"] != "dev-key" || env["ZDM_WORKSPACE_ID"] != "wks-dev" || env["ZDM_ACCOUNT_ID"] != "acc-dev" {
 		t.Fatalf("env = %v", env)
 	}

@@ -22,6 +22,13 @@ type Bootstrap struct {
 	APIKey        string `json:"api_key"`
 }
 
+// matches reports whether b agrees with every non-empty field of want.
+func (b *Bootstrap) matches(want Bootstrap) bool {
+	eq := func(have, want string) bool { return want == "" || have == want }
+	return eq(b.AccountID, want.AccountID) && eq(b.WorkspaceID, want.WorkspaceID) &&
+		eq(b.WorkspaceName, want.WorkspaceName) && eq(b.APIKey, want.APIKey)
+}
+
 // DefaultBootstrapName names the account and workspace of Bootstrap("") and
 // of EnsureBootstrap when no name is given.
 const DefaultBootstrapName = "local"
@@ -80,15 +87,15 @@ func (s *Server) Bootstrap(name string) (Bootstrap, error) {
 // EnsureBootstrap returns a bootstrap matching b, creating what is missing:
 // fields left empty are filled in (new IDs, a new key, name
 // DefaultBootstrapName), fields set are used as given and reused when they
-// already exist. With b empty, the bootstrap of the previous EnsureBootstrap
-// call is returned while its key is still valid (it is kept in the state
-// file), so a restarted server prints the same key.
+// already exist. The result of the previous call is remembered (in the state
+// file too): while its key is valid and it agrees with every field set in b,
+// it is returned as is, so a restarted server prints the same key.
 func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if b == (Bootstrap{}) && s.bootstrap != nil {
-		if ws, ok := s.keys[s.bootstrap.APIKey]; ok && ws == s.bootstrap.WorkspaceID && s.workspaces[ws] != nil {
-			return *s.bootstrap, nil
+	if sb := s.bootstrap; sb != nil && sb.matches(b) {
+		if ws, ok := s.keys[sb.APIKey]; ok && ws == sb.WorkspaceID && s.workspaces[ws] != nil {
+			return *sb, nil
 		}
 	}
 	name := b.WorkspaceName
