@@ -1,14 +1,14 @@
 # Import a device by its identity (Terraform 1.12 and later). workspace_id may
 # be left out to use the provider's workspace_id.
 import {
-  to = zdm_device.sensor
+  to = zdm_device.imported
   identity = {
     workspace_id = "wks-0123456789abcdef"
     id           = "dev-0123456789abcdef"
   }
 }
 
-resource "zdm_device" "sensor" {
+resource "zdm_device" "imported" {
   name     = "sensor-01"
   fleet_id = "flt-0123456789abcdef"
 }
@@ -25,13 +25,13 @@ locals {
 
 import {
   for_each = local.devices
-  to       = zdm_device.fleet[each.key]
+  to       = zdm_device.adopted[each.key]
   identity = {
     id = each.key
   }
 }
 
-resource "zdm_device" "fleet" {
+resource "zdm_device" "adopted" {
   for_each = local.devices
   name     = each.value.name
   fleet_id = each.value.fleet_id
