@@ -15,6 +15,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -357,5 +359,31 @@ func waitDone(ctx context.Context, what string, devices []string, o waitOptions,
 				len(devices), strings.Join(waiting, ", "))
 		}
 		timer.Reset(min(o.interval, left))
+	}
+}
+
+// keepComputedUnlessChanged plans the computed attributes of a scheduling
+// resource: while none of the inputs changes, they keep the values of the
+// state; otherwise they stay unknown until the service answers. (The
+// framework marks them unknown as soon as the configuration's text differs
+// from the state, even when a plan modifier then keeps the state's value, as
+// jsonValuePlan does for reformatted JSON.) It is called from ModifyPlan,
+// after the attribute plan modifiers.
+func keepComputedUnlessChanged(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, inputs, computed []string) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	for _, name := range inputs {
+		var planned, prior attr.Value
+		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root(name), &planned)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
+		if resp.Diagnostics.HasError() || !planned.Equal(prior) {
+			return
+		}
+	}
+	for _, name := range computed {
+		var prior attr.Value
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), prior)...)
 	}
 }

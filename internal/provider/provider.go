@@ -301,6 +301,7 @@ func (p *zdmProvider) Resources(context.Context) []func() resource.Resource {
 		newWorkspaceResource,
 		newFleetResource,
 		newDeviceResource,
+		newDeviceJobResource,
 	}
 }
 

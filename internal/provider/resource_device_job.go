@@ -1,0 +1,279 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ resource.Resource                = (*deviceJobResource)(nil)
+	_ resource.ResourceWithConfigure   = (*deviceJobResource)(nil)
+	_ resource.ResourceWithImportState = (*deviceJobResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*deviceJobResource)(nil)
+)
+
+func newDeviceJobResource() resource.Resource {
+	return &deviceJobResource{}
+}
+
+// deviceJobResource schedules a named job on a device. The API schedules
+// (and re-schedules) and reads jobs, but cannot cancel or delete them.
+type deviceJobResource struct {
+	data *providerData
+}
+
+// deviceJobModel maps the zdm_device_job resource.
+type deviceJobModel struct {
+	ID          types.String `tfsdk:"id"`
+	DeviceID    types.String `tfsdk:"device_id"`
+	Name        types.String `tfsdk:"name"`
+	Value       types.String `tfsdk:"value"`
+	Triggers    types.Map    `tfsdk:"triggers"`
+	Status      types.String `tfsdk:"status"`
+	ScheduledAt types.String `tfsdk:"scheduled_at"`
+}
+
+// deviceJobID is the ID (and import ID) of a device job.
+func deviceJobID(deviceID, name string) string {
+	return deviceID + "/" + name
+}
+
+// parseDeviceJobID splits "<device_id>/<job_name>" at the first "/": the job
+// name may contain "/", the device ID may not.
+func parseDeviceJobID(raw string) (deviceID, name string, err error) {
+	dev, name, ok := strings.Cut(raw, "/")
+	if !ok || strings.TrimSpace(dev) == "" || strings.TrimSpace(name) == "" {
+		return "", "", fmt.Errorf("import ID %q is not \"<device_id>/<job_name>\" (the job name is everything after "+
+			"the first \"/\")", raw)
+	}
+	return dev, name, nil
+}
+
+// jobValueAttribute is the value attribute of the job resources.
+func jobValueAttribute(what string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "Arguments of the job: a JSON object, best written with `jsonencode({...})`; `{}` when " +
+			"not set. The JSON is checked at plan time. Changing the value " + what + " with the new value; " +
+			"reformatting it (white space, order of keys) changes nothing.",
+		Optional:      true,
+		Computed:      true,
+		Validators:    []validator.String{jsonObject{}},
+		PlanModifiers: []planmodifier.String{jsonValuePlan{}},
+	}
+}
+
+// triggersAttribute is the triggers attribute of the scheduling resources.
+func triggersAttribute(what string) schema.MapAttribute {
+	return schema.MapAttribute{
+		MarkdownDescription: "Arbitrary strings (such as a release tag or a timestamp) that " + what + " again, in " +
+			"place, whenever any of them changes; the service does not see them.",
+		ElementType: types.StringType,
+		Optional:    true,
+	}
+}
+
+func (r *deviceJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device_job"
+}
+
+func (r *deviceJobResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A named job scheduled on a device, with its arguments. Creating the resource schedules " +
+			"the job; changing `value` or `triggers` schedules it again in place (the service replaces the job of " +
+			"that name and sets it back to `pending`). `status` is read back on every refresh, so it moves from " +
+			"`pending` to `done` once the device has run the job. The API cannot cancel jobs: destroying only " +
+			"removes the job from the Terraform state (a warning says so at plan time), and changing `device_id` " +
+			"or `name` schedules a new job and leaves the old one. Works with every Terraform and OpenTofu " +
+			"version; with Terraform 1.14 and later, the `zdm_schedule_job` action schedules jobs without keeping them in state.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "`<device_id>/<job_name>`, the import ID.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"device_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the device that runs the job. Changing it **replaces** the resource: the " +
+					"job is scheduled on the new device and stays on the old one.",
+				Required:      true,
+				Validators:    notEmpty,
+				PlanModifiers: replace,
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Name of the job, one of the jobs the device's firmware exposes. Changing it " +
+					"**replaces** the resource: the new job is scheduled and the old one stays on the device.",
+				Required:      true,
+				Validators:    notEmpty,
+				PlanModifiers: replace,
+			},
+			"value":    jobValueAttribute("schedules the job again"),
+			"triggers": triggersAttribute("schedule the job"),
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Status of the job, read on every refresh: `pending` until the device has run " +
+					"it, then `done`. Scheduling again sets it back to `pending`.",
+				Computed: true,
+			},
+			"scheduled_at": schema.StringAttribute{
+				MarkdownDescription: "When the job was last scheduled (RFC 3339).",
+				Computed:            true,
+			},
+		},
+	}
+}
+
+func (r *deviceJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	keepComputedUnlessChanged(ctx, req, resp, []string{"device_id", "name", "value", "triggers"},
+		[]string{"id", "status", "scheduled_at"})
+	warnDestroyOrReplace(ctx, "job", req, resp, path.Root("device_id"), path.Root("name"))
+}
+
+// flattenDeviceJob copies an API job into the model, keeping the text of
+// value (from the plan or the prior state) while it holds the same JSON.
+func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
+	m.ID = types.StringValue(deviceJobID(deviceID, name))
+	m.DeviceID = types.StringValue(deviceID)
+	m.Name = types.StringValue(name)
+	m.Value = refreshedJSON(m.Value, j.Value)
+	m.Status = types.StringValue(j.Status)
+	m.ScheduledAt = types.StringValue(j.ScheduledAt)
+}
+
+// schedule schedules the job of plan and stores the answer in plan; it
+// reports errors to diags under the operation op ("create", "update").
+func (r *deviceJobResource) schedule(ctx context.Context, plan *deviceJobModel, op string, diags *diag.Diagnostics) bool {
+	dev, name := plan.DeviceID.ValueString(), plan.Name.ValueString()
+	value, err := jobValue(plan.Value)
+	if err != nil {
+		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
+		return false
+	}
+	before := time.Now()
+	job, err := r.data.client.ScheduleJob(ctx, dev, name, value)
+	if errors.Is(err, client.ErrAmbiguous) {
+		job = r.findScheduled(ctx, dev, name, string(value), before)
+		if job == nil {
+			diags.AddError("Cannot "+op+" job "+quote(name)+" on device "+dev,
+				err.Error()+". Reading the job back did not show it scheduled with this value: apply again.")
+			return false
+		}
+		diags.AddWarning("Adopted a job after an interrupted request",
+			"The connection failed after job "+quote(name)+" was sent to device "+dev+"; reading it back showed it "+
+				"scheduled with this value since the request, so it is taken as scheduled.")
+	} else if err != nil {
+		diags.AddError("Cannot "+op+" job "+quote(name)+" on device "+dev, err.Error())
+		return false
+	}
+	tflog.Trace(ctx, "scheduled job", map[string]any{"device_id": dev, "name": name})
+	flattenDeviceJob(plan, dev, name, job)
+	return true
+}
+
+// findScheduled returns the job when it is scheduled with value since
+// before (give or take clock skew), after an ambiguous request.
+func (r *deviceJobResource) findScheduled(ctx context.Context, dev, name, value string, before time.Time) *client.Job {
+	job, err := r.data.client.GetJob(ctx, dev, name)
+	if err != nil || job.Status != client.JobStatusPending || !createdSince(job.ScheduledAt, before) ||
+		!jsonEqual(compactJSON(job.Value), value) {
+		return nil
+	}
+	return job
+}
+
+func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan deviceJobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !r.schedule(ctx, &plan, "schedule", &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.data == nil {
+		// The provider configuration is not known yet: keep the state.
+		return
+	}
+	var state deviceJobModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	dev, name := state.DeviceID.ValueString(), state.Name.ValueString()
+	job, err := r.data.client.GetJob(ctx, dev, name)
+	if client.IsNotFound(err) {
+		tflog.Warn(ctx, "job not found; removing it from the state", map[string]any{"device_id": dev, "name": name})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read job "+quote(name)+" of device "+dev, err.Error())
+		return
+	}
+	flattenDeviceJob(&state, dev, name, job)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan deviceJobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !r.schedule(ctx, &plan, "schedule again", &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *deviceJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state deviceJobModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.AddWarning(forgetWarning("job", state.Name.ValueString(), state.ID.ValueString()))
+}
+
+func (r *deviceJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	dev, name, err := parseDeviceJobID(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error()+".")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), deviceJobID(dev, name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("device_id"), dev)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+}

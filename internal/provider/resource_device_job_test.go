@@ -1,0 +1,329 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+func TestParseDeviceJobID(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string][2]string{
+		"dev-1/reboot":     {"dev-1", "reboot"},
+		"dev-1/fw/install": {"dev-1", "fw/install"},
+	} {
+		dev, name, err := parseDeviceJobID(raw)
+		if err != nil || dev != want[0] || name != want[1] {
+			t.Errorf("parseDeviceJobID(%q) = %q, %q, %v", raw, dev, name, err)
+		}
+	}
+	for _, raw := range []string{"", "dev-1", "dev-1/", "/reboot", " /reboot"} {
+		if _, _, err := parseDeviceJobID(raw); err == nil {
+			t.Errorf("parseDeviceJobID(%q) succeeded", raw)
+		}
+	}
+}
+
+func TestJSONEqual(t *testing.T) {
+	t.Parallel()
+	equal := [][2]string{
+		{`{"a":1,"b":[1,2]}`, "{ \"b\": [1, 2],\n \"a\": 1 }"},
+		{`{"n":1}`, `{"n":1.0}`},
+		{`{"n":100}`, `{"n":1e2}`},
+		{`{"big":12345678901234567890}`, `{"big":12345678901234567890}`},
+		{`{}`, ` {} `},
+	}
+	for _, c := range equal {
+		if !jsonEqual(c[0], c[1]) {
+			t.Errorf("jsonEqual(%s, %s) = false", c[0], c[1])
+		}
+	}
+	different := [][2]string{
+		{`{"a":1}`, `{"a":"1"}`},
+		{`{"big":12345678901234567890}`, `{"big":12345678901234567891}`},
+		{`{"a":[1,2]}`, `{"a":[2,1]}`},
+		{`{"a":1}`, `{"a":1,"b":null}`},
+		{`{"a":1}`, `not json`},
+		{`{"a":1} {}`, `{"a":1}`},
+	}
+	for _, c := range different {
+		if jsonEqual(c[0], c[1]) {
+			t.Errorf("jsonEqual(%s, %s) = true", c[0], c[1])
+		}
+	}
+}
+
+func TestCompactJSONObject(t *testing.T) {
+	t.Parallel()
+	if got, err := compactJSONObject(" { \"b\" : 1, \"a\": [ 1 ] } "); err != nil || string(got) != `{"b":1,"a":[1]}` {
+		t.Errorf("compactJSONObject = %s, %v", got, err)
+	}
+	for _, bad := range []string{``, `[1]`, `"s"`, `{"a":}`, `{"a":1} x`, `null`} {
+		if _, err := compactJSONObject(bad); err == nil {
+			t.Errorf("compactJSONObject(%q) succeeded", bad)
+		}
+	}
+}
+
+// jobOnServer checks the job the service has.
+func jobOnServer(t *testing.T, e *acctest.Env, dev, name, status, value string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		j, err := apiClient(t, e).GetJob(context.Background(), dev, name)
+		if err != nil {
+			return err
+		}
+		if j.Status != status || !jsonEqual(string(j.Value), value) {
+			return fmt.Errorf("job %s on %s is %s with %s, want %s with %s", name, dev, j.Status, j.Value, status, value)
+		}
+		return nil
+	}
+}
+
+func TestAccDeviceJobResource(t *testing.T) {
+	e := newEnv(t)
+	dev := newDevices(t, e, "sensor")[0]
+	const addr = "zdm_device_job.test"
+	config := func(name, value, extra string) string {
+		return e.Config(fmt.Sprintf(`
+resource "zdm_device_job" "test" {
+  device_id = %q
+  name      = %q
+  value     = %s
+  %s
+}
+`, dev, name, value, extra))
+	}
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	newSchedule := statecheck.CompareValue(compare.ValuesDiffer())
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		CheckDestroy: func(*terraform.State) error {
+			// Destroy only forgets: the job stays in the service.
+			_, err := apiClient(t, e).GetJob(context.Background(), dev, "calibrate")
+			return err
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: config("configure", `jsonencode({ level = 3, mode = "eco" })`, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("value"), knownvalue.StringExact(`{"level":3,"mode":"eco"}`)),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("status")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(dev+"/configure")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status"), knownvalue.StringExact("pending")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("scheduled_at"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("value"), knownvalue.StringExact(`{"level":3,"mode":"eco"}`)),
+					sameID.AddStateValue(addr, tfjsonpath.New("id")),
+					newSchedule.AddStateValue(addr, tfjsonpath.New("scheduled_at")),
+				},
+				Check: jobOnServer(t, e, dev, "configure", "pending", `{"level":3,"mode":"eco"}`),
+			},
+			{
+				// The device runs the job: the refresh shows it done, and
+				// nothing is planned.
+				PreConfig: func() {
+					if err := e.Server.SetJobStatus(dev, "configure", client.JobStatusDone); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config("configure", `jsonencode({ level = 3, mode = "eco" })`, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status"), knownvalue.StringExact("done")),
+				},
+			},
+			{
+				// The same JSON written differently plans nothing.
+				Config: config("configure", "<<-EOT\n    {\n      \"mode\" : \"eco\",\n      \"level\": 3.0\n    }\n  EOT", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("value"), knownvalue.StringExact(`{"level":3,"mode":"eco"}`)),
+				},
+			},
+			{
+				// A new value schedules the job again, in place.
+				Config: config("configure", `jsonencode({ level = 4 })`, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("status")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status"), knownvalue.StringExact("pending")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("value"), knownvalue.StringExact(`{"level":4}`)),
+					sameID.AddStateValue(addr, tfjsonpath.New("id")),
+					newSchedule.AddStateValue(addr, tfjsonpath.New("scheduled_at")),
+				},
+				Check: jobOnServer(t, e, dev, "configure", "pending", `{"level":4}`),
+			},
+			{
+				// Triggers schedule it again with the same value.
+				PreConfig: func() {
+					if err := e.Server.SetJobStatus(dev, "configure", client.JobStatusDone); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config("configure", `jsonencode({ level = 4 })`, `triggers = { release = "v2" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status"), knownvalue.StringExact("pending")),
+					sameID.AddStateValue(addr, tfjsonpath.New("id")),
+					newSchedule.AddStateValue(addr, tfjsonpath.New("scheduled_at")),
+				},
+			},
+			{
+				// The service does not know triggers: an import cannot restore them.
+				ResourceName:            addr,
+				ImportState:             true,
+				ImportStateId:           dev + "/configure",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"triggers"},
+			},
+			{
+				// Drift: the job was scheduled again outside Terraform with
+				// another value. The plan schedules the configured one.
+				PreConfig: func() { scheduleJob(t, e, dev, "configure", `{"level":9}`) },
+				Config:    config("configure", `jsonencode({ level = 4 })`, `triggers = { release = "v2" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+				},
+				Check: jobOnServer(t, e, dev, "configure", "pending", `{"level":4}`),
+			},
+			{
+				// A new name replaces the resource; the old job stays.
+				Config: config("calibrate", `jsonencode({})`, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(dev+"/calibrate")),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					jobOnServer(t, e, dev, "configure", "pending", `{"level":4}`),
+					jobOnServer(t, e, dev, "calibrate", "pending", `{}`),
+				),
+			},
+			{
+				// Without value the job is scheduled with {}: no change.
+				Config: e.Config(fmt.Sprintf(`
+resource "zdm_device_job" "test" {
+  device_id = %q
+  name      = "calibrate"
+}
+`, dev)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("value"), knownvalue.StringExact(`{}`)),
+				},
+			},
+		},
+	})
+}
+
+func TestAccDeviceJobResourceGone(t *testing.T) {
+	e := newEnv(t)
+	dev := newDevices(t, e, "sensor")[0]
+	config := e.Config(fmt.Sprintf(`
+resource "zdm_device_job" "test" {
+  device_id = %q
+  name      = "reboot"
+}
+`, dev))
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				// The device (with its jobs) disappears: the job leaves the
+				// state, and the plan schedules it again.
+				PreConfig: func() {
+					if err := e.Server.DeleteDevice(dev); err != nil {
+						t.Fatal(err)
+					}
+				},
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				RefreshPlanChecks: resource.RefreshPlanChecks{
+					PostRefresh: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("zdm_device_job.test", plancheck.ResourceActionCreate),
+					},
+				},
+			},
+			{
+				Config:      config,
+				ExpectError: regexp.MustCompile(`(?s)Cannot schedule job "reboot" on device ` + dev + `.*404`),
+			},
+		},
+	})
+}
+
+func TestAccDeviceJobResourceInvalid(t *testing.T) {
+	e := newEnv(t)
+	before := e.Server.TotalRequests()
+	step := func(body, want string) resource.TestStep {
+		return resource.TestStep{
+			Config:      e.Config("resource \"zdm_device_job\" \"x\" {\n" + body + "\n}\n"),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(want),
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			step(`
+device_id = "dev-1"
+name      = "x"
+value     = "{not json"`, `(?s)Invalid JSON in value.*value is not valid JSON`),
+			step(`
+device_id = "dev-1"
+name      = "x"
+value     = jsonencode([1, 2])`, `(?s)Invalid JSON in value.*must be a JSON object`),
+			step(`
+device_id = "dev-1"
+name      = "x"
+value     = ""`, `(?s)Invalid JSON in value`),
+			step(`
+device_id = " "
+name      = "x"`, `(?s)Blank value.*device_id`),
+			step(`
+device_id = "dev-1"
+name      = ""`, `(?s)Attribute name string length must be at least 1`),
+			{
+				Config:        e.Config("resource \"zdm_device_job\" \"x\" {\n  device_id = \"d\"\n  name = \"n\"\n}\n"),
+				ResourceName:  "zdm_device_job.x",
+				ImportState:   true,
+				ImportStateId: "no-separator",
+				ExpectError:   regexp.MustCompile(`(?s)Invalid import ID.*"<device_id>/<job_name>"`),
+			},
+		},
+	})
+	expectNoRequests(t, e, before)
+}
+
