@@ -66,6 +66,7 @@ var badInputs = []badInput{
 		provider: map[string]string{"base_url": `"https://api.example.com/#v3"`},
 		want:     []string{`Invalid base_url`, `fragment`}},
 	{name: "provider/base_url credentials", attr: "base_url",
+		//nolint:gosec // G101: a made-up credential, which the validation under test refuses.
 		provider: map[string]string{"base_url": `"https://user:secret@api.example.com"`},
 		want:     []string{`Invalid base_url`, `must not carry credentials; set api_key instead`}},
 	{name: "provider/base_url plain http remote", attr: "base_url",
