@@ -1,11 +1,14 @@
 package localzdm_test
 
 import (
+	"bytes"
 	"errors"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
@@ -367,4 +370,48 @@ func TestAdminIdentities(t *testing.T) {
 	if !strings.Contains(string(raw.body), `"phys_id":"","identities":null`) {
 		t.Fatalf("cleared identities: %s", raw.body)
 	}
+}
+
+// TestRequestLog checks request logging and that it never shows the key.
+func TestRequestLog(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	s := localzdm.StartTestWithOptions(t, localzdm.Options{Logger: log.New(&buf, "", 0), LogRequests: true})
+	e := attachEnv(t, s)
+	e.ok(e.api(http.MethodGet, "/workspaces", nil), nil)
+	e.fails(e.do(http.MethodGet, s.BaseURL()+"/v3/workspaces", "zdmk_wrong", nil), http.StatusUnauthorized, "")
+	e.ok(e.admin(http.MethodGet, "/health", nil), nil)
+	if !strings.HasSuffix(s.AdminURL(), "/admin") {
+		t.Fatalf("AdminURL = %q", s.AdminURL())
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	logs := buf.String()
+	for _, want := range []string{"GET /v3/workspaces -> 200", "GET /v3/workspaces -> 401", "admin GET /admin/health -> 200"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs, e.b.APIKey) || strings.Contains(logs, "zdmk_wrong") {
+		t.Fatalf("log shows an API key:\n%s", logs)
+	}
+}
+
+// syncBuffer is a goroutine-safe log buffer.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

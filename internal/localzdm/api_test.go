@@ -474,6 +474,9 @@ func TestBadInput(t *testing.T) {
 		{"fleet job foreign fleet", "POST", "/workspace/" + e.b.WorkspaceID + "/jobs/j?fleet=" + otherFleet, nil, 400, "another workspace"},
 		{"fleet FOTA unknown fleet", "POST", ws + "/fota/f/versions/1?fleet=flt-x", nil, 400, "flt-x"},
 		{"FOTA unknown device", "GET", "/devices/dev-x/fota", nil, 404, "dev-x"},
+		{"long job name", "POST", "/devices/" + d.ID + "/jobs/" + long, nil, 400, "job name"},
+		{"long firmware", "POST", "/devices/" + d.ID + "/fota/" + long + "/versions/1", nil, 400, "firmware_id"},
+		{"long version", "POST", ws + "/fota/f/versions/" + long, nil, 400, "firmware_version"},
 		{"too large", "POST", ws + "/fleets", `{"name":"` + strings.Repeat("a", 1<<20) + `"}`, 413, "larger than"},
 	}
 	for _, tc := range cases {

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -230,10 +229,4 @@ func (l *rateLimiter) take(key string, rate float64) (time.Duration, bool) {
 		return 0, true
 	}
 	return time.Duration((1 - b.tokens) / rate * float64(time.Second)), false
-}
-
-// String summarizes the settings for logs.
-func (f Faults) String() string {
-	return fmt.Sprintf("latency=%s error_rate=%g rate_limit=%g retry_after=%s drop_after_create=%t hang=%t",
-		f.Latency, f.ErrorRate, f.RateLimit, f.RetryAfter, f.DropAfterCreate, f.Hang)
 }
