@@ -302,6 +302,7 @@ func (p *zdmProvider) Resources(context.Context) []func() resource.Resource {
 		newFleetResource,
 		newDeviceResource,
 		newDeviceJobResource,
+		newFOTAResource,
 	}
 }
 

@@ -1,0 +1,331 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ resource.Resource                     = (*fotaResource)(nil)
+	_ resource.ResourceWithConfigure        = (*fotaResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*fotaResource)(nil)
+	_ resource.ResourceWithImportState      = (*fotaResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*fotaResource)(nil)
+)
+
+func newFOTAResource() resource.Resource {
+	return &fotaResource{}
+}
+
+// fotaResource schedules a firmware update on a device or on the devices of
+// fleets. The API schedules updates and reads a device's current one, but
+// cannot cancel them.
+type fotaResource struct {
+	data *providerData
+}
+
+// fotaModel maps the zdm_fota resource.
+type fotaModel struct {
+	ID              types.String `tfsdk:"id"`
+	DeviceID        types.String `tfsdk:"device_id"`
+	WorkspaceID     types.String `tfsdk:"workspace_id"`
+	FleetIDs        types.Set    `tfsdk:"fleet_ids"`
+	FirmwareID      types.String `tfsdk:"firmware_id"`
+	FirmwareVersion types.String `tfsdk:"firmware_version"`
+	Triggers        types.Map    `tfsdk:"triggers"`
+	Status          types.String `tfsdk:"status"`
+	ScheduledAt     types.String `tfsdk:"scheduled_at"`
+	Devices         types.List   `tfsdk:"devices"`
+}
+
+// deviceMode tells whether the update targets one device.
+func (m *fotaModel) deviceMode() bool {
+	return !m.DeviceID.IsNull()
+}
+
+// target names the target of the update in messages.
+func (m *fotaModel) target(ctx context.Context, diags *diag.Diagnostics) string {
+	if m.deviceMode() {
+		return "device " + m.DeviceID.ValueString()
+	}
+	return describeFleets(m.WorkspaceID.ValueString(), setStrings(ctx, m.FleetIDs, diags))
+}
+
+// fleetIDsAttribute is the fleet_ids attribute of the fleet-wide resources.
+func fleetIDsAttribute(description string) schema.SetAttribute {
+	return schema.SetAttribute{
+		MarkdownDescription: description,
+		ElementType:         types.StringType,
+		Optional:            true,
+		Validators: []validator.Set{
+			setvalidator.SizeAtLeast(1),
+			setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), notBlank{}),
+		},
+	}
+}
+
+func (r *fotaResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fota"
+}
+
+func (r *fotaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A firmware-over-the-air (FOTA) update scheduled on one device (`device_id`) or on " +
+			"every device of fleets of a workspace (`workspace_id`, with `fleet_ids` or every fleet). Creating the " +
+			"resource schedules the update; changing `firmware_id`, `firmware_version`, `fleet_ids` or `triggers` " +
+			"schedules it again in place (the service replaces each device's current update). On one device, " +
+			"`status` and the firmware are read back on every refresh, and an update replaced outside Terraform " +
+			"is scheduled again. On fleets, the service has no fleet-wide read: the state keeps what scheduling " +
+			"answered, and `zdm_fota_status` reads each device. The API cannot cancel updates: destroying only " +
+			"removes the resource from the Terraform state (a warning says so at plan time). Works with every " +
+			"Terraform and OpenTofu version; with Terraform 1.14 and later, the `zdm_schedule_fota` action " +
+			"schedules updates without keeping them in state.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The device ID for an update of one device (the import ID), the workspace ID " +
+					"for an update of fleets.",
+				Computed:      true,
+				PlanModifiers: keep,
+			},
+			"device_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the device to update. Exactly one of `device_id` and `workspace_id` " +
+					"must be set. Changing it **replaces** the resource (the update of the old device stays).",
+				Optional:      true,
+				Validators:    notEmpty,
+				PlanModifiers: replace,
+			},
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the workspace whose fleets are updated. It must be set explicitly (the " +
+					"provider's `workspace_id` is not used here, so that leaving out `device_id` cannot update a whole " +
+					"workspace by mistake). Exactly one of `device_id` and `workspace_id` must be set. Changing it " +
+					"**replaces** the resource (the updates already scheduled stay).",
+				Optional:      true,
+				Validators:    notEmpty,
+				PlanModifiers: replace,
+			},
+			"fleet_ids": fleetIDsAttribute("IDs of the fleets of `workspace_id` to update; every fleet of the " +
+				"workspace when not set (an empty set is an error). Only with `workspace_id`. Changing it schedules " +
+				"the update again, in place, on the devices of the new fleets."),
+			"firmware_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the firmware to install. Changing it schedules the update again, in place.",
+				Required:            true,
+				Validators:          notEmpty,
+			},
+			"firmware_version": schema.StringAttribute{
+				MarkdownDescription: "Version of the firmware to install. Changing it schedules the new version, in place.",
+				Required:            true,
+				Validators:          notEmpty,
+			},
+			"triggers": triggersAttribute("schedule the update"),
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Status of the update: `pending` when scheduled, then as the service reports it " +
+					"(for example `done`). Read on every refresh for one device; for fleets, the status answered " +
+					"when the update was scheduled.",
+				Computed: true,
+			},
+			"scheduled_at": schema.StringAttribute{
+				MarkdownDescription: "When the update was last scheduled (RFC 3339).",
+				Computed:            true,
+			},
+			"devices": schema.ListAttribute{
+				MarkdownDescription: "IDs of the devices the update was scheduled on: those of the fleets when it " +
+					"was scheduled (devices added to the fleets later are not updated until it is scheduled again), " +
+					"or `device_id` alone.",
+				ElementType: types.StringType,
+				Computed:    true,
+			},
+		},
+	}
+}
+
+func (r *fotaResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.ExactlyOneOf(path.MatchRoot("device_id"), path.MatchRoot("workspace_id")),
+		resourcevalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("fleet_ids")),
+	}
+}
+
+func (r *fotaResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	keepComputedUnlessChanged(ctx, req, resp,
+		[]string{"device_id", "workspace_id", "fleet_ids", "firmware_id", "firmware_version", "triggers"},
+		[]string{"id", "status", "scheduled_at", "devices"})
+	if req.State.Raw.IsNull() {
+		return
+	}
+	var prior fotaModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	what := "The firmware update " + prior.FirmwareID.ValueString() + " " + prior.FirmwareVersion.ValueString() +
+		" of " + prior.target(ctx, &resp.Diagnostics)
+	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.AddWarning("Destroying a firmware update only removes it from the Terraform state",
+			what+" stays scheduled: the ZDM API cannot cancel updates. Terraform will stop managing it.")
+		return
+	}
+	if changed := replacedPaths(ctx, resp.Plan, req.State, []path.Path{path.Root("device_id"), path.Root("workspace_id")}, &resp.Diagnostics); len(changed) > 0 {
+		resp.Diagnostics.AddWarning("Replacing a firmware update leaves the old one scheduled",
+			what+" stays scheduled (the ZDM API cannot cancel updates); the update will be scheduled on the new target.")
+	}
+}
+
+// fotaFlatten copies the answer of the service into the model.
+func fotaFlatten(m *fotaModel, f *client.FOTA) {
+	m.Status = types.StringValue(f.Status)
+	m.ScheduledAt = types.StringValue(f.ScheduledAt)
+	if f.Value.FirmwareID != "" {
+		m.FirmwareID = types.StringValue(f.Value.FirmwareID)
+	}
+	if f.Value.FirmwareVersion != "" {
+		m.FirmwareVersion = types.StringValue(f.Value.FirmwareVersion)
+	}
+	if m.deviceMode() {
+		m.ID = m.DeviceID
+		m.Devices = stringList([]string{m.DeviceID.ValueString()})
+		return
+	}
+	m.ID = m.WorkspaceID
+	m.Devices = stringList(f.Devices)
+}
+
+// schedule schedules the update of plan and stores the answer in plan.
+func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, diags *diag.Diagnostics) bool {
+	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
+	target := plan.target(ctx, diags)
+	if diags.HasError() {
+		return false
+	}
+	summary := "Cannot schedule firmware " + fw + " " + ver + " on " + target
+	var f *client.FOTA
+	var err error
+	before := time.Now()
+	if plan.deviceMode() {
+		dev := plan.DeviceID.ValueString()
+		f, err = r.data.client.ScheduleFOTA(ctx, dev, fw, ver)
+		if errors.Is(err, client.ErrAmbiguous) {
+			if found, gerr := r.data.client.GetFOTA(ctx, dev); gerr == nil && found.Value.FirmwareID == fw &&
+				found.Value.FirmwareVersion == ver && createdSince(found.ScheduledAt, before) {
+				diags.AddWarning("Adopted a firmware update after an interrupted request",
+					"The connection failed after the update was sent to device "+dev+"; reading it back showed "+
+						"it scheduled since the request, so it is taken as scheduled.")
+				f, err = found, nil
+			}
+		}
+	} else {
+		fleets := setStrings(ctx, plan.FleetIDs, diags)
+		f, err = r.data.client.ScheduleFleetFOTA(ctx, plan.WorkspaceID.ValueString(), fw, ver, fleets)
+	}
+	if err != nil {
+		detail := err.Error()
+		if errors.Is(err, client.ErrAmbiguous) {
+			detail += ". Applying again schedules the update again, which is harmless: the service replaces a " +
+				"device's current update."
+		}
+		diags.AddError(summary, detail)
+		return false
+	}
+	tflog.Trace(ctx, "scheduled firmware update", map[string]any{"target": target, "devices": len(f.Devices)})
+	fotaFlatten(plan, f)
+	return true
+}
+
+func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan fotaModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.data == nil {
+		// The provider configuration is not known yet: keep the state.
+		return
+	}
+	var state fotaModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.deviceMode() {
+		// No fleet-wide read: the state keeps what scheduling answered.
+		return
+	}
+	dev := state.DeviceID.ValueString()
+	f, err := r.data.client.GetFOTA(ctx, dev)
+	if client.IsNotFound(err) {
+		tflog.Warn(ctx, "firmware update not found; removing it from the state", map[string]any{"device_id": dev})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the firmware update of device "+dev, err.Error())
+		return
+	}
+	fotaFlatten(&state, f)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan fotaModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state fotaModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.AddWarning("The firmware update was only removed from the Terraform state",
+		"The ZDM API cannot cancel updates: firmware "+state.FirmwareID.ValueString()+" "+
+			state.FirmwareVersion.ValueString()+" stays scheduled on "+state.target(ctx, &resp.Diagnostics)+
+			". Terraform no longer manages it.")
+}
+
+func (r *fotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	dev := req.ID
+	if strings.TrimSpace(dev) == "" {
+		resp.Diagnostics.AddError("Invalid import ID",
+			"The import ID is empty: it must be a device ID. Only the update of one device can be imported, "+
+				"by its device ID; updates of fleets cannot be read back from the service.")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), dev)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("device_id"), dev)...)
+}
