@@ -241,6 +241,11 @@ func setStrings(ctx context.Context, s types.Set, diags *diag.Diagnostics) []str
 	return out
 }
 
+// sortedList returns a list value of the strings, sorted.
+func sortedList(items []string) types.List {
+	return stringList(slices.Sorted(slices.Values(items)))
+}
+
 // stringList returns a list value of the strings.
 func stringList(items []string) types.List {
 	elems := make([]attr.Value, len(items))

@@ -303,6 +303,7 @@ func (p *zdmProvider) Resources(context.Context) []func() resource.Resource {
 		newDeviceResource,
 		newDeviceJobResource,
 		newFOTAResource,
+		newFleetJobResource,
 	}
 }
 

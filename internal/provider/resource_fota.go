@@ -148,7 +148,7 @@ func (r *fotaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 				Computed:            true,
 			},
 			"devices": schema.ListAttribute{
-				MarkdownDescription: "IDs of the devices the update was scheduled on: those of the fleets when it " +
+				MarkdownDescription: "IDs of the devices the update was scheduled on, sorted: those of the fleets when it " +
 					"was scheduled (devices added to the fleets later are not updated until it is scheduled again), " +
 					"or `device_id` alone.",
 				ElementType: types.StringType,
@@ -210,7 +210,7 @@ func fotaFlatten(m *fotaModel, f *client.FOTA) {
 		return
 	}
 	m.ID = m.WorkspaceID
-	m.Devices = stringList(f.Devices)
+	m.Devices = sortedList(f.Devices)
 }
 
 // schedule schedules the update of plan and stores the answer in plan.

@@ -1,0 +1,255 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ resource.Resource                = (*fleetJobResource)(nil)
+	_ resource.ResourceWithConfigure   = (*fleetJobResource)(nil)
+	_ resource.ResourceWithImportState = (*fleetJobResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*fleetJobResource)(nil)
+)
+
+func newFleetJobResource() resource.Resource {
+	return &fleetJobResource{}
+}
+
+// fleetJobResource schedules a named job on every device of fleets of a
+// workspace. The service schedules fleet-wide but has no fleet-wide read.
+type fleetJobResource struct {
+	data *providerData
+}
+
+// fleetJobModel maps the zdm_fleet_job resource.
+type fleetJobModel struct {
+	ID          types.String `tfsdk:"id"`
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	Name        types.String `tfsdk:"name"`
+	Value       types.String `tfsdk:"value"`
+	FleetIDs    types.Set    `tfsdk:"fleet_ids"`
+	Triggers    types.Map    `tfsdk:"triggers"`
+	Devices     types.List   `tfsdk:"devices"`
+	ScheduledAt types.String `tfsdk:"scheduled_at"`
+}
+
+func (r *fleetJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fleet_job"
+}
+
+func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A named job scheduled on every device of fleets of a workspace (or of all its fleets) " +
+			"with one request. Creating the resource schedules the job; changing `value`, `fleet_ids` or `triggers` " +
+			"schedules it again, in place, on the devices of the fleets at that time. The service has no " +
+			"fleet-wide read: a refresh keeps what scheduling answered (`devices`, `scheduled_at`); each device's " +
+			"job can be read with `zdm_device_job` or `zdm_device_jobs`. The API cannot cancel jobs: destroying " +
+			"only removes the resource from the Terraform state (a warning says so at plan time), and changing " +
+			"`workspace_id` or `name` schedules a new job and leaves the old one. Works with every Terraform and " +
+			"OpenTofu version.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "`<workspace_id>/<job_name>`, the import ID.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the workspace of the fleets; defaults to the provider's `workspace_id`. " +
+					"Changing it (or the provider's default while this is not set) **replaces** the resource: the job " +
+					"is scheduled in the new workspace and stays in the old one.",
+				Optional:   true,
+				Computed:   true,
+				Validators: notEmpty,
+				PlanModifiers: []planmodifier.String{
+					stringplanmodifier.UseStateForUnknown(),
+					stringplanmodifier.RequiresReplace(),
+				},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Name of the job, one of the jobs the devices' firmware exposes. Changing it " +
+					"**replaces** the resource: the new job is scheduled and the old one stays on the devices.",
+				Required:      true,
+				Validators:    notEmpty,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"value": jobValueAttribute("schedules the job again on the devices of the fleets"),
+			"fleet_ids": fleetIDsAttribute("IDs of the fleets whose devices run the job; every fleet of the " +
+				"workspace when not set (an empty set is an error). Changing it schedules the job again, in place, " +
+				"on the devices of the new fleets (devices of fleets left out keep their job)."),
+			"triggers": triggersAttribute("schedule the job on the devices of the fleets"),
+			"devices": schema.ListAttribute{
+				MarkdownDescription: "IDs of the devices the job was scheduled on, sorted: those of the fleets when " +
+					"it was last scheduled. Devices added to the fleets later do not get the job until it is scheduled again.",
+				ElementType: types.StringType,
+				Computed:    true,
+			},
+			"scheduled_at": schema.StringAttribute{
+				MarkdownDescription: "When the job was last scheduled (RFC 3339).",
+				Computed:            true,
+			},
+		},
+	}
+}
+
+func (r *fleetJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.data.planWorkspace(ctx, req, resp)
+	keepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
+		[]string{"id", "devices", "scheduled_at"})
+	warnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
+}
+
+// schedule schedules the job of plan on its fleets and stores the answer in
+// plan.
+func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, diags *diag.Diagnostics) bool {
+	ws := r.data.workspaceOrDefault(plan.WorkspaceID, path.Root("workspace_id"), diags)
+	fleets := setStrings(ctx, plan.FleetIDs, diags)
+	if diags.HasError() {
+		return false
+	}
+	name := plan.Name.ValueString()
+	value, err := jobValue(plan.Value)
+	if err != nil {
+		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
+		return false
+	}
+	job, err := r.data.client.ScheduleFleetJob(ctx, ws, name, fleets, value)
+	if err != nil {
+		detail := err.Error()
+		if errors.Is(err, client.ErrAmbiguous) {
+			detail += ". Applying again schedules the job again, which is harmless: the service replaces the job " +
+				"of that name on each device."
+		}
+		diags.AddError("Cannot schedule job "+quote(name)+" on "+describeFleets(ws, fleets), detail)
+		return false
+	}
+	tflog.Trace(ctx, "scheduled fleet job", map[string]any{"workspace_id": ws, "name": name, "devices": len(job.Devices)})
+	plan.ID = types.StringValue(deviceJobID(ws, name))
+	plan.WorkspaceID = types.StringValue(ws)
+	plan.Value = refreshedJSON(plan.Value, job.Value)
+	plan.Devices = sortedList(job.Devices)
+	plan.ScheduledAt = types.StringValue(job.ScheduledAt)
+	return true
+}
+
+func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan fleetJobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read keeps the state: the service has no fleet-wide read of jobs.
+func (r *fleetJobResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+
+func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan fleetJobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state fleetJobModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.AddWarning(forgetWarning("job", state.Name.ValueString(), state.ID.ValueString()))
+}
+
+// ImportState rebuilds the state of "<workspace_id>/<job_name>" from the
+// jobs of the workspace's devices (one request per device): devices are
+// those that have the job, value and scheduled_at those of the latest
+// scheduled one. fleet_ids and triggers cannot be known.
+func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ws, name, ok := strings.Cut(req.ID, "/")
+	if !ok || strings.TrimSpace(ws) == "" || strings.TrimSpace(name) == "" {
+		resp.Diagnostics.AddError("Invalid import ID", "The import ID "+quote(req.ID)+" is not "+
+			"\"<workspace_id>/<job_name>\" (the job name is everything after the first \"/\").")
+		return
+	}
+	if r.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	devices, err := r.data.client.ListDevices(ctx, ws)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot import job "+quote(name)+" of workspace "+ws, err.Error())
+		return
+	}
+	var latest *client.Job
+	reached := []string{}
+	for _, d := range devices {
+		job, err := r.data.client.GetJob(ctx, d.ID, name)
+		if client.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot import job "+quote(name)+" of workspace "+ws, err.Error())
+			return
+		}
+		reached = append(reached, d.ID)
+		if latest == nil || scheduledLater(job.ScheduledAt, latest.ScheduledAt) {
+			latest = job
+		}
+	}
+	if latest == nil {
+		resp.Diagnostics.AddError("Cannot import job "+quote(name)+" of workspace "+ws,
+			"No device of workspace "+ws+" has a job named "+quote(name)+".")
+		return
+	}
+	state := fleetJobModel{
+		ID:          types.StringValue(deviceJobID(ws, name)),
+		WorkspaceID: types.StringValue(ws),
+		Name:        types.StringValue(name),
+		Value:       types.StringValue(compactJSON(latest.Value)),
+		FleetIDs:    types.SetNull(types.StringType),
+		Triggers:    types.MapNull(types.StringType),
+		Devices:     sortedList(reached),
+		ScheduledAt: types.StringValue(latest.ScheduledAt),
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// scheduledLater reports whether the RFC 3339 time a is after b (compared as
+// text when either cannot be read).
+func scheduledLater(a, b string) bool {
+	ta, errA := parseRFC3339(a)
+	tb, errB := parseRFC3339(b)
+	if errA != nil || errB != nil {
+		return a > b
+	}
+	return ta.After(tb)
+}
