@@ -72,6 +72,21 @@ func setIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, v any, d
 	diags.Append(identity.Set(ctx, v)...)
 }
 
+// identityFromState fills a null identity (of an object in a state written
+// before resources had identities) from the attributes of the same names in
+// the state, for a Read that cannot reach the API: Terraform requires every
+// Read to return an identity.
+func identityFromState(ctx context.Context, state tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+	if identity == nil || !identity.Raw.IsNull() || state.Raw.IsNull() {
+		return
+	}
+	for name := range identity.Schema.GetAttributes() {
+		var v types.String
+		diags.Append(state.GetAttribute(ctx, path.Root(name), &v)...)
+		diags.Append(identity.SetAttribute(ctx, path.Root(name), v)...)
+	}
+}
+
 // importPrivateKey marks, in the private state of an imported object, that
 // the next Read follows the import: an object that does not exist is then an
 // error that names it instead of being silently removed from the state.

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -238,4 +241,33 @@ func wrapped(text string) *regexp.Regexp {
 		parts[i] = regexp.QuoteMeta(p)
 	}
 	return regexp.MustCompile(strings.Join(parts, `\s+`))
+}
+
+// TestReadUnconfiguredFillsIdentity reads a device of a state written before
+// resources had identities while the provider is not configured: Read keeps
+// the state and still returns the identity Terraform requires.
+func TestReadUnconfiguredFillsIdentity(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	r := &deviceResource{}
+	var sr fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &sr)
+	var ir fwresource.IdentitySchemaResponse
+	r.IdentitySchema(ctx, fwresource.IdentitySchemaRequest{}, &ir)
+
+	state := tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(ctx), nil)}
+	model := testDeviceModel()
+	mustOK(t, state.Set(ctx, &model))
+	nullIdentity := func() *tfsdk.ResourceIdentity {
+		return &tfsdk.ResourceIdentity{Schema: ir.IdentitySchema, Raw: tftypes.NewValue(ir.IdentitySchema.Type().TerraformType(ctx), nil)}
+	}
+
+	resp := fwresource.ReadResponse{State: state, Identity: nullIdentity()}
+	r.Read(ctx, fwresource.ReadRequest{State: state, Identity: nullIdentity()}, &resp)
+	mustOK(t, resp.Diagnostics)
+	var got inWorkspaceIdentityModel
+	mustOK(t, resp.Identity.Get(ctx, &got))
+	if want := newInWorkspaceIdentity("wks-1", "dev-1"); got != want {
+		t.Errorf("identity = %+v, want %+v", got, want)
+	}
 }

@@ -275,6 +275,7 @@ func (r *deviceResource) adoptCreated(ctx context.Context, ws, name, fleet strin
 func (r *deviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	if r.data == nil {
 		// The provider configuration is not known yet: keep the state.
+		identityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
 		return
 	}
 	var state deviceModel

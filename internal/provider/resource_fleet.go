@@ -198,6 +198,7 @@ func (r *fleetResource) adoptCreated(ctx context.Context, ws, name, desc string,
 func (r *fleetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	if r.data == nil {
 		// The provider configuration is not known yet: keep the state.
+		identityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
 		return
 	}
 	var state fleetModel

@@ -174,6 +174,7 @@ func (r *workspaceResource) adoptCreated(ctx context.Context, name, desc string,
 func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	if r.data == nil {
 		// The provider configuration is not known yet: keep the state.
+		identityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
 		return
 	}
 	var state workspaceModel
