@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"time"
+	"unicode/utf8"
 )
 
 func (s *Server) newAPIRouter() *router {
@@ -406,8 +407,19 @@ func jobValue(v json.RawMessage) (json.RawMessage, error) {
 }
 
 func validJobName(name string) error {
-	if len([]rune(name)) > maxNameLen {
-		return invalidArgument("job name is longer than %d characters", maxNameLen)
+	return validPathName("job name", name)
+}
+
+// validPathName checks a name that a path segment gives to a stored object
+// (job, firmware): at most maxNameLen characters, and valid UTF-8, since a
+// JSON answer could not carry the name back unchanged (invalid bytes would
+// come back as U+FFFD, a name that finds nothing).
+func validPathName(what, v string) error {
+	if !utf8.ValidString(v) {
+		return invalidArgument("%s %q is not valid UTF-8", what, v)
+	}
+	if utf8.RuneCountInString(v) > maxNameLen {
+		return invalidArgument("%s is longer than %d characters", what, maxNameLen)
 	}
 	return nil
 }
@@ -542,13 +554,10 @@ func (c *call) getFOTA() (any, error) {
 }
 
 func validFirmware(id, version string) error {
-	if len([]rune(id)) > maxNameLen {
-		return invalidArgument("firmware_id is longer than %d characters", maxNameLen)
+	if err := validPathName("firmware_id", id); err != nil {
+		return err
 	}
-	if len([]rune(version)) > maxNameLen {
-		return invalidArgument("firmware_version is longer than %d characters", maxNameLen)
-	}
-	return nil
+	return validPathName("firmware_version", version)
 }
 
 func (c *call) scheduleFOTA() (any, error) {

@@ -87,7 +87,9 @@
 //     the flag gates reads only. Deleting a device keeps its data points.
 //   - Unknown query parameters are ignored. Paths are matched segment by
 //     segment after unescaping, so IDs and job names may contain any
-//     character, "/" included, when escaped.
+//     character, "/" included, when escaped. Job names, firmware IDs and
+//     firmware versions, which a path gives to a stored object, must be
+//     valid UTF-8 (400 otherwise): JSON could not carry them back unchanged.
 //
 // # Admin API
 //
