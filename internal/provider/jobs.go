@@ -347,21 +347,30 @@ func waitDone(ctx context.Context, what string, devices []string, o waitOptions,
 			}
 		}
 		pending = still
-		if len(finished) > 0 {
-			progress(fmt.Sprintf("%s done on %s (%d of %d devices done)", what, strings.Join(finished, ", "),
+		switch {
+		case len(finished) > 0:
+			progress(fmt.Sprintf("%s done on %s (%d of %d devices done)", upperFirst(what), abbreviate(finished),
 				len(devices)-len(pending), len(devices)))
+		case len(pending) > 0:
+			progress(fmt.Sprintf("Waiting for %s on %d of %d devices: %s", what, len(pending), len(devices),
+				abbreviate(pending)))
 		}
 		if len(pending) == 0 {
 			return nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			waiting := make([]string, len(pending))
-			for i, dev := range pending {
-				waiting[i] = dev + " (" + last[dev] + ")"
+			const most = 100
+			waiting := make([]string, 0, min(len(pending), most))
+			for _, dev := range pending[:min(len(pending), most)] {
+				waiting = append(waiting, dev+" ("+last[dev]+")")
 			}
-			return fmt.Errorf("%s is not done after %s on %d of %d devices: %s", what, o.timeout, len(pending),
-				len(devices), strings.Join(waiting, ", "))
+			more := ""
+			if len(pending) > most {
+				more = fmt.Sprintf(" and %d more", len(pending)-most)
+			}
+			return fmt.Errorf("%s is not done after %s on %d of %d devices: %s%s", what, o.timeout, len(pending),
+				len(devices), strings.Join(waiting, ", "), more)
 		}
 		timer.Reset(min(o.interval, left))
 	}
@@ -391,4 +400,12 @@ func keepComputedUnlessChanged(ctx context.Context, req resource.ModifyPlanReque
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), prior)...)
 	}
+}
+
+// upperFirst returns s with its first letter in upper case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -334,5 +334,8 @@ func (p *zdmProvider) ListResources(context.Context) []func() list.ListResource 
 
 // Actions lists the actions of the provider, one constructor per line.
 func (p *zdmProvider) Actions(context.Context) []func() action.Action {
-	return []func() action.Action{}
+	return []func() action.Action{
+		newScheduleJobAction,
+		newScheduleFOTAAction,
+	}
 }

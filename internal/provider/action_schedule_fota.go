@@ -1,0 +1,148 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ action.Action                     = (*scheduleFOTAAction)(nil)
+	_ action.ActionWithConfigure        = (*scheduleFOTAAction)(nil)
+	_ action.ActionWithConfigValidators = (*scheduleFOTAAction)(nil)
+	_ action.ActionWithValidateConfig   = (*scheduleFOTAAction)(nil)
+)
+
+func newScheduleFOTAAction() action.Action {
+	return &scheduleFOTAAction{}
+}
+
+// scheduleFOTAAction schedules a firmware update on a device or on the
+// devices of fleets, and optionally waits until they report it done.
+type scheduleFOTAAction struct {
+	data *providerData
+}
+
+// scheduleFOTAActionModel maps the zdm_schedule_fota action.
+type scheduleFOTAActionModel struct {
+	FirmwareID      types.String `tfsdk:"firmware_id"`
+	FirmwareVersion types.String `tfsdk:"firmware_version"`
+	DeviceID        types.String `tfsdk:"device_id"`
+	WorkspaceID     types.String `tfsdk:"workspace_id"`
+	FleetIDs        types.Set    `tfsdk:"fleet_ids"`
+	Wait            types.Bool   `tfsdk:"wait"`
+	Timeout         types.String `tfsdk:"timeout"`
+	PollInterval    types.String `tfsdk:"poll_interval"`
+}
+
+func (a *scheduleFOTAAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_schedule_fota"
+}
+
+func (a *scheduleFOTAAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
+	attrs := actionTargetAttributes("firmware update")
+	attrs["firmware_id"] = schema.StringAttribute{
+		MarkdownDescription: "ID of the firmware to install.",
+		Required:            true,
+		Validators:          notEmpty,
+	}
+	attrs["firmware_version"] = schema.StringAttribute{
+		MarkdownDescription: "Version of the firmware to install. It replaces the current update of each device.",
+		Required:            true,
+		Validators:          notEmpty,
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Schedules a firmware-over-the-air (FOTA) update on a device (`device_id`) or on every " +
+			"device of fleets of a workspace (`workspace_id`, with `fleet_ids` or every fleet), each time the action " +
+			"is invoked: with `terraform apply -invoke=action.zdm_schedule_fota.<name>` or from an `action_trigger` " +
+			"of a resource's lifecycle. Nothing is kept in the Terraform state. With `wait`, the action polls the " +
+			"update of every device until all report `done`, and fails after `timeout` naming the devices not done " +
+			"with their status. Progress is reported per device. Needs Terraform 1.14 or later; the `zdm_fota` " +
+			"resource schedules updates on any version.",
+		Attributes: attrs,
+	}
+}
+
+func (a *scheduleFOTAAction) ConfigValidators(context.Context) []action.ConfigValidator {
+	return actionTargetValidators()
+}
+
+func (a *scheduleFOTAAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
+	var cfg scheduleFOTAActionModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval, &resp.Diagnostics)
+}
+
+func (a *scheduleFOTAAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	a.data = configureData("Action", req.ProviderData, &resp.Diagnostics)
+}
+
+func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	if a.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg scheduleFOTAActionModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	progress := progressFunc(resp)
+	fw, ver := cfg.FirmwareID.ValueString(), cfg.FirmwareVersion.ValueString()
+	what := "firmware update " + fw + " " + ver
+
+	var devices []string
+	if !cfg.DeviceID.IsNull() {
+		dev := cfg.DeviceID.ValueString()
+		f, err := a.data.client.ScheduleFOTA(ctx, dev, fw, ver)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot schedule "+what+" on device "+dev, err.Error())
+			return
+		}
+		devices = []string{dev}
+		progress(fmt.Sprintf("Scheduled %s on device %s (%s)", what, dev, f.Status))
+	} else {
+		ws := cfg.WorkspaceID.ValueString()
+		fleets := setStrings(ctx, cfg.FleetIDs, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		f, err := a.data.client.ScheduleFleetFOTA(ctx, ws, fw, ver, fleets)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot schedule "+what+" on "+describeFleets(ws, fleets), err.Error())
+			return
+		}
+		devices = f.Devices
+		if !reportScheduled(what, ws, fleets, devices, progress, &resp.Diagnostics) {
+			return
+		}
+	}
+
+	opts := parseWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval)
+	if !opts.wait {
+		return
+	}
+	status := func(ctx context.Context, dev string) (string, error) {
+		f, err := a.data.client.GetFOTA(ctx, dev)
+		if err != nil {
+			return "", err
+		}
+		if f.Value.FirmwareID != fw || f.Value.FirmwareVersion != ver {
+			return "", fmt.Errorf("device %s now has firmware update %s %s, scheduled outside this action",
+				dev, f.Value.FirmwareID, f.Value.FirmwareVersion)
+		}
+		return f.Status, nil
+	}
+	if err := waitDone(ctx, what, devices, opts, status, progress); err != nil {
+		resp.Diagnostics.AddError("The "+what+" is not done", err.Error())
+	}
+}
