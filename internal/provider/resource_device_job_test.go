@@ -326,4 +326,3 @@ name      = ""`, `(?s)Attribute name string length must be at least 1`),
 	})
 	expectNoRequests(t, e, before)
 }
-
