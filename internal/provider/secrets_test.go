@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -260,10 +261,14 @@ data "zdm_fleet" "echo" {
 	}
 	// The log must be the real thing: Terraform's and the provider's trace
 	// output, including the client's request entries.
-	for _, want := range []string{"[TRACE]", "zdm: API request", "zdm: configured the ZDM client", "Terraform version", "/v3/workspaces/"} {
+	for _, want := range []string{"[TRACE]", "zdm: API request", "zdm: configured the ZDM client", "/v3/workspaces/"} {
 		if !bytes.Contains(logData, []byte(want)) {
 			t.Errorf("the trace log (%d bytes) lacks %q: logging was not captured", len(logData), want)
 		}
+	}
+	// The CLI's own log: "Terraform version: 1.15.0", "OpenTofu version: 1.12.6".
+	if !regexp.MustCompile(`\[INFO\]\s+(Terraform|OpenTofu) version: `).Match(logData) {
+		t.Errorf("the trace log lacks the CLI's own entries: CLI logging was not captured")
 	}
 	// The scans see what they should: the workspace ID is everywhere.
 	if !bytes.Contains(logData, []byte(fe.Bootstrap.WorkspaceID)) {
