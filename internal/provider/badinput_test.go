@@ -35,6 +35,8 @@ type badInput struct {
 	// list is the type of a list block (a query) whose config block holds
 	// query.
 	list, query string
+	// tf114 marks a body with action blocks, which need Terraform 1.14.
+	tf114 bool
 }
 
 // badInputs covers every kind of object: the provider block, resources,
@@ -226,13 +228,13 @@ resource "zdm_device" "d" { name = "d" }`,
   status    = "running"
 }`,
 		want: []string{`Attribute status value must be one of`, `"pending"`, `"running"`}},
-	{name: "zdm_device_job/name blank", attr: "name",
+	{name: "zdm_device_job data/name blank", attr: "name",
 		body: `data "zdm_device_job" "j" {
   device_id = "dev-1"
   name      = " "
 }`,
 		want: []string{`Blank value`, `name must contain`}},
-	{name: "zdm_device_job/device_id blank", attr: "device_id",
+	{name: "zdm_device_job data/device_id blank", attr: "device_id",
 		body: `data "zdm_device_job" "j" {
   device_id = "\t"
   name      = "reboot"
@@ -299,6 +301,193 @@ resource "zdm_device" "d" { name = "d" }`,
 		body: `data "zdm_timeseries" "t" { workspace_id = "" }`,
 		want: []string{`Attribute workspace_id string length must be at least 1`}},
 
+	// Job and FOTA resources.
+	{name: "zdm_device_job/value not JSON", attr: "value",
+		body: `resource "zdm_device_job" "j" {
+  device_id = "dev-1"
+  name      = "reboot"
+  value     = "{delay: 5}"
+}`,
+		want: []string{`Invalid JSON in value`, `The value of value`}},
+	{name: "zdm_device_job/value array", attr: "value",
+		body: `resource "zdm_device_job" "j" {
+  device_id = "dev-1"
+  name      = "reboot"
+  value     = jsonencode([1, 2])
+}`,
+		want: []string{`Invalid JSON in value`, `The value of value`}},
+	{name: "zdm_device_job/name blank", attr: "name",
+		body: `resource "zdm_device_job" "j" {
+  device_id = "dev-1"
+  name      = " "
+}`,
+		want: []string{`Blank value`, `name must contain`}},
+	{name: "zdm_device_job/device_id empty", attr: "device_id",
+		body: `resource "zdm_device_job" "j" {
+  device_id = ""
+  name      = "reboot"
+}`,
+		want: []string{`Attribute device_id string length must be at least 1`}},
+	{name: "zdm_fleet_job/empty fleet_ids", attr: "fleet_ids",
+		body: `resource "zdm_fleet_job" "j" {
+  name      = "reboot"
+  fleet_ids = []
+}`,
+		want: []string{`Attribute fleet_ids set must contain at least 1 elements`}},
+	{name: "zdm_fleet_job/value string", attr: "value",
+		body: `resource "zdm_fleet_job" "j" {
+  name  = "reboot"
+  value = jsonencode("now")
+}`,
+		want: []string{`Invalid JSON in value`, `The value of value`}},
+	{name: "zdm_fleet_job/name empty", attr: "name",
+		body: `resource "zdm_fleet_job" "j" { name = "" }`,
+		want: []string{`Attribute name string length must be at least 1`}},
+	{name: "zdm_fota/device_id and workspace_id", attr: "workspace_id",
+		body: `resource "zdm_fota" "u" {
+  device_id        = "dev-1"
+  workspace_id     = "wks-1"
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+}`,
+		want: []string{`Invalid Attribute Combination`, `[device_id,workspace_id]`}},
+	{name: "zdm_fota/neither device_id nor workspace_id", attr: "device_id",
+		body: `resource "zdm_fota" "u" {
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+}`,
+		want: []string{`Missing Attribute Configuration`, `[device_id,workspace_id]`}},
+	{name: "zdm_fota/device_id with fleet_ids", attr: "fleet_ids",
+		body: `resource "zdm_fota" "u" {
+  device_id        = "dev-1"
+  fleet_ids        = ["flt-1"]
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+}`,
+		want: []string{`Invalid Attribute Combination`, `fleet_ids`}},
+	{name: "zdm_fota/firmware_version blank", attr: "firmware_version",
+		body: `resource "zdm_fota" "u" {
+  device_id        = "dev-1"
+  firmware_id      = "fw"
+  firmware_version = "  "
+}`,
+		want: []string{`Blank value`, `firmware_version must contain`}},
+	{name: "zdm_fota/blank fleet ID", attr: "fleet_ids",
+		body: `resource "zdm_fota" "u" {
+  workspace_id     = "wks-1"
+  fleet_ids        = ["flt-1", ""]
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+}`,
+		want: []string{`fleet_ids`, `string length must be at least 1`}},
+	{name: "import/zdm_device_job no job name", attr: "import ID",
+		body: `resource "zdm_device_job" "j" {
+  device_id = "dev-1"
+  name      = "reboot"
+}`, importTo: "zdm_device_job.j", importID: "dev-1",
+		want: []string{`Invalid import ID`, `import ID "dev-1" is not "<device_id>/<job_name>"`}},
+	{name: "import/zdm_device_job empty device", attr: "import ID",
+		body: `resource "zdm_device_job" "j" {
+  device_id = "dev-1"
+  name      = "reboot"
+}`, importTo: "zdm_device_job.j", importID: " /reboot",
+		want: []string{`Invalid import ID`, `is not "<device_id>/<job_name>"`}},
+	{name: "import/zdm_fleet_job empty name", attr: "import ID",
+		body: `resource "zdm_fleet_job" "j" { name = "reboot" }`, importTo: "zdm_fleet_job.j", importID: "wks-1/",
+		want: []string{`Invalid import ID`, `import ID "wks-1/" is not "<workspace_id>/<job_name>"`}},
+	{name: "import/zdm_fota blank", attr: "import ID",
+		body: `resource "zdm_fota" "u" {
+  device_id        = "dev-1"
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+}`, importTo: "zdm_fota.u", importID: " ",
+		want: []string{`Invalid import ID`, `The import ID is empty: it must be a device ID`}},
+
+	// Actions (Terraform 1.14 and later).
+	{name: "action zdm_schedule_job/value not JSON", attr: "value", tf114: true,
+		body: `action "zdm_schedule_job" "a" {
+  config {
+    device_id = "dev-1"
+    name      = "reboot"
+    value     = "{"
+  }
+}`,
+		want: []string{`Invalid JSON in value`, `The value of value`}},
+	{name: "action zdm_schedule_job/no target", attr: "device_id", tf114: true,
+		body: `action "zdm_schedule_job" "a" {
+  config {
+    name = "reboot"
+  }
+}`,
+		want: []string{`Missing Attribute Configuration`, `[device_id,workspace_id]`}},
+	{name: "action zdm_schedule_job/device_id with fleet_ids", attr: "fleet_ids", tf114: true,
+		body: `action "zdm_schedule_job" "a" {
+  config {
+    device_id = "dev-1"
+    fleet_ids = ["flt-1"]
+    name      = "reboot"
+  }
+}`,
+		want: []string{`Invalid Attribute Combination`, `fleet_ids`}},
+	{name: "action zdm_schedule_job/timeout not a duration", attr: "timeout", tf114: true,
+		body: `action "zdm_schedule_job" "a" {
+  config {
+    device_id = "dev-1"
+    name      = "reboot"
+    wait      = true
+    timeout   = "a while"
+  }
+}`,
+		want: []string{`Invalid timeout`, `"a while" is not a duration`}},
+	{name: "action zdm_schedule_job/poll_interval above timeout", attr: "poll_interval", tf114: true,
+		body: `action "zdm_schedule_job" "a" {
+  config {
+    device_id     = "dev-1"
+    name          = "reboot"
+    wait          = true
+    timeout       = "10s"
+    poll_interval = "1m"
+  }
+}`,
+		want: []string{`Invalid poll_interval`, `poll_interval (1m0s) must not be longer than timeout (10s)`}},
+	{name: "action zdm_schedule_job/name blank", attr: "name", tf114: true,
+		body: `action "zdm_schedule_job" "a" {
+  config {
+    device_id = "dev-1"
+    name      = "	"
+  }
+}`,
+		want: []string{`Blank value`, `name must contain`}},
+	{name: "action zdm_schedule_fota/firmware_id empty", attr: "firmware_id", tf114: true,
+		body: `action "zdm_schedule_fota" "a" {
+  config {
+    device_id        = "dev-1"
+    firmware_id      = ""
+    firmware_version = "1.0"
+  }
+}`,
+		want: []string{`Attribute firmware_id string length must be at least 1`}},
+	{name: "action zdm_schedule_fota/device_id and workspace_id", attr: "workspace_id", tf114: true,
+		body: `action "zdm_schedule_fota" "a" {
+  config {
+    device_id        = "dev-1"
+    workspace_id     = "wks-1"
+    firmware_id      = "fw"
+    firmware_version = "1.0"
+  }
+}`,
+		want: []string{`Invalid Attribute Combination`, `[device_id,workspace_id]`}},
+	{name: "action zdm_schedule_fota/empty fleet_ids", attr: "fleet_ids", tf114: true,
+		body: `action "zdm_schedule_fota" "a" {
+  config {
+    workspace_id     = "wks-1"
+    fleet_ids        = []
+    firmware_id      = "fw"
+    firmware_version = "1.0"
+  }
+}`,
+		want: []string{`Attribute fleet_ids set must contain at least 1 elements`}},
+
 	// List resources (terraform query, Terraform 1.14 and later).
 	{name: "list zdm_device/name_regex unbalanced", attr: "name_regex",
 		list: "zdm_device", query: `name_regex = "sensor-("`,
@@ -357,7 +546,7 @@ func TestAccBadInput(t *testing.T) {
 			t.Parallel()
 			e := acctest.New(t, New("test"))
 			tc := resource.TestCase{ProtoV6ProviderFactories: e.Factories, Steps: row.steps(e)}
-			if row.list != "" {
+			if row.list != "" || row.tf114 {
 				tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
 			}
 			resource.UnitTest(t, tc)
