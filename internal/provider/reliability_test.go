@@ -301,9 +301,9 @@ resource "zdm_device" "load" {
 }
 
 // TestAccReliabilityDroppedCreates drops the connection after the server
-// acted on every create, while it also answers some requests 503: each
-// resource adopts the object its request created, no duplicate appears, and
-// a second plan is empty.
+// acted on every create (and scheduling), while it also answers some
+// requests 503: each resource adopts the object its request created, no
+// duplicate appears, and a second plan is empty.
 func TestAccReliabilityDroppedCreates(t *testing.T) {
 	fe := newFrontEnv(t)
 	const n = 20
@@ -315,6 +315,16 @@ resource "zdm_device" "d" {
   count    = %d
   name     = "dropped-${count.index}"
   fleet_id = zdm_fleet.f.id
+}
+resource "zdm_device_job" "j" {
+  device_id = zdm_device.d[0].id
+  name      = "configure"
+  value     = jsonencode({ level = 2 })
+}
+resource "zdm_fota" "u" {
+  device_id        = zdm_device.d[1].id
+  firmware_id      = "fw-sensor"
+  firmware_version = "1.2.0"
 }
 `, n))
 	want := []string{}
@@ -341,13 +351,30 @@ resource "zdm_device" "d" {
 	})
 	fe.Server.SetFaults(localzdm.Faults{})
 	checkExactly(t, "devices after dropped creates", deviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID), want)
-	fleets, err := fe.Client(t).ListFleets(context.Background(), fe.Bootstrap.WorkspaceID)
+	ctx := context.Background()
+	c := fe.Client(t)
+	fleets, err := c.ListFleets(ctx, fe.Bootstrap.WorkspaceID)
 	if err != nil || len(fleets) != 2 {
 		t.Errorf("fleets after dropped creates: %+v, %v (want default and dropped)", fleets, err)
 	}
-	// Every create that succeeded on the server lost its answer.
-	if drops := fe.Statuses()[0]; drops != n+1 {
-		t.Errorf("%d connections dropped after a create; want %d", drops, n+1)
+	devices, err := c.ListDevices(ctx, fe.Bootstrap.WorkspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]string{}
+	for _, d := range devices {
+		byName[d.Name] = d.ID
+	}
+	if jobs, err := c.ListJobs(ctx, byName["dropped-0"], ""); err != nil || len(jobs) != 1 || string(jobs[0].Value) != `{"level":2}` {
+		t.Errorf("jobs of dropped-0: %+v, %v", jobs, err)
+	}
+	if f, err := c.GetFOTA(ctx, byName["dropped-1"]); err != nil || f.Value.FirmwareVersion != "1.2.0" {
+		t.Errorf("firmware update of dropped-1: %+v, %v", f, err)
+	}
+	// Every create or scheduling that succeeded on the server lost its
+	// answer: the fleet, the devices, the job and the update.
+	if drops := fe.Statuses()[0]; drops != n+3 {
+		t.Errorf("%d connections dropped after a create; want %d", drops, n+3)
 	}
 }
 
