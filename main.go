@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"log"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -18,6 +19,12 @@ func main() {
 
 	flag.BoolVar(&debug, "debug", false, "set to true to run the provider with support for debuggers like delve")
 	flag.Parse()
+	if !debug {
+		// In debug mode the logs go to the terminal of the debug session.
+		if err := quietUnreadLogs(os.Environ(), os.Setenv); err != nil {
+			log.Fatal(err.Error())
+		}
+	}
 
 	opts := providerserver.ServeOpts{
 		Address:         "registry.terraform.io/zdm/zdm",
