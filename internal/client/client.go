@@ -29,6 +29,10 @@ const (
 	DefaultRetryWaitMax   = 30 * time.Second
 )
 
+// maxIdleConnsPerHost is how many idle connections the default transport
+// keeps per host: more than Terraform's usual -parallelism.
+const maxIdleConnsPerHost = 32
+
 // Config configures a Client. Zero values select the defaults.
 type Config struct {
 	// BaseURL is the address of the device management service, with or
@@ -146,6 +150,11 @@ func New(cfg Config) (*Client, error) {
 	} else {
 		t := cleanhttp.DefaultPooledTransport()
 		t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+		// Terraform runs up to -parallelism (default 10) operations at once.
+		// cleanhttp keeps GOMAXPROCS+1 idle connections per host, so on a
+		// small machine most of those connections would be closed after
+		// each request and dialed again (a TLS handshake each).
+		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
 		c.http = &http.Client{Transport: t, CheckRedirect: checkRedirect}
 	}
 	return c, nil
