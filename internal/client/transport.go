@@ -87,9 +87,11 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 			}
 			return nil, &retryStopError{last: res.err, reason: fmt.Sprintf("gave up after %d attempts", attempt)}
 		}
+		// Retry-After is the least wait: a shorter one (such as "0") must not
+		// make the retries of a rate-limited request run back to back.
 		wait := c.backoff(attempt)
 		if res.hasWait {
-			wait = min(res.retryAfter, c.waitMax)
+			wait = min(max(res.retryAfter, wait), c.waitMax)
 		}
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
 			return nil, &retryStopError{last: res.err, cause: context.DeadlineExceeded,
@@ -138,8 +140,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // backoff returns the wait before retry number attempt (1-based) when the
-// server gave no Retry-After: capped exponential backoff with jitter, uniform
-// in [RetryWaitMin, min(RetryWaitMax, RetryWaitMin*2^(attempt-1))].
+// server gave no Retry-After, or a shorter one: capped exponential backoff
+// with jitter, uniform in [RetryWaitMin, min(RetryWaitMax,
+// RetryWaitMin*2^(attempt-1))].
 func (c *Client) backoff(attempt int) time.Duration {
 	ceiling := c.waitMin
 	for i := 1; i < attempt && ceiling < c.waitMax; i++ {

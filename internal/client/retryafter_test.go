@@ -1,0 +1,61 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestRetryAfterZeroBacksOff: a 429 with "Retry-After: 0" (a rate limiter
+// rounding down) is retried after the exponential backoff, not at once, so
+// that the retries are not spent back to back while the limit holds.
+func TestRetryAfterZeroBacksOff(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n <= 3 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		_, _ = w.Write([]byte(`{"workspaces":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+	var waits []time.Duration
+	c, err := New(Config{
+		BaseURL: srv.URL, APIKey: "k", MaxRetries: 3,
+		RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: time.Second,
+		Logger: func(_ context.Context, msg string, fields map[string]any) {
+			if msg == "retrying API request" {
+				ms, _ := fields["wait_ms"].(int64)
+				waits = append(waits, time.Duration(ms)*time.Millisecond)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := c.ListWorkspaces(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(waits) != 3 {
+		t.Fatalf("waits = %v, want 3", waits)
+	}
+	for i, w := range waits {
+		if w < 20*time.Millisecond {
+			t.Errorf("wait %d = %v: a Retry-After of 0 made the retry immediate", i, w)
+		}
+	}
+	if elapsed := time.Since(start); elapsed < 60*time.Millisecond {
+		t.Errorf("three retries took %v, want at least 3 × RetryWaitMin", elapsed)
+	}
+}
