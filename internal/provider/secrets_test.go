@@ -158,13 +158,17 @@ func TestAccSecretsNotLeaked(t *testing.T) {
 	}
 	fe.override.Store(&echo)
 
+	if err := fe.Server.SetStorage(fe.Bootstrap.WorkspaceID, true); err != nil {
+		t.Fatal(err)
+	}
 	provider := fmt.Sprintf(`
 provider "zdm" {
   base_url     = %q
+  storage_url  = %q
   workspace_id = %q
   max_retries  = 1
 }
-`, fe.URL, fe.Bootstrap.WorkspaceID)
+`, fe.URL, fe.Server.StorageURL(), fe.Bootstrap.WorkspaceID)
 	body := func(deviceName string) string {
 		return provider + fmt.Sprintf(`
 resource "zdm_fleet" "f" {
@@ -179,6 +183,9 @@ data "zdm_workspace" "w" {
 }
 data "zdm_devices" "all" {
   depends_on = [zdm_device.d]
+}
+data "zdm_timeseries" "t" {
+  size = 10
 }
 output "device" {
   value = zdm_device.d.id
@@ -261,7 +268,7 @@ data "zdm_fleet" "echo" {
 	}
 	// The log must be the real thing: Terraform's and the provider's trace
 	// output, including the client's request entries.
-	for _, want := range []string{"[TRACE]", "zdm: API request", "zdm: configured the ZDM client", "/v3/workspaces/"} {
+	for _, want := range []string{"[TRACE]", "zdm: API request", "zdm: configured the ZDM client", "/v3/workspaces/", "/v3/timeseries/"} {
 		if !bytes.Contains(logData, []byte(want)) {
 			t.Errorf("the trace log (%d bytes) lacks %q: logging was not captured", len(logData), want)
 		}
