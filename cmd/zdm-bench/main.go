@@ -1,0 +1,254 @@
+// Command zdm-bench measures the provider with the real Terraform CLI
+// against the local ZDM server, and compares each step with the same step on
+// Terraform's built-in terraform_data resource (Terraform's own floor).
+//
+// It starts the local server in-process (loopback only), builds the provider
+// binary, and for each size N of -sizes runs, in fresh working directories:
+// apply (create N devices), a no-op plan (refresh N), and an apply that
+// renames all N; then the create and the no-op plan again with -latency added
+// to every API request, against the network floor N x latency / parallelism.
+// It runs terraform query over -query-size devices, and reads -points data
+// points with the client's StreamData, a bare encoding/json decoder and the
+// zdm_timeseries data source. For every step it reports the wall time, the API
+// requests by route (from the server's counters) and the provider's peak RSS.
+//
+// Usage:
+//
+//	go run ./cmd/zdm-bench [-quick] [-sizes 100,1000,2000] [-query-size 10000] [-points 175000]
+//
+// With -out and -svg it writes the report (a template of tfplugindocs, which
+// `make generate` renders to docs/guides/performance.md) and its plot.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// options are the command-line settings.
+type options struct {
+	sizes       []int
+	querySize   int
+	points      int
+	latency     time.Duration
+	parallelism int
+	planRepeat  int
+	terraform   string
+	out         string
+	svg         string
+	jsonOut     string
+	work        string
+	keep        bool
+	reattach    bool
+	floor       bool
+	quick       bool
+}
+
+func main() {
+	if isNullProvider() {
+		if err := serveNullProvider(); err != nil {
+			fmt.Fprintln(os.Stderr, "null provider:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == measureCommand {
+		if err := runMeasureChild(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "zdm-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	opts, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "zdm-bench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, opts); err != nil {
+		fmt.Fprintln(os.Stderr, "zdm-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("zdm-bench", flag.ContinueOnError)
+	sizes := fs.String("sizes", "100,1000,2000", "comma-separated numbers of devices for the apply/plan/update steps")
+	fs.IntVar(&o.querySize, "query-size", 10000, "number of devices listed by terraform query (0 skips the step)")
+	fs.IntVar(&o.points, "points", 175000, "number of data points read (0 skips the time-series step)")
+	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "latency added to every API request in the latency steps (0 skips them)")
+	fs.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
+	fs.IntVar(&o.planRepeat, "plan-repeat", 3, "runs of each no-op plan (the median is reported)")
+	fs.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: the path scripts/install-terraform.sh prints)")
+	fs.StringVar(&o.out, "out", "templates/guides/performance.md.tmpl", "report to write (empty: none)")
+	fs.StringVar(&o.svg, "svg", "docs/images/performance.svg", "plot to write (empty: none)")
+	fs.StringVar(&o.jsonOut, "json", "", "also write the raw results as JSON to this file")
+	fs.StringVar(&o.work, "work", "", "working directory (default: a new temporary directory)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the working directory")
+	fs.BoolVar(&o.reattach, "reattach", false, "serve the provider in debug mode and attach Terraform to it "+
+		"(exact rusage; the provider's start-up is then not part of the wall times)")
+	fs.BoolVar(&o.floor, "floor", true, "also run each step on the null provider: zdm_device's schema, no work (the plugin floor)")
+	fs.BoolVar(&o.quick, "quick", false, "small run for a quick check: -sizes 100,500 -query-size 1000 -points 20000 "+
+		"-plan-repeat 1, and no report files unless -out/-svg are given")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.quick {
+		defaults := map[string]func(){
+			"sizes":       func() { *sizes = "100,500" },
+			"query-size":  func() { o.querySize = 1000 },
+			"points":      func() { o.points = 20000 },
+			"plan-repeat": func() { o.planRepeat = 1 },
+			"out":         func() { o.out = "" },
+			"svg":         func() { o.svg = "" },
+		}
+		for name, apply := range defaults {
+			if !set[name] {
+				apply()
+			}
+		}
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("-sizes: %q is not a positive number", s)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	switch {
+	case o.querySize < 0 || o.points < 0 || o.latency < 0:
+		return o, errors.New("-query-size, -points and -latency must not be negative")
+	case o.parallelism < 1 || o.planRepeat < 1:
+		return o, errors.New("-parallelism and -plan-repeat must be at least 1")
+	case o.points > 175000:
+		return o, errors.New("-points: at most 175000 (one page of the storage service)")
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, o options) error {
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	if o.terraform == "" {
+		logf("locating the Terraform CLI (scripts/install-terraform.sh)")
+		if o.terraform, err = installTerraform(ctx, root); err != nil {
+			return err
+		}
+	}
+	work := o.work
+	if work == "" {
+		if work, err = os.MkdirTemp("", "zdm-bench-"); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(work, 0o750); err != nil {
+		return err
+	}
+	if !o.keep && o.work == "" {
+		defer func() { _ = os.RemoveAll(work) }()
+	}
+	logf("working directory %s", work)
+
+	b, err := newBench(ctx, o, root, work)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+
+	res := &results{Machine: describeMachine(ctx, o.terraform), Options: o.describe()}
+	for _, n := range o.sizes {
+		r, err := b.runSize(ctx, n)
+		if err != nil {
+			return fmt.Errorf("size %d: %w", n, err)
+		}
+		res.Sizes = append(res.Sizes, r)
+	}
+	if o.querySize > 0 {
+		q, err := b.runQuery(ctx, o.querySize)
+		if err != nil {
+			return fmt.Errorf("query of %d devices: %w", o.querySize, err)
+		}
+		res.Query = q
+	}
+	if o.points > 0 {
+		ts, err := b.runTimeseries(ctx, o.points)
+		if err != nil {
+			return fmt.Errorf("time series of %d points: %w", o.points, err)
+		}
+		res.Timeseries = ts
+	}
+	res.Finished = time.Now().UTC()
+
+	md := renderReport(res)
+	fmt.Println(md.table)
+	if o.jsonOut != "" {
+		if err := writeJSON(o.jsonOut, res); err != nil {
+			return err
+		}
+	}
+	if o.svg != "" {
+		if err := writeFile(filepath.Join(root, o.svg), renderSVG(res)); err != nil {
+			return err
+		}
+		logf("wrote %s", o.svg)
+	}
+	if o.out != "" {
+		if err := writeFile(filepath.Join(root, o.out), md.page(o.svg)); err != nil {
+			return err
+		}
+		logf("wrote %s", o.out)
+	}
+	return nil
+}
+
+// describe returns the settings that shape the results, for the report.
+func (o options) describe() map[string]string {
+	sizes := make([]string, len(o.sizes))
+	for i, n := range o.sizes {
+		sizes[i] = strconv.Itoa(n)
+	}
+	mode := "dev_overrides (Terraform starts the provider)"
+	if o.reattach {
+		mode = "reattach (provider served in debug mode)"
+	}
+	return map[string]string{
+		"sizes":       strings.Join(sizes, ","),
+		"query_size":  strconv.Itoa(o.querySize),
+		"points":      strconv.Itoa(o.points),
+		"latency":     o.latency.String(),
+		"parallelism": strconv.Itoa(o.parallelism),
+		"plan_repeat": strconv.Itoa(o.planRepeat),
+		"mode":        mode,
+	}
+}
+
+// logf reports progress on standard error.
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s zdm-bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func writeFile(path string, content []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return err
+	}
+	return os.WriteFile(path, content, 0o644) //nolint:gosec // G306: a file of the repository, readable like the others.
+}
