@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -384,4 +385,85 @@ func TestBatcherLeaderCanceled(t *testing.T) {
 	}
 	close(gate)
 	wantCounts(t, s, 1, 2)
+}
+
+// TestAccRefreshIsBatched checks with the server's counters that a plan
+// refreshing 50 devices (and 3 fleets) costs a handful of requests, and that
+// changes made outside Terraform before the plan are all seen.
+func TestAccRefreshIsBatched(t *testing.T) {
+	e := newEnv(t)
+	c := newCLI(t)
+	const n = 50
+	c.write("main.tf", requiredProviders+e.ProviderConfig()+fmt.Sprintf(`
+resource "zdm_fleet" "f" {
+  count = 3
+  name  = "fleet-${count.index}"
+}
+resource "zdm_device" "d" {
+  count    = %d
+  name     = "device-${count.index}"
+  fleet_id = zdm_fleet.f[count.index %% 3].id
+}
+`, n))
+	c.mustRun("init", "-no-color")
+	c.mustRun("apply", "-no-color", "-auto-approve")
+
+	counted := func() (total int64, routes map[string]int64) {
+		routes = e.Server.Counters()
+		for _, v := range routes {
+			total += v
+		}
+		return total, routes
+	}
+
+	e.Server.ResetCounters()
+	if out, code := c.run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("no-op plan: exit code %d, want 0:\n%s", code, out)
+	}
+	total, routes := counted()
+	t.Logf("no-op plan: %d requests: %v", total, routes)
+	if total > 5 {
+		t.Errorf("refreshing %d devices and 3 fleets cost %d requests, want at most 5: %v", n, total, routes)
+	}
+
+	// Outside Terraform: one device deleted, one renamed. The plan sees both;
+	// the deleted one costs one more GET (its 404) on top of the lists.
+	api := apiClient(t, e)
+	devices, err := api.ListDevices(t.Context(), e.Bootstrap.WorkspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]client.Device{}
+	for _, d := range devices {
+		byName[d.Name] = d
+	}
+	if err := e.Server.DeleteDevice(byName["device-7"].ID); err != nil {
+		t.Fatal(err)
+	}
+	renamed := byName["device-8"]
+	if _, err := api.UpdateDevice(t.Context(), e.Bootstrap.WorkspaceID, renamed.ID, "renamed", renamed.FleetID); err != nil {
+		t.Fatal(err)
+	}
+	e.Server.ResetCounters()
+	out, code := c.run("plan", "-no-color", "-detailed-exitcode")
+	if code != 2 {
+		t.Fatalf("plan after drift: exit code %d, want 2:\n%s", code, out)
+	}
+	for _, want := range []string{
+		"zdm_device.d[7] will be created",
+		"zdm_device.d[8] will be updated in-place",
+		"Plan: 1 to add, 1 to change, 0 to destroy.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan after drift does not say %q:\n%s", want, out)
+		}
+	}
+	total, routes = counted()
+	t.Logf("plan after drift: %d requests: %v", total, routes)
+	if total > 6 {
+		t.Errorf("refresh after drift cost %d requests, want at most 6: %v", total, routes)
+	}
+	if got := routes["GET /v3/workspaces/{workspace_id}/devices/{device_id}"]; got < 1 {
+		t.Errorf("the missing device was not confirmed by a GET: %v", routes)
+	}
 }
