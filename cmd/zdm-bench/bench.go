@@ -137,7 +137,7 @@ type measurement struct {
 	Wall time.Duration `json:"wall_ns"`
 	// Runs are the wall times of each run.
 	Runs []time.Duration `json:"runs_ns,omitempty"`
-	// Requests are the API requests by route (of the last run).
+	// Requests are the API requests by route, of the run that made the most.
 	Requests map[string]int64 `json:"requests,omitempty"`
 	// RSS is the provider's peak resident set size in bytes (the largest
 	// of the runs; 0 without provider).
@@ -171,7 +171,9 @@ func (m *measurement) add(r cmdResult) {
 	m.Wall = sorted[len(sorted)/2]
 	m.CPURuns = append(m.CPURuns, r.CPU)
 	m.TotalCPU = median(m.CPURuns)
-	m.Requests = r.Requests
+	if r.totalRequests() >= m.totalRequests() {
+		m.Requests = r.Requests
+	}
 	m.RSS = max(m.RSS, r.Provider.RSS)
 	m.CPU = r.Provider.CPU
 	m.Procs = r.Provider.Procs

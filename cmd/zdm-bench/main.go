@@ -22,6 +22,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -45,6 +46,7 @@ type options struct {
 	out         string
 	svg         string
 	jsonOut     string
+	render      string
 	work        string
 	keep        bool
 	reattach    bool
@@ -93,6 +95,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.out, "out", "templates/guides/performance.md.tmpl", "report to write (empty: none)")
 	fs.StringVar(&o.svg, "svg", "docs/images/performance.svg", "plot to write (empty: none)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the raw results as JSON to this file")
+	fs.StringVar(&o.render, "render", "", "run nothing: write the report and plot of the results in this JSON file (from -json)")
 	fs.StringVar(&o.work, "work", "", "working directory (default: a new temporary directory)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the working directory")
 	fs.BoolVar(&o.reattach, "reattach", false, "serve the provider in debug mode and attach Terraform to it "+
@@ -149,6 +152,17 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	if o.render != "" {
+		b, err := os.ReadFile(o.render)
+		if err != nil {
+			return err
+		}
+		var res results
+		if err := json.Unmarshal(b, &res); err != nil {
+			return fmt.Errorf("%s: %w", o.render, err)
+		}
+		return writeReport(root, o, &res)
+	}
 	if o.terraform == "" {
 		logf("locating the Terraform CLI (scripts/install-terraform.sh)")
 		if o.terraform, err = installTerraform(ctx, root); err != nil {
@@ -197,22 +211,26 @@ func run(ctx context.Context, o options) error {
 		res.Timeseries = ts
 	}
 	res.Finished = time.Now().UTC()
-
-	md := renderReport(res)
-	fmt.Println(md.table)
 	if o.jsonOut != "" {
 		if err := writeJSON(o.jsonOut, res); err != nil {
 			return err
 		}
 	}
+	return writeReport(root, o, res)
+}
+
+// writeReport prints the tables of res and writes the report and the plot.
+func writeReport(root string, o options, res *results) error {
+	md := renderReport(res)
+	fmt.Println(md.table)
 	if o.svg != "" {
-		if err := writeFile(filepath.Join(root, o.svg), renderSVG(res)); err != nil {
+		if err := writeFile(inRepo(root, o.svg), renderSVG(res)); err != nil {
 			return err
 		}
 		logf("wrote %s", o.svg)
 	}
 	if o.out != "" {
-		if err := writeFile(filepath.Join(root, o.out), md.page(o.svg)); err != nil {
+		if err := writeFile(inRepo(root, o.out), md.page(o.svg)); err != nil {
 			return err
 		}
 		logf("wrote %s", o.out)
@@ -244,6 +262,14 @@ func (o options) describe() map[string]string {
 // logf reports progress on standard error.
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s zdm-bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// inRepo resolves a path relative to the repository's root.
+func inRepo(root, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(root, path)
 }
 
 func writeFile(path string, content []byte) error {

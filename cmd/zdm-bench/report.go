@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,50 +46,63 @@ func renderReport(res *results) report {
 		floor := hasFloor(res)
 		w("### Provider against terraform_data\n\n")
 		w("Wall time of each Terraform command with `-parallelism=%s`; a no-op plan is the median of %s runs. ", o["parallelism"], o["plan_repeat"])
-		w("The ratio is the provider's time over the same step on as many `terraform_data` resources")
+		w("The ratios are the provider's time over the same step on as many `terraform_data` resources")
 		if floor {
-			w(", and over the *plugin floor*: a provider with the same `zdm_device` schema whose operations do nothing " +
-				"(what Terraform, the plugin protocol and the framework cost any provider)")
+			w(", and over the *plugin floor*: a provider with the same `zdm_device` schema and identity whose operations do " +
+				"nothing (what Terraform, the plugin protocol and the framework cost any provider)")
 		}
-		w(". CPU is the CPU time of Terraform and the provider together: less sensitive to the load of the machine than wall time.\n\n")
+		w(". API requests are those of the run that made the most.\n\n")
+		head := []string{"N", "step", "terraform_data"}
 		if floor {
-			w("| N | step | terraform_data | plugin floor | zdm_device | ratio to terraform_data | ratio to the floor | CPU ratio to terraform_data | CPU ratio to the floor | API requests (zdm) | provider peak RSS |\n")
-			w("|--:|------|---------------:|-------------:|-----------:|------:|------:|------:|------:|--------------------|------------------:|\n")
-		} else {
-			w("| N | step | terraform_data | zdm_device | ratio to terraform_data | CPU ratio to terraform_data | API requests (zdm) | provider peak RSS |\n")
-			w("|--:|------|---------------:|-----------:|------:|------:|--------------------|------------------:|\n")
+			head = append(head, "plugin floor")
 		}
+		head = append(head, "zdm_device", "ratio to terraform_data")
+		if floor {
+			head = append(head, "ratio to the floor")
+		}
+		head = append(head, "API requests (zdm_device)")
+		writeHeader(w, head)
 		for _, s := range res.Sizes {
 			for _, st := range s.Steps {
-				cpu := ratio(st.ZDM.TotalCPU, st.Baseline.TotalCPU)
-				if floor && st.Floor != nil {
-					w("| %s | %s | %s | %s | %s | %.2fx | %.2fx | %.2fx | %.2fx | %s | %s |\n", num(s.N), st.Name, secs(st.Baseline.Wall),
-						secs(st.Floor.Wall), secs(st.ZDM.Wall), st.ratio(), st.floorRatio(), cpu, ratio(st.ZDM.TotalCPU, st.Floor.TotalCPU),
-						requestsText(st.ZDM.Requests), mib(st.ZDM.RSS))
-					continue
+				row := []string{num(s.N), st.Name, secs(st.Baseline.Wall)}
+				if floor {
+					row = append(row, optional(st.Floor, func(m *measurement) string { return secs(m.Wall) }))
 				}
-				w("| %s | %s | %s | %s | %.2fx | %.2fx | %s | %s |\n", num(s.N), st.Name, secs(st.Baseline.Wall), secs(st.ZDM.Wall),
-					st.ratio(), cpu, requestsText(st.ZDM.Requests), mib(st.ZDM.RSS))
+				row = append(row, secs(st.ZDM.Wall), fmt.Sprintf("%.2fx", st.ratio()))
+				if floor {
+					row = append(row, optional(st.Floor, func(*measurement) string { return fmt.Sprintf("%.2fx", st.floorRatio()) }))
+				}
+				row = append(row, requestsText(st.ZDM.Requests))
+				w("| %s |\n", strings.Join(row, " | "))
 			}
 		}
 		w("\n")
-		w("CPU time (Terraform and provider processes, seconds):\n\n")
-		w("| N | step | terraform_data | ")
+		w("CPU time of Terraform and the provider processes together (less sensitive than wall time to the other load of the " +
+			"machine), and the provider's peak resident memory:\n\n")
+		head = []string{"N", "step", "CPU terraform_data"}
 		if floor {
-			w("plugin floor | ")
+			head = append(head, "CPU plugin floor")
 		}
-		w("zdm_device | of which the provider |\n|--:|------|------:|")
+		head = append(head, "CPU zdm_device", "of which the provider", "CPU ratio to terraform_data")
 		if floor {
-			w("------:|")
+			head = append(head, "CPU ratio to the floor", "peak RSS plugin floor")
 		}
-		w("------:|------:|\n")
+		head = append(head, "peak RSS zdm_device")
+		writeHeader(w, head)
 		for _, s := range res.Sizes {
 			for _, st := range s.Steps {
-				w("| %s | %s | %s | ", num(s.N), st.Name, secs(st.Baseline.TotalCPU))
-				if floor && st.Floor != nil {
-					w("%s | ", secs(st.Floor.TotalCPU))
+				row := []string{num(s.N), st.Name, secs(st.Baseline.TotalCPU)}
+				if floor {
+					row = append(row, optional(st.Floor, func(m *measurement) string { return secs(m.TotalCPU) }))
 				}
-				w("%s | %s |\n", secs(st.ZDM.TotalCPU), secs(st.ZDM.CPU))
+				row = append(row, secs(st.ZDM.TotalCPU), secs(st.ZDM.CPU), fmt.Sprintf("%.2fx", ratio(st.ZDM.TotalCPU, st.Baseline.TotalCPU)))
+				if floor {
+					row = append(row,
+						optional(st.Floor, func(m *measurement) string { return fmt.Sprintf("%.2fx", ratio(st.ZDM.TotalCPU, m.TotalCPU)) }),
+						optional(st.Floor, func(m *measurement) string { return mib(m.RSS) }))
+				}
+				row = append(row, mib(st.ZDM.RSS))
+				w("| %s |\n", strings.Join(row, " | "))
 			}
 		}
 		w("\n")
@@ -145,6 +159,10 @@ func renderReport(res *results) report {
 		w("\n")
 	}
 
+	if text := findings(res); text != "" {
+		w("### What the numbers say\n\n%s\n", text)
+	}
+
 	w("### Targets\n\n")
 	w("| target | measured | |\n|--------|----------|-|\n")
 	for _, t := range targets(res) {
@@ -155,6 +173,47 @@ func renderReport(res *results) report {
 		w("| %s | %s | %s |\n", t.name, t.measured, mark)
 	}
 	return report{res: res, table: b.String()}
+}
+
+// findings explains the largest size's results in a few sentences.
+func findings(res *results) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	if len(res.Sizes) > 0 {
+		s := slices.MaxFunc(res.Sizes, func(a, b sizeResult) int { return a.N - b.N })
+		plan := stepOf(s, stepPlan)
+		w("- **Refresh.** A no-op plan of %s devices made %d API requests (one `GET`, then lists of the workspace). ",
+			num(s.N), plan.ZDM.totalRequests())
+		if plan.Floor != nil {
+			w("Its wall time is %.2fx that of `terraform_data`, but the plugin floor, which does no work at all, is already "+
+				"%.2fx: that is what Terraform's four calls per resource to a plugin over gRPC, and the framework's handling of "+
+				"them, cost. The provider adds %.2fx to the floor in wall time and %.2fx in CPU time.\n",
+				plan.ratio(), ratio(plan.Floor.Wall, plan.Baseline.Wall), plan.floorRatio(), ratio(plan.ZDM.TotalCPU, plan.Floor.TotalCPU))
+		} else {
+			w("Its wall time is %.2fx that of `terraform_data`.\n", plan.ratio())
+		}
+		if l := s.Latency; l != nil {
+			create := stepOf(s, stepCreate)
+			w("- **Latency.** With %s added to each request, creating %s devices took %s, against a network floor of %s; "+
+				"the same create took %s without latency, and %s on `terraform_data`. Terraform's own work per resource, "+
+				"not the network, bounds a create: with `-parallelism=%s` the latency of the requests hides behind it.\n",
+				l.Latency, num(s.N), secs(l.Create.Wall), secs(l.Floor), secs(create.ZDM.Wall), secs(create.Baseline.Wall),
+				res.Options["parallelism"])
+		}
+	}
+	if t := res.Timeseries; t != nil {
+		w("- **Time series.** `StreamData` decodes %s points in %.2fx the time of a bare decoder and allocates %.2fx the "+
+			"JSON (the bare decoder %.2fx); a process that keeps every point peaks at %.2fx the JSON.",
+			num(t.Points), ratio(t.StreamDecode, t.BareDecode), float64(t.StreamAlloc)/float64(t.JSONBytes),
+			float64(t.BareAlloc)/float64(t.JSONBytes), float64(t.StreamRSS)/float64(t.JSONBytes))
+		if t.DataSource != nil {
+			w(" Through `zdm_timeseries` the provider peaks at %.1fx: the framework holds the points as Terraform values "+
+				"(several times the size of their JSON), copies them to compare them with themselves (semantic equality), and "+
+				"encodes them for Terraform.", float64(t.DataSource.RSS)/float64(t.JSONBytes))
+		}
+		w("\n")
+	}
+	return b.String()
 }
 
 // target is one of the goals of the benchmark.
@@ -326,8 +385,8 @@ func renderSVG(res *results) []byte {
 		py := func(y float64) float64 { return top + (1-y/maxY)*(ph-top-bottom) }
 		w(`<text x="%.1f" y="16" text-anchor="middle" font-weight="bold">%s</text>`+"\n", x0+pw/2, html.EscapeString(p.title))
 		// Axes, grid and labels.
-		for k := 0; k <= 4; k++ {
-			y := maxY * float64(k) / 4
+		for k := 0; k <= 5; k++ {
+			y := maxY * float64(k) / 5
 			w(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e5e5e5"/>`+"\n", px(0), py(y), px(maxN), py(y))
 			w(`<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", px(0)-4, py(y)+4, trimFloat(y))
 		}
@@ -362,17 +421,34 @@ func renderSVG(res *results) []byte {
 	return []byte(b.String())
 }
 
-// niceCeil rounds v up to 1, 2 or 5 times a power of ten.
+// writeHeader writes a table header: the step and request columns are
+// left-aligned, the numbers right-aligned.
+func writeHeader(w func(string, ...any), head []string) {
+	w("| %s |\n|", strings.Join(head, " | "))
+	for _, h := range head {
+		if h == "step" || strings.HasPrefix(h, "API") {
+			w("---|")
+		} else {
+			w("--:|")
+		}
+	}
+	w("\n")
+}
+
+// optional formats m with f, or "" when m is nil.
+func optional(m *measurement, f func(*measurement) string) string {
+	if m == nil {
+		return ""
+	}
+	return f(m)
+}
+
+// niceCeil rounds v up to 1, 2, 2.5 or 5 times a power of ten, so that
+// fifths of it are round numbers.
 func niceCeil(v float64) float64 {
-	p := 1.0
-	for p*10 < v {
-		p *= 10
-	}
-	for p > v*10 {
-		p /= 10
-	}
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*p >= v {
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= v*(1-1e-9) {
 			return m * p
 		}
 	}
@@ -380,7 +456,7 @@ func niceCeil(v float64) float64 {
 }
 
 func trimFloat(v float64) string {
-	return strconv.FormatFloat(v, 'f', -1, 64)
+	return strconv.FormatFloat(math.Round(v*1e6)/1e6, 'f', -1, 64)
 }
 
 func hasFloor(res *results) bool {
