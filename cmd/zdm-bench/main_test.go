@@ -106,3 +106,12 @@ func TestTrimFloat(t *testing.T) {
 		t.Errorf("trimFloat(0.1*3) = %q", got)
 	}
 }
+
+func TestPercent(t *testing.T) {
+	t.Parallel()
+	for r, want := range map[float64]string{0.9: "nothing measurable", 1.004: "nothing measurable", 1.04: "4%", 1.5: "50%"} {
+		if got := percent(r); got != want {
+			t.Errorf("percent(%g) = %q, want %q", r, got, want)
+		}
+	}
+}
