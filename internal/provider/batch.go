@@ -69,7 +69,7 @@ type batcher[T any] struct {
 // the moment it was requested. Terraform reads each resource just before
 // planning it, so the reads of a refresh spread over the whole plan walk (5
 // to 10 seconds for 2,000 devices on a 2-core machine): 5 seconds cover them
-// with 2 or 3 lists, where 2 seconds took up to 5.
+// with one or two lists, where 2 seconds took up to four.
 const defaultBatchTTL = 5 * time.Second
 
 // batchAfterReads is the number of reads of a workspace from which reads are
