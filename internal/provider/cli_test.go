@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -36,7 +38,7 @@ func newCLI(tb testing.TB) *cli {
 		tb.Fatal("set TF_ACC_TERRAFORM_PATH to a Terraform CLI (scripts/install-terraform.sh prints one)")
 	}
 	opts := tfcli.Options{
-		Address:   "registry.terraform.io/zdm/zdm",
+		Address:   providerHost() + "/zdm/zdm",
 		Server:    providerserver.NewProtocol6(New("test")()),
 		Terraform: bin,
 		Dir:       tb.TempDir(),
@@ -54,6 +56,26 @@ func newCLI(tb testing.TB) *cli {
 		}
 	})
 	return &cli{tb: tb, s: s}
+}
+
+// skipWithoutQuery skips the test when the CLI has no `terraform query`
+// command: OpenTofu, and Terraform before 1.14.
+func (c *cli) skipWithoutQuery() {
+	c.tb.Helper()
+	out := c.mustRun("version", "-json")
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		c.tb.Fatalf("read the CLI version from %q: %v", out, err)
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(v.Version, "%d.%d", &major, &minor); err != nil {
+		c.tb.Fatalf("parse the CLI version %q: %v", v.Version, err)
+	}
+	if major == 1 && minor < 14 {
+		c.tb.Skipf("terraform query needs Terraform 1.14 or later (list resources); this CLI is %s", v.Version)
+	}
 }
 
 // write writes a file of the working directory.
@@ -93,6 +115,17 @@ func (c *cli) mustRun(args ...string) string {
 		c.tb.Fatalf("terraform %s: exit code %d:\n%s", strings.Join(args, " "), code, out)
 	}
 	return out
+}
+
+// providerHost is the registry host the CLI resolves "zdm/zdm" under:
+// registry.terraform.io for Terraform, and the value of TF_ACC_PROVIDER_HOST
+// (as terraform-plugin-testing reads it) for OpenTofu, whose default host is
+// registry.opentofu.org.
+func providerHost() string {
+	if h := os.Getenv("TF_ACC_PROVIDER_HOST"); h != "" {
+		return h
+	}
+	return "registry.terraform.io"
 }
 
 // requiredProviders is the terraform block of configurations run by cli.

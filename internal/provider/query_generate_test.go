@@ -37,6 +37,8 @@ func createDevices(t testing.TB, e *acctest.Env, fleetID, prefix string, n int) 
 // every object, and the plan that follows is empty.
 func TestAccQueryGenerateConfig(t *testing.T) {
 	e := newEnv(t)
+	c := newCLI(t)
+	c.skipWithoutQuery()
 	ws := e.Bootstrap.WorkspaceID
 	east, err := apiClient(t, e).CreateFleet(t.Context(), ws, "east", "eastern sites")
 	if err != nil {
@@ -51,7 +53,6 @@ func TestAccQueryGenerateConfig(t *testing.T) {
 	}
 	const devices, fleets, workspaces = 22, 2, 1
 
-	c := newCLI(t)
 	c.write("main.tf", requiredProviders+e.ProviderConfig())
 	c.write("adopt.tfquery.hcl", `
 list "zdm_workspace" "all" {
