@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -61,7 +63,10 @@ type timeseriesModel struct {
 	From        types.Int64  `tfsdk:"from"`
 	Size        types.Int64  `tfsdk:"size"`
 	MaxPoints   types.Int64  `tfsdk:"max_points"`
+	AsJSON      types.Bool   `tfsdk:"as_json"`
 	Points      types.List   `tfsdk:"points"`
+	PointsJSON  types.String `tfsdk:"points_json"`
+	PointCount  types.Int64  `tfsdk:"point_count"`
 }
 
 // pointFields are the attribute names of a point, in the order of
@@ -147,9 +152,33 @@ func (d *timeseriesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(1, maxTimeseriesPoints)},
 			},
+			"as_json": schema.BoolAttribute{
+				MarkdownDescription: "Return the points as one JSON text in `points_json` instead of the list " +
+					"`points` (which is then `null`). Use it for large reads (tens of thousands of points and more, " +
+					"typically with `max_points`): Terraform holds a list of objects as several times the memory of " +
+					"its JSON, while `points_json` is a single string about the size of the answer. Default `false`.",
+				Optional: true,
+			},
+			"points_json": schema.StringAttribute{
+				MarkdownDescription: "With `as_json = true`, the points read, in the order of `sort`, as one compact " +
+					"JSON array of objects with the keys of the items of `points` (`timestamp_device`, `timestamp_in`, " +
+					"`fleet_id`, `device_id`, `tag`, `payload`); `null` otherwise. Decode it with `jsondecode`: this " +
+					"gives the same items as `points`, except that `payload` is the decoded value (an object, or " +
+					"`null` when the point has no payload) rather than JSON text, so no second `jsondecode` is " +
+					"needed. Use it for large reads, where `points` would take too much memory.",
+				Computed: true,
+			},
+			"point_count": schema.Int64Attribute{
+				MarkdownDescription: "Number of points read, in both forms (`points` and `points_json`). Use it " +
+					"rather than `length(jsondecode(points_json))` to count the points of a large read without " +
+					"decoding them.",
+				Computed: true,
+			},
 			"points": schema.ListNestedAttribute{
-				MarkdownDescription: "The data points read, in the order of `sort`.",
-				Computed:            true,
+				MarkdownDescription: "The data points read, in the order of `sort`; `null` with `as_json = true` " +
+					"(see `points_json`). Use it for small and medium reads: each point is a Terraform object, which " +
+					"takes several times the memory of its JSON, so prefer `as_json` for large reads.",
+				Computed: true,
 				NestedObject: schema.NestedAttributeObject{
 					CustomType: pointObjectType,
 					Attributes: map[string]schema.Attribute{
@@ -250,14 +279,26 @@ func (d *timeseriesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		plan.sizeSet = true
 	}
 
-	b := newPointsBuilder(plan.capacity())
-	err := readTimeseries(ctx, d.data.client.StreamData, ws, q, plan, b.add)
-	if err != nil {
-		addTimeseriesError(&resp.Diagnostics, ws, err)
-		return
-	}
 	cfg.WorkspaceID = types.StringValue(ws)
-	cfg.Points = b.list()
+	if cfg.AsJSON.ValueBool() {
+		jb := newPointsJSONBuilder(plan.capacity())
+		if err := readTimeseries(ctx, d.data.client.StreamData, ws, q, plan, jb.add); err != nil {
+			addTimeseriesError(&resp.Diagnostics, ws, err)
+			return
+		}
+		cfg.Points = types.ListNull(pointObjectType)
+		cfg.PointsJSON = types.StringValue(jb.finish())
+		cfg.PointCount = types.Int64Value(int64(jb.n))
+	} else {
+		b := newPointsBuilder(plan.capacity())
+		if err := readTimeseries(ctx, d.data.client.StreamData, ws, q, plan, b.add); err != nil {
+			addTimeseriesError(&resp.Diagnostics, ws, err)
+			return
+		}
+		cfg.Points = b.list()
+		cfg.PointsJSON = types.StringNull()
+		cfg.PointCount = types.Int64Value(int64(len(b.elems)))
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
 
@@ -398,6 +439,110 @@ func (b *pointsBuilder) add(p client.DataPoint) error {
 // list returns the points read so far.
 func (b *pointsBuilder) list() types.List {
 	return types.ListValueMust(pointObjectType, b.elems)
+}
+
+// pointsJSONBuilder writes streamed data points as one compact JSON array,
+// the value of points_json, straight into a strings.Builder: no point is
+// kept, and the text is not copied when the string is taken.
+type pointsJSONBuilder struct {
+	sb       strings.Builder
+	n        int
+	capacity int  // points expected, to size the builder
+	sized    bool // the builder was grown to the estimate
+	buf      bytes.Buffer
+}
+
+// pointsJSONSample is the number of points written before the builder is
+// grown to the size their average predicts for capacity points.
+const pointsJSONSample = 64
+
+func newPointsJSONBuilder(capacity int) *pointsJSONBuilder {
+	b := &pointsJSONBuilder{capacity: capacity}
+	b.sb.Grow(256 * min(capacity, pointsJSONSample))
+	b.sb.WriteByte('[')
+	return b
+}
+
+func (b *pointsJSONBuilder) add(p client.DataPoint) error {
+	if b.n > 0 {
+		b.sb.WriteByte(',')
+	}
+	b.n++
+	for i, v := range [...]string{p.TimestampDevice, p.TimestampIn, p.FleetID, p.DeviceID, p.Tag} {
+		if i == 0 {
+			b.sb.WriteString(`{"`)
+		} else {
+			b.sb.WriteString(`,"`)
+		}
+		b.sb.WriteString(pointFields[i])
+		b.sb.WriteString(`":`)
+		b.writeString(v)
+	}
+	b.sb.WriteString(`,"payload":`)
+	b.writePayload(p.Payload)
+	b.sb.WriteByte('}')
+	if !b.sized && b.n == pointsJSONSample && b.capacity > b.n {
+		// Grow once to the estimate (with 1/16 to spare) rather than
+		// through the successive copies of appending.
+		b.sized = true
+		per := b.sb.Len() / b.n
+		b.sb.Grow(per*(b.capacity-b.n) + per*b.capacity/16)
+	}
+	return nil
+}
+
+// writeString writes s as a JSON string.
+func (b *pointsJSONBuilder) writeString(s string) {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b.sb.WriteByte('"')
+		b.sb.WriteString(s)
+		b.sb.WriteByte('"')
+		return
+	}
+	b.buf.Reset()
+	enc := json.NewEncoder(&b.buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	b.sb.Write(bytes.TrimSuffix(b.buf.Bytes(), []byte{'\n'}))
+}
+
+// writePayload writes the payload as a compact JSON value, null when the
+// point has none.
+func (b *pointsJSONBuilder) writePayload(raw []byte) {
+	if len(raw) == 0 {
+		b.sb.WriteString("null")
+		return
+	}
+	// The decoder hands over valid JSON: only white space may need removing.
+	if !bytes.ContainsAny(raw, " \t\r\n") {
+		b.sb.Write(raw)
+		return
+	}
+	b.buf.Reset()
+	if err := json.Compact(&b.buf, raw); err != nil {
+		b.sb.Write(bytes.TrimSpace(raw))
+		return
+	}
+	b.sb.Write(b.buf.Bytes())
+}
+
+// finish closes the array and returns the text. When far fewer points came
+// than the estimate allowed for (max_points above what the service holds),
+// the text is copied so that the unused room is not kept with it.
+func (b *pointsJSONBuilder) finish() string {
+	b.sb.WriteByte(']')
+	s := b.sb.String()
+	if b.sb.Cap()-len(s) > len(s)/4 {
+		s = strings.Clone(s)
+	}
+	return s
 }
 
 // A point is stored as a pointValue of the custom object type pointType

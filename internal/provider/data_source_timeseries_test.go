@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -116,7 +119,44 @@ data "zdm_timeseries" "small_cap" {
   max_points = 2
   sort       = "timestamp_device"
 }
+
+data "zdm_timeseries" "json" {
+  as_json = true
+}
+
+data "zdm_timeseries" "json_capped" {
+  as_json    = true
+  sort       = "timestamp_device"
+  size       = 3
+  max_points = 7
+}
 `, tsAt(2), tsAt(5), devs[1]))
+
+	// checkPointsJSON checks points_json of name: the points of idx, in order,
+	// the first one in full.
+	checkPointsJSON := func(name string, first map[string]any, idx ...int) resource.TestCheckFunc {
+		return resource.TestCheckResourceAttrWith(name, "points_json", func(v string) error {
+			var items []map[string]any
+			if err := json.Unmarshal([]byte(v), &items); err != nil {
+				return fmt.Errorf("points_json is not a JSON array of objects: %w", err)
+			}
+			if len(items) != len(idx) {
+				return fmt.Errorf("points_json has %d points, want %d", len(items), len(idx))
+			}
+			for k, i := range idx {
+				if items[k]["timestamp_device"] != tsAt(i) || len(items[k]) != len(pointFields) {
+					return fmt.Errorf("point %d is %v, want the one at %s", k, items[k], tsAt(i))
+				}
+			}
+			if first != nil {
+				delete(items[0], "timestamp_in")
+				if !reflect.DeepEqual(items[0], first) {
+					return fmt.Errorf("first point is %v, want %v", items[0], first)
+				}
+			}
+			return nil
+		})
+	}
 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
@@ -147,7 +187,24 @@ data "zdm_timeseries" "small_cap" {
 					statecheck.ExpectKnownValue("data.zdm_timeseries.pages", tfjsonpath.New("points"), timestamps(9, 8, 7, 6, 5, 4, 3, 2, 1, 0)),
 					statecheck.ExpectKnownValue("data.zdm_timeseries.exact", tfjsonpath.New("points"), timestamps(9, 8, 7, 6, 5, 4)),
 					statecheck.ExpectKnownValue("data.zdm_timeseries.small_cap", tfjsonpath.New("points"), timestamps(0, 1)),
+					statecheck.ExpectKnownValue("data.zdm_timeseries.all", tfjsonpath.New("points_json"), knownvalue.Null()),
+					statecheck.ExpectKnownValue("data.zdm_timeseries.all", tfjsonpath.New("point_count"), knownvalue.Int64Exact(10)),
+					// as_json: points_json instead of points.
+					statecheck.ExpectKnownValue("data.zdm_timeseries.json", tfjsonpath.New("points"), knownvalue.Null()),
+					statecheck.ExpectKnownValue("data.zdm_timeseries.json", tfjsonpath.New("point_count"), knownvalue.Int64Exact(10)),
+					statecheck.ExpectKnownValue("data.zdm_timeseries.json_capped", tfjsonpath.New("points"), knownvalue.Null()),
+					statecheck.ExpectKnownValue("data.zdm_timeseries.json_capped", tfjsonpath.New("point_count"), knownvalue.Int64Exact(7)),
 				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkPointsJSON("data.zdm_timeseries.json", map[string]any{
+						"timestamp_device": tsAt(9),
+						"fleet_id":         fleets[0].ID,
+						"device_id":        devs[1],
+						"tag":              "hum",
+						"payload":          map[string]any{"i": float64(9), "note": "x y"},
+					}, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+					checkPointsJSON("data.zdm_timeseries.json_capped", nil, 0, 1, 2, 3, 4, 5, 6),
+				),
 			},
 			{
 				PreConfig: func() {
@@ -332,6 +389,61 @@ func TestPointsBuilder(t *testing.T) {
 	}
 }
 
+// TestPointsJSONBuilder checks that points_json decodes to the items of
+// points for the same data, payloads decoded.
+func TestPointsJSONBuilder(t *testing.T) {
+	t.Parallel()
+	points := []client.DataPoint{
+		{TimestampDevice: "t1", TimestampIn: "i1", FleetID: "f", DeviceID: "d", Tag: "x", Payload: json.RawMessage(`{ "b": 1,  "a": [1, 2] }`)},
+		{TimestampDevice: "t2", TimestampIn: "i2", FleetID: "f", DeviceID: "d", Tag: "x", Payload: json.RawMessage(`{"s":"a b","u":"\u00e9\n"}`)},
+		{TimestampDevice: "t3", TimestampIn: "i3", FleetID: "f", DeviceID: "d", Tag: "x"},
+		{TimestampDevice: "t4", TimestampIn: "i4", FleetID: "f", DeviceID: "d\"q\\", Tag: "é <&>\n\t", Payload: json.RawMessage(`[1,"x",null]`)},
+		{TimestampDevice: "t5", TimestampIn: "i5", FleetID: "f", DeviceID: "d", Tag: "x", Payload: json.RawMessage(`"text"`)},
+	}
+	for _, n := range []int{0, 1, len(points), pointsJSONSample + 10} {
+		lb := newPointsBuilder(0)
+		jb := newPointsJSONBuilder(n)
+		for i := range n {
+			p := points[i%len(points)]
+			if err := lb.add(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := jb.add(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		text := jb.finish()
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, []byte(text)); err != nil || compact.String() != text || jb.n != n {
+			t.Errorf("%d points: n = %d, text %q is not compact JSON (%v)", n, jb.n, text, err)
+		}
+		var got []map[string]any
+		if err := json.Unmarshal([]byte(text), &got); err != nil {
+			t.Fatalf("%d points: %v in %s", n, err, text)
+		}
+		want := make([]map[string]any, 0, n)
+		for _, el := range lb.list().Elements() {
+			p, ok := el.(pointValue)
+			if !ok {
+				t.Fatalf("element is %T", el)
+			}
+			item := make(map[string]any, len(pointFields))
+			for i, name := range pointFields {
+				item[name] = p.fields[i]
+			}
+			var payload any
+			if err := json.Unmarshal([]byte(p.fields[pointPayload]), &payload); err != nil {
+				t.Fatal(err)
+			}
+			item["payload"] = payload
+			want = append(want, item)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%d points: points_json decodes to\n%v\nwant\n%v", n, got, want)
+		}
+	}
+}
+
 func TestPointValue(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -458,7 +570,9 @@ func measureHeap(fn func() any) (peak, live uint64) {
 // sub-benchmark also reports, for one run, its peak heap growth and the heap
 // its result keeps, as multiples of the answer's size (peak/json, live/json).
 // "state" adds the conversion the framework makes when the list is stored in
-// the state (ToTerraformValue). The _objects variants build types.Object
+// the state (ToTerraformValue). "json" builds the points_json text of
+// as_json instead, and "json_wire" adds its Terraform value and the msgpack
+// encoding the framework sends to Terraform. The _objects variants build types.Object
 // points instead of pointValue ones, for comparison.
 func BenchmarkTimeseriesFlatten(b *testing.B) {
 	body := benchTimeseriesBody(benchPoints)
@@ -511,6 +625,31 @@ func BenchmarkTimeseriesFlatten(b *testing.B) {
 		}
 		return types.ListValueMust(types.ObjectType{AttrTypes: pointAttrTypes}, ob.elems)
 	}
+	asJSON := func() any {
+		jb := newPointsJSONBuilder(timeseriesPlan{maxPoints: -1, size: size, sizeSet: true}.capacity())
+		if _, err := c.StreamData(ctx, "wks", q, jb.add); err != nil {
+			b.Fatal(err)
+		}
+		text := jb.finish()
+		if jb.n != benchPoints {
+			b.Fatalf("wrote %d points", jb.n)
+		}
+		return text
+	}
+	// jsonWire adds what the framework does with points_json: the
+	// Terraform value, and its msgpack encoding for Terraform.
+	jsonWire := func() any {
+		text, _ := asJSON().(string)
+		v, err := types.StringValue(text).ToTerraformValue(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dv, err := tfprotov6.NewDynamicValue(tftypes.String, v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return dv
+	}
 	toState := func(build func() any) func() any {
 		return func() any {
 			l, ok := build().(types.List)
@@ -534,6 +673,8 @@ func BenchmarkTimeseriesFlatten(b *testing.B) {
 		{"flatten_objects", objects},
 		{"state", toState(flatten)},
 		{"state_objects", toState(objects)},
+		{"json", asJSON},
+		{"json_wire", jsonWire},
 	} {
 		b.Run(bm.name, func(b *testing.B) {
 			peak, live := measureHeap(bm.fn)

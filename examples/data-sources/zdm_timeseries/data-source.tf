@@ -21,10 +21,32 @@ data "zdm_timeseries" "all" {
   max_points = 500000
 }
 
+# A large read as one JSON text: with as_json, points is null and points_json
+# holds the points, which Terraform keeps in far less memory than a list of
+# objects. jsondecode gives the items of points, with payload already decoded.
+data "zdm_timeseries" "month" {
+  start      = "2025-01-01T00:00:00Z"
+  end        = "2025-02-01T00:00:00Z"
+  max_points = 1000000
+  as_json    = true
+}
+
+locals {
+  month_points = jsondecode(data.zdm_timeseries.month.points_json)
+}
+
 output "latest_temperature" {
   value = length(data.zdm_timeseries.today.points) > 0 ? jsondecode(data.zdm_timeseries.today.points[0].payload) : null
 }
 
 output "points_of_the_day" {
   value = length(data.zdm_timeseries.all.points)
+}
+
+output "points_of_the_month" {
+  value = data.zdm_timeseries.month.point_count
+}
+
+output "first_payload_of_the_month" {
+  value = length(local.month_points) > 0 ? local.month_points[0].payload : null
 }
