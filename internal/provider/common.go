@@ -180,6 +180,34 @@ func createdSince(createdAt string, since time.Time) bool {
 	return !t.Before(since.Add(-createSkew))
 }
 
+// adoptCreated resolves an ambiguous create of a kind object named name
+// from a listing of its collection taken after the create failed (all, or
+// listErr when the listing failed too): it returns the only object that
+// match accepts, with a warning, or reports an error under summary and
+// returns nil. cause is the error of the create.
+func adoptCreated[T any](kind, name, summary string, all []T, listErr, cause error, match func(T) bool, id func(T) string, diags *diag.Diagnostics) *T {
+	if listErr != nil {
+		diags.AddError(summary,
+			"The create request may have reached the service ("+cause.Error()+"), and listing the "+kind+"s "+
+				"to find out failed too: "+listErr.Error()+". Check the service before applying again.")
+		return nil
+	}
+	var found []T
+	var ids []string
+	for _, o := range all {
+		if match(o) {
+			found = append(found, o)
+			ids = append(ids, id(o))
+		}
+	}
+	if len(found) != 1 {
+		diags.AddError(ambiguousError(kind, name, ids, cause))
+		return nil
+	}
+	diags.AddWarning(adoptedWarning(kind, name, ids[0]))
+	return &found[0]
+}
+
 // adoptedWarning is emitted when an ambiguous create was resolved by
 // adopting the object found in a listing.
 func adoptedWarning(kind, name, id string) (string, string) {

@@ -250,26 +250,11 @@ func (r *deviceResource) Create(ctx context.Context, req resource.CreateRequest,
 // reports an error and returns nil.
 func (r *deviceResource) adoptCreated(ctx context.Context, ws, name, fleet string, before time.Time, cause error, resp *resource.CreateResponse) *client.Device {
 	all, err := r.data.client.ListDevices(ctx, ws)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot create device "+quote(name)+" in workspace "+ws,
-			"The create request may have reached the service ("+cause.Error()+"), and listing the devices "+
-				"to find out failed too: "+err.Error()+". Check the service before applying again.")
-		return nil
-	}
-	var found []client.Device
-	var ids []string
-	for _, d := range all {
-		if d.Name == name && (fleet == "" || d.FleetID == fleet) && createdSince(d.CreatedAt, before) {
-			found = append(found, d)
-			ids = append(ids, d.ID)
-		}
-	}
-	if len(found) != 1 {
-		resp.Diagnostics.AddError(ambiguousError("device", name, ids, cause))
-		return nil
-	}
-	resp.Diagnostics.AddWarning(adoptedWarning("device", name, found[0].ID))
-	return &found[0]
+	return adoptCreated("device", name, "Cannot create device "+quote(name)+" in workspace "+ws, all, err, cause,
+		func(d client.Device) bool {
+			return d.Name == name && (fleet == "" || d.FleetID == fleet) && createdSince(d.CreatedAt, before)
+		},
+		func(d client.Device) string { return d.ID }, &resp.Diagnostics)
 }
 
 func (r *deviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

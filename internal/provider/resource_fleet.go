@@ -173,26 +173,11 @@ func (r *fleetResource) Create(ctx context.Context, req resource.CreateRequest, 
 // error and returns nil.
 func (r *fleetResource) adoptCreated(ctx context.Context, ws, name, desc string, before time.Time, cause error, resp *resource.CreateResponse) *client.Fleet {
 	all, err := r.data.client.ListFleets(ctx, ws)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot create fleet "+quote(name)+" in workspace "+ws,
-			"The create request may have reached the service ("+cause.Error()+"), and listing the fleets "+
-				"to find out failed too: "+err.Error()+". Check the service before applying again.")
-		return nil
-	}
-	var found []client.Fleet
-	var ids []string
-	for _, f := range all {
-		if f.Name == name && f.Description == desc && createdSince(f.CreatedAt, before) {
-			found = append(found, f)
-			ids = append(ids, f.ID)
-		}
-	}
-	if len(found) != 1 {
-		resp.Diagnostics.AddError(ambiguousError("fleet", name, ids, cause))
-		return nil
-	}
-	resp.Diagnostics.AddWarning(adoptedWarning("fleet", name, found[0].ID))
-	return &found[0]
+	return adoptCreated("fleet", name, "Cannot create fleet "+quote(name)+" in workspace "+ws, all, err, cause,
+		func(f client.Fleet) bool {
+			return f.Name == name && f.Description == desc && createdSince(f.CreatedAt, before)
+		},
+		func(f client.Fleet) string { return f.ID }, &resp.Diagnostics)
 }
 
 func (r *fleetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

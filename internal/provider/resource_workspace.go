@@ -149,26 +149,11 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 // error and returns nil.
 func (r *workspaceResource) adoptCreated(ctx context.Context, name, desc string, before time.Time, cause error, resp *resource.CreateResponse) *client.Workspace {
 	all, err := r.data.client.ListWorkspaces(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot create workspace "+quote(name),
-			"The create request may have reached the service ("+cause.Error()+"), and listing the workspaces "+
-				"to find out failed too: "+err.Error()+". Check the service before applying again.")
-		return nil
-	}
-	var found []client.Workspace
-	var ids []string
-	for _, w := range all {
-		if w.Name == name && w.Description == desc && createdSince(w.CreatedAt, before) {
-			found = append(found, w)
-			ids = append(ids, w.ID)
-		}
-	}
-	if len(found) != 1 {
-		resp.Diagnostics.AddError(ambiguousError("workspace", name, ids, cause))
-		return nil
-	}
-	resp.Diagnostics.AddWarning(adoptedWarning("workspace", name, found[0].ID))
-	return &found[0]
+	return adoptCreated("workspace", name, "Cannot create workspace "+quote(name), all, err, cause,
+		func(w client.Workspace) bool {
+			return w.Name == name && w.Description == desc && createdSince(w.CreatedAt, before)
+		},
+		func(w client.Workspace) string { return w.ID }, &resp.Diagnostics)
 }
 
 func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
