@@ -85,41 +85,14 @@ func (d *deviceDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	scope := "workspace " + ws
-
-	if !cfg.ID.IsNull() {
-		id := cfg.ID.ValueString()
-		dev, err := d.data.client.GetDevice(ctx, ws, id)
-		if client.IsNotFound(err) {
-			checkUnique(&resp.Diagnostics, "device", "id", id, scope, nil)
-			return
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot read device "+id+" of "+scope, err.Error())
-			return
-		}
-		state := flattenDevice(dev, ws)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	dev := lookupByIDOrName("device", "workspace "+ws, cfg.ID, cfg.Name,
+		func(id string) (*client.Device, error) { return d.data.client.GetDevice(ctx, ws, id) },
+		func() ([]client.Device, error) { return d.data.client.ListDevices(ctx, ws) },
+		func(dev client.Device) string { return dev.Name }, func(dev client.Device) string { return dev.ID },
+		&resp.Diagnostics)
+	if dev == nil {
 		return
 	}
-
-	name := cfg.Name.ValueString()
-	all, err := d.data.client.ListDevices(ctx, ws)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot list the devices of "+scope, err.Error())
-		return
-	}
-	var found []client.Device
-	var ids []string
-	for _, dev := range all {
-		if dev.Name == name {
-			found = append(found, dev)
-			ids = append(ids, dev.ID)
-		}
-	}
-	if !checkUnique(&resp.Diagnostics, "device", "name", name, scope, ids) {
-		return
-	}
-	state := flattenDevice(&found[0], ws)
+	state := flattenDevice(dev, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

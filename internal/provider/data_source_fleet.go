@@ -84,41 +84,14 @@ func (d *fleetDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	scope := "workspace " + ws
-
-	if !cfg.ID.IsNull() {
-		id := cfg.ID.ValueString()
-		f, err := d.data.client.GetFleet(ctx, ws, id)
-		if client.IsNotFound(err) {
-			checkUnique(&resp.Diagnostics, "fleet", "id", id, scope, nil)
-			return
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot read fleet "+id+" of "+scope, err.Error())
-			return
-		}
-		state := flattenFleet(f, ws)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	f := lookupByIDOrName("fleet", "workspace "+ws, cfg.ID, cfg.Name,
+		func(id string) (*client.Fleet, error) { return d.data.client.GetFleet(ctx, ws, id) },
+		func() ([]client.Fleet, error) { return d.data.client.ListFleets(ctx, ws) },
+		func(f client.Fleet) string { return f.Name }, func(f client.Fleet) string { return f.ID },
+		&resp.Diagnostics)
+	if f == nil {
 		return
 	}
-
-	name := cfg.Name.ValueString()
-	all, err := d.data.client.ListFleets(ctx, ws)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot list the fleets of "+scope, err.Error())
-		return
-	}
-	var found []client.Fleet
-	var ids []string
-	for _, f := range all {
-		if f.Name == name {
-			found = append(found, f)
-			ids = append(ids, f.ID)
-		}
-	}
-	if !checkUnique(&resp.Diagnostics, "fleet", "name", name, scope, ids) {
-		return
-	}
-	state := flattenFleet(&found[0], ws)
+	state := flattenFleet(f, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
@@ -118,6 +119,43 @@ func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 	state := flattenWorkspace(&found[0])
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// lookupByIDOrName reads the kind object of scope named by id (when not
+// null) with one get, or else by name with one list, where the name must be
+// unique. It reports what went wrong on diags and returns nil then.
+func lookupByIDOrName[T any](kind, scope string, id, name types.String, get func(string) (*T, error), list func() ([]T, error), nameOf, idOf func(T) string, diags *diag.Diagnostics) *T {
+	if !id.IsNull() {
+		want := id.ValueString()
+		o, err := get(want)
+		if client.IsNotFound(err) {
+			checkUnique(diags, kind, "id", want, scope, nil)
+			return nil
+		}
+		if err != nil {
+			diags.AddError("Cannot read "+kind+" "+want+" of "+scope, err.Error())
+			return nil
+		}
+		return o
+	}
+	want := name.ValueString()
+	all, err := list()
+	if err != nil {
+		diags.AddError("Cannot list the "+kind+"s of "+scope, err.Error())
+		return nil
+	}
+	var found []T
+	var ids []string
+	for _, o := range all {
+		if nameOf(o) == want {
+			found = append(found, o)
+			ids = append(ids, idOf(o))
+		}
+	}
+	if !checkUnique(diags, kind, "name", want, scope, ids) {
+		return nil
+	}
+	return &found[0]
 }
 
 // checkUnique reports an error on attr when the lookup of kind by attr =
