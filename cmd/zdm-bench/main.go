@@ -15,6 +15,8 @@
 // Usage:
 //
 //	go run ./cmd/zdm-bench [-quick] [-sizes 100,1000,2000] [-query-size 10000] [-points 175000]
+//	go run ./cmd/zdm-bench -only timeseries -json ts.json       # one section
+//	go run ./cmd/zdm-bench -render full.json,ts.json            # merged report
 //
 // With -out and -svg it writes the report (a template of tfplugindocs, which
 // `make generate` renders to docs/guides/performance.md) and its plot.
@@ -26,6 +28,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -47,6 +50,7 @@ type options struct {
 	svg         string
 	jsonOut     string
 	render      string
+	only        string
 	work        string
 	keep        bool
 	reattach    bool
@@ -95,7 +99,10 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.out, "out", "templates/guides/performance.md.tmpl", "report to write (empty: none)")
 	fs.StringVar(&o.svg, "svg", "docs/images/performance.svg", "plot to write (empty: none)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the raw results as JSON to this file")
-	fs.StringVar(&o.render, "render", "", "run nothing: write the report and plot of the results in this JSON file (from -json)")
+	fs.StringVar(&o.render, "render", "", "run nothing: write the report and plot of the results in these comma-separated JSON "+
+		"files (from -json); the sections (sizes, query, timeseries) of a later file replace those of the earlier ones")
+	fs.StringVar(&o.only, "only", "", "run only this section: sizes, query or timeseries (no report files unless -out/-svg "+
+		"are given; merge its -json results into a full run's with -render full.json,part.json)")
 	fs.StringVar(&o.work, "work", "", "working directory (default: a new temporary directory)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the working directory")
 	fs.BoolVar(&o.reattach, "reattach", false, "serve the provider in debug mode and attach Terraform to it "+
@@ -136,6 +143,27 @@ func parseFlags(args []string) (options, error) {
 		}
 		o.sizes = append(o.sizes, n)
 	}
+	if o.only != "" {
+		// A partial run writes no report unless asked: it would replace the
+		// whole report (merge it with -render instead).
+		if !set["out"] {
+			o.out = ""
+		}
+		if !set["svg"] {
+			o.svg = ""
+		}
+	}
+	switch o.only {
+	case "":
+	case "sizes":
+		o.querySize, o.points = 0, 0
+	case "query":
+		o.sizes, o.points = nil, 0
+	case "timeseries":
+		o.sizes, o.querySize = nil, 0
+	default:
+		return o, fmt.Errorf("-only: %q is not sizes, query or timeseries", o.only)
+	}
 	switch {
 	case o.querySize < 0 || o.points < 0 || o.latency < 0:
 		return o, errors.New("-query-size, -points and -latency must not be negative")
@@ -153,15 +181,19 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	if o.render != "" {
-		b, err := os.ReadFile(o.render)
-		if err != nil {
-			return err
+		var res *results
+		for _, path := range strings.Split(o.render, ",") {
+			b, err := os.ReadFile(path) //nolint:gosec // G304: a results file named on the command line.
+			if err != nil {
+				return err
+			}
+			var r results
+			if err := json.Unmarshal(b, &r); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			res = mergeResults(res, &r)
 		}
-		var res results
-		if err := json.Unmarshal(b, &res); err != nil {
-			return fmt.Errorf("%s: %w", o.render, err)
-		}
-		return writeReport(root, o, &res)
+		return writeReport(root, o, res)
 	}
 	if o.terraform == "" {
 		logf("locating the Terraform CLI (scripts/install-terraform.sh)")
@@ -217,6 +249,34 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	return writeReport(root, o, res)
+}
+
+// mergeResults returns base with the sections that next measured (sizes,
+// query, time series) replaced by those of next, and the options that shape
+// them (sizes, query_size, points) with them. The machine and the other
+// options stay those of base, the first run.
+func mergeResults(base, next *results) *results {
+	if base == nil {
+		return next
+	}
+	merged := *base
+	merged.Options = maps.Clone(base.Options)
+	if merged.Options == nil {
+		merged.Options = map[string]string{}
+	}
+	if len(next.Sizes) > 0 {
+		merged.Sizes = next.Sizes
+		merged.Options["sizes"] = next.Options["sizes"]
+	}
+	if next.Query != nil {
+		merged.Query = next.Query
+		merged.Options["query_size"] = next.Options["query_size"]
+	}
+	if next.Timeseries != nil {
+		merged.Timeseries = next.Timeseries
+		merged.Options["points"] = next.Options["points"]
+	}
+	return &merged
 }
 
 // writeReport prints the tables of res and writes the report and the plot.

@@ -115,3 +115,93 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+func TestParseFlagsOnly(t *testing.T) {
+	t.Parallel()
+	o, err := parseFlags([]string{"-only", "timeseries"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.sizes) != 0 || o.querySize != 0 || o.points != 175000 || o.out != "" || o.svg != "" {
+		t.Errorf("-only timeseries: %+v", o)
+	}
+	o, err = parseFlags([]string{"-only", "query", "-out", "x.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.sizes) != 0 || o.querySize != 10000 || o.points != 0 || o.out != "x.md" {
+		t.Errorf("-only query: %+v", o)
+	}
+	if _, err := parseFlags([]string{"-only", "devices"}); err == nil {
+		t.Error("-only devices accepted")
+	}
+}
+
+func TestMergeResults(t *testing.T) {
+	t.Parallel()
+	full := &results{
+		Machine:    machine{CPUs: 2},
+		Options:    map[string]string{"sizes": "100", "points": "175000"},
+		Sizes:      []sizeResult{{N: 100}},
+		Query:      &queryResult{N: 10},
+		Timeseries: &timeseriesResult{Points: 175000, JSONBytes: 1},
+	}
+	part := &results{
+		Machine:    machine{CPUs: 8},
+		Options:    map[string]string{"sizes": "", "points": "20000"},
+		Timeseries: &timeseriesResult{Points: 20000, JSONBytes: 2},
+	}
+	got := mergeResults(mergeResults(nil, full), part)
+	if got.Machine.CPUs != 2 || len(got.Sizes) != 1 || got.Query != full.Query || got.Timeseries != part.Timeseries {
+		t.Errorf("merged: %+v", got)
+	}
+	if got.Options["sizes"] != "100" || got.Options["points"] != "20000" || full.Options["points"] != "175000" {
+		t.Errorf("merged options %v, full's %v", got.Options, full.Options)
+	}
+}
+
+func TestTimeseriesReport(t *testing.T) {
+	t.Parallel()
+	const json = 10 << 20
+	ts := func(list, asJSON int64) *results {
+		return &results{Options: map[string]string{}, Timeseries: &timeseriesResult{
+			Points: 1000, JSONBytes: json, BareDecode: time.Second, StreamDecode: time.Second,
+			DataSource:     &measurement{RSS: list, Wall: 2 * time.Second},
+			DataSourceJSON: &measurement{RSS: asJSON, Wall: time.Second},
+		}}
+	}
+	for _, c := range []struct {
+		list, asJSON int64
+		want         string
+	}{
+		{20 * json, 2 * json, "Only `as_json = true` meets"},
+		{2 * json, json, "Both modes meet"},
+		{2 * json, 4 * json, "Only the `points` list meets"},
+		{20 * json, 4 * json, "Neither mode meets the target of a provider peak RSS of at most 3x the JSON: `as_json = true` comes closest, at 4.00x against 20.00x"},
+		{4 * json, 4 * json, "Neither mode meets"},
+	} {
+		if got := timeseriesVerdict(ts(c.list, c.asJSON).Timeseries); !strings.HasPrefix(got, c.want) {
+			t.Errorf("timeseriesVerdict(%d, %d) = %q, want %q…", c.list, c.asJSON, got, c.want)
+		}
+	}
+	res := ts(20*json, 2*json)
+	table := renderReport(res).table
+	for _, want := range []string{
+		"| provider peak RSS, plan reading every point with `as_json = true` | 20.0 MiB | 2.00x the JSON |",
+		"Large reads should use `as_json = true`",
+		"| 1,000 points through the data source (`points` list): provider peak RSS at most 3x the JSON | 20.00x (200.0 MiB for 10.0 MiB) | **missed** |",
+		"| 1,000 points through the data source (`as_json = true`): provider peak RSS at most 3x the JSON | 2.00x (20.0 MiB for 10.0 MiB) | met |",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("report lacks %q:\n%s", want, table)
+		}
+	}
+	// Results from before as_json: no row, no verdict.
+	res.Timeseries.DataSourceJSON = nil
+	if table := renderReport(res).table; strings.Contains(table, "with `as_json = true` |") || strings.Contains(table, "mode meets") {
+		t.Errorf("report without as_json results mentions it:\n%s", table)
+	}
+	if got := timeseriesConfig(5, true); !strings.Contains(got, "as_json = true") || !strings.Contains(got, "point_count") {
+		t.Errorf("timeseriesConfig(5, true) = %s", got)
+	}
+}

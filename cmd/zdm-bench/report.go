@@ -140,7 +140,8 @@ func renderReport(res *results) report {
 		w("One page of %s data points, %s of JSON. Decoding: the same bytes in memory, decoded into the client's "+
 			"`DataPoint` values by a bare `encoding/json` decoder and by the client's `StreamData` (which keeps every point, as "+
 			"the data source does); medians of %d runs. Peak RSS: a process that reads the page from the local server and keeps "+
-			"every point, and `terraform plan` reading it with the `zdm_timeseries` data source (the provider's process).\n\n",
+			"every point, and `terraform plan` reading it with the `zdm_timeseries` data source (the provider's process), "+
+			"into the list `points` and, with `as_json = true`, into the string `points_json`.\n\n",
 			num(t.Points), mib(t.JSONBytes), t.DecodeRepeats)
 		w("| measure | value | relative |\n")
 		w("|---------|------:|---------:|\n")
@@ -153,9 +154,14 @@ func renderReport(res *results) report {
 		w("| peak RSS, `StreamData` over HTTP | %s | %.2fx the JSON |\n", mib(t.StreamRSS), float64(t.StreamRSS)/float64(t.JSONBytes))
 		if t.DataSource != nil && t.DataSourceMin != nil {
 			w("| provider peak RSS, plan reading 1 point | %s | |\n", mib(t.DataSourceMin.RSS))
-			w("| provider peak RSS, plan reading every point | %s | %.2fx the JSON |\n", mib(t.DataSource.RSS),
+			w("| provider peak RSS, plan reading every point into `points` (list) | %s | %.2fx the JSON |\n", mib(t.DataSource.RSS),
 				float64(t.DataSource.RSS)/float64(t.JSONBytes))
 			w("| wall time of that plan | %s | |\n", secs(t.DataSource.Wall))
+		}
+		if j := t.DataSourceJSON; j != nil {
+			w("| provider peak RSS, plan reading every point with `as_json = true` | %s | %.2fx the JSON |\n", mib(j.RSS),
+				float64(j.RSS)/float64(t.JSONBytes))
+			w("| wall time of that plan | %s | |\n", secs(j.Wall))
 		}
 		w("\n")
 	}
@@ -213,9 +219,51 @@ func findings(res *results) string {
 				"(several times the size of their JSON), copies them to compare them with themselves (semantic equality), and "+
 				"encodes them for Terraform.", float64(t.DataSource.RSS)/float64(t.JSONBytes))
 		}
+		if j := t.DataSourceJSON; j != nil {
+			w(" With `as_json = true` (the points as one JSON text in `points_json`) it peaks at %.2fx, and the plan takes %s",
+				float64(j.RSS)/float64(t.JSONBytes), secs(j.Wall))
+			if t.DataSource != nil {
+				w(" instead of %s", secs(t.DataSource.Wall))
+			}
+			w(".")
+		}
+		if v := timeseriesVerdict(t); v != "" {
+			w(" %s", v)
+		}
 		w("\n")
 	}
 	return b.String()
+}
+
+// maxRSSRatio is the target of the provider's peak RSS reading a page of
+// data points, over the size of their JSON.
+const maxRSSRatio = 3
+
+// timeseriesVerdict says which mode of zdm_timeseries meets the peak RSS
+// target, and which mode large reads should use.
+func timeseriesVerdict(t *timeseriesResult) string {
+	if t.DataSource == nil || t.DataSourceJSON == nil || t.JSONBytes <= 0 {
+		return ""
+	}
+	listRatio := float64(t.DataSource.RSS) / float64(t.JSONBytes)
+	jsonRatio := float64(t.DataSourceJSON.RSS) / float64(t.JSONBytes)
+	list, asJSON := listRatio <= maxRSSRatio, jsonRatio <= maxRSSRatio
+	target := fmt.Sprintf("the target of a provider peak RSS of at most %dx the JSON", maxRSSRatio)
+	switch {
+	case asJSON && !list:
+		return "Only `as_json = true` meets " + target + "; the `points` list misses it. " +
+			"Large reads should use `as_json = true` (and `jsondecode(points_json)` where the points are needed as values)."
+	case asJSON && list:
+		return "Both modes meet " + target + "; `as_json = true` uses less memory."
+	case list:
+		return "Only the `points` list meets " + target + "; `as_json = true` misses it."
+	case jsonRatio < listRatio:
+		return fmt.Sprintf("Neither mode meets %s: `as_json = true` comes closest, at %.2fx against %.2fx for the "+
+			"`points` list, and large reads should use it (with `jsondecode(points_json)` where the points are needed as values).",
+			target, jsonRatio, listRatio)
+	default:
+		return "Neither mode meets " + target + "."
+	}
 }
 
 // percent formats a ratio as the percentage it adds ("+4%"), or says that
@@ -259,10 +307,16 @@ func targets(res *results) []target {
 		r := ratio(t.StreamDecode, t.BareDecode)
 		out = append(out, target{fmt.Sprintf("%s points: decode at most 1.5x a bare decoder", num(t.Points)),
 			fmt.Sprintf("%.2fx", r), r <= 1.5})
-		if t.DataSource != nil {
-			r := float64(t.DataSource.RSS) / float64(t.JSONBytes)
-			out = append(out, target{fmt.Sprintf("%s points through the data source: provider peak RSS at most 3x the JSON", num(t.Points)),
-				fmt.Sprintf("%.2fx (%s for %s)", r, mib(t.DataSource.RSS), mib(t.JSONBytes)), r <= 3})
+		for _, m := range []struct {
+			mode string
+			m    *measurement
+		}{{"`points` list", t.DataSource}, {"`as_json = true`", t.DataSourceJSON}} {
+			if m.m == nil {
+				continue
+			}
+			r := float64(m.m.RSS) / float64(t.JSONBytes)
+			out = append(out, target{fmt.Sprintf("%s points through the data source (%s): provider peak RSS at most %dx the JSON",
+				num(t.Points), m.mode, maxRSSRatio), fmt.Sprintf("%.2fx (%s for %s)", r, mib(m.m.RSS), mib(t.JSONBytes)), r <= maxRSSRatio})
 		}
 	}
 	return out
@@ -295,7 +349,9 @@ provider. The provider keeps that cheap:
   per-request trace logging off: Terraform would discard it, and encoding it cost a third
   of the provider's CPU.
 - **Streamed time series.** ` + "`zdm_timeseries`" + ` decodes data points as they arrive,
-  without holding the whole answer in memory.
+  without holding the whole answer in memory. With ` + "`as_json = true`" + ` it hands them to
+  Terraform as one JSON text (` + "`points_json`" + `) instead of a list of objects: the mode for
+  large reads.
 
 The numbers below come from ` + "`make bench`" + ` (the program ` + "`cmd/zdm-bench`" + `): it starts the
 local ZDM server in-process on loopback, builds the provider, and runs the real Terraform

@@ -46,6 +46,8 @@ type timeseriesResult struct {
 	// one point (the provider's own footprint).
 	DataSource    *measurement `json:"data_source,omitempty"`
 	DataSourceMin *measurement `json:"data_source_one_point,omitempty"`
+	// terraform plan reading every point with as_json = true (points_json).
+	DataSourceJSON *measurement `json:"data_source_as_json,omitempty"`
 }
 
 func (b *bench) runTimeseries(ctx context.Context, points int) (*timeseriesResult, error) {
@@ -331,46 +333,57 @@ func printVmHWM() error {
 }
 
 // measureDataSource plans a configuration that reads every point with the
-// zdm_timeseries data source, and one that reads a single point.
+// zdm_timeseries data source, one that reads a single point, and one that
+// reads every point with as_json = true.
 func (b *bench) measureDataSource(ctx context.Context, res *timeseriesResult, ws localzdm.Bootstrap, points int) error {
 	cfg, err := b.newConfig("timeseries", ws, false)
 	if err != nil {
 		return err
 	}
-	for _, size := range []int{1, points} {
-		err := cfg.write("main.tf", requiredProviders+fmt.Sprintf(`
-provider "zdm" {}
-
-data "zdm_timeseries" "all" {
-  size = %d
-  sort = "timestamp_device"
-}
-
-output "points" {
-  value = length(data.zdm_timeseries.all.points)
-}
-`, size))
-		if err != nil {
+	for _, run := range []struct {
+		size   int
+		asJSON bool
+		m      **measurement
+	}{{1, false, &res.DataSourceMin}, {points, false, &res.DataSource}, {points, true, &res.DataSourceJSON}} {
+		if err := cfg.write("main.tf", requiredProviders+timeseriesConfig(run.size, run.asJSON)); err != nil {
 			return err
 		}
 		r, err := b.terraform(ctx, cfg, okCodes, "plan", "-no-color", "-input=false")
 		if err != nil {
 			return err
 		}
-		if !strings.Contains(r.Output, "points = "+strconv.Itoa(size)) {
-			return fmt.Errorf("the plan does not read %d points:\n%s", size, tail(r.Output, 20))
+		if !strings.Contains(r.Output, "points = "+strconv.Itoa(run.size)) {
+			return fmt.Errorf("the plan does not read %d points:\n%s", run.size, tail(r.Output, 20))
 		}
 		m := &measurement{}
 		m.add(r)
-		if size == 1 {
-			res.DataSourceMin = m
-		} else {
-			res.DataSource = m
-		}
-		logf("time series: plan reading %d points with zdm_timeseries: %s, provider peak RSS %s", size,
-			r.Wall.Round(time.Millisecond), mib(r.Provider.RSS))
+		*run.m = m
+		logf("time series: plan reading %d points with zdm_timeseries (as_json = %t): %s, provider peak RSS %s", run.size,
+			run.asJSON, r.Wall.Round(time.Millisecond), mib(r.Provider.RSS))
 	}
 	return nil
+}
+
+// timeseriesConfig is a configuration whose output "points" is the number of
+// points zdm_timeseries reads, in the list points or, with asJSON, in
+// points_json.
+func timeseriesConfig(size int, asJSON bool) string {
+	extra, count := "", "length(data.zdm_timeseries.all.points)"
+	if asJSON {
+		extra, count = "\n  as_json = true", "data.zdm_timeseries.all.point_count"
+	}
+	return fmt.Sprintf(`
+provider "zdm" {}
+
+data "zdm_timeseries" "all" {
+  size = %d
+  sort = "timestamp_device"%s
+}
+
+output "points" {
+  value = %s
+}
+`, size, extra, count)
 }
 
 // mib formats bytes in MiB.
