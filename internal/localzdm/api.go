@@ -487,6 +487,38 @@ func (s *Server) fleetsFromQueryLocked(w *workspace, ids []string) (map[string]b
 	return set, nil
 }
 
+// scheduleOnFleetsLocked applies schedule to every device of the path's
+// workspace that is in the fleets named by fleetIDs (every fleet when none),
+// records the change, emits the events schedule returns, and answers the IDs
+// of the devices reached (never nil). Nothing changes when a fleet ID is
+// invalid. s.mu is held for writing.
+func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device) event) ([]string, error) {
+	s := c.s
+	w, err := c.pathWorkspaceLocked()
+	if err != nil {
+		return nil, err
+	}
+	fleets, err := s.fleetsFromQueryLocked(w, fleetIDs)
+	if err != nil {
+		return nil, err
+	}
+	devices := []string{}
+	var events []event
+	for _, id := range w.Devices {
+		d := s.devices[id]
+		if !fleets[d.FleetID] {
+			continue
+		}
+		events = append(events, schedule(d))
+		devices = append(devices, d.ID)
+	}
+	if len(devices) > 0 {
+		s.changed()
+	}
+	s.emitLocked(w, events)
+	return devices, nil
+}
+
 func (c *call) scheduleFleetJob() (any, error) {
 	s := c.s
 	if err := c.checkWorkspacePath(); err != nil {
@@ -510,31 +542,14 @@ func (c *call) scheduleFleetJob() (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w, err := c.pathWorkspaceLocked()
-	if err != nil {
-		return nil, err
-	}
-	fleets, err := s.fleetsFromQueryLocked(w, fleetIDs)
-	if err != nil {
-		return nil, err
-	}
 	now := time.Now()
 	at := timestamp(now)
-	devices := []string{}
-	var events []event
-	for _, id := range w.Devices {
-		d := s.devices[id]
-		if !fleets[d.FleetID] {
-			continue
-		}
-		j := setJobLocked(d, name, value, at)
-		devices = append(devices, d.ID)
-		events = append(events, jobEvent(d, j, directionC2D, now))
+	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) event {
+		return jobEvent(d, setJobLocked(d, name, value, at), directionC2D, now)
+	})
+	if err != nil {
+		return nil, err
 	}
-	if len(devices) > 0 {
-		s.changed()
-	}
-	s.emitLocked(w, events)
 	out := fleetJobJSON{jobJSON: jobJSON{Name: name, Status: JobStatusPending, ScheduledAt: at, Value: value}, Devices: devices}
 	return map[string]any{"job": out}, nil
 }
@@ -597,31 +612,15 @@ func (c *call) scheduleFleetFOTA() (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w, err := c.pathWorkspaceLocked()
-	if err != nil {
-		return nil, err
-	}
-	fleets, err := s.fleetsFromQueryLocked(w, fleetIDs)
-	if err != nil {
-		return nil, err
-	}
 	now := time.Now()
 	at := timestamp(now)
-	devices := []string{}
-	var events []event
-	for _, id := range w.Devices {
-		d := s.devices[id]
-		if !fleets[d.FleetID] {
-			continue
-		}
+	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) event {
 		d.FOTA = &fota{ScheduledAt: at, Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
-		devices = append(devices, d.ID)
-		events = append(events, fotaEvent(d, d.FOTA, directionC2D, now))
+		return fotaEvent(d, d.FOTA, directionC2D, now)
+	})
+	if err != nil {
+		return nil, err
 	}
-	if len(devices) > 0 {
-		s.changed()
-	}
-	s.emitLocked(w, events)
 	out := fleetFOTAJSON{
 		fotaJSON: fotaJSON{ScheduledAt: at, Status: FOTAStatusPending, Value: fotaValueJSON{FirmwareID: fw, FirmwareVersion: ver}},
 		Devices:  devices,
