@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
 var (
@@ -89,27 +91,8 @@ func (r *fleetListResource) List(ctx context.Context, req list.ListRequest, stre
 		return
 	}
 	name := cfg.Name.ValueString()
-	stream.Results = func(push func(list.ListResult) bool) {
-		var n int64
-		for i := range all {
-			f := &all[i]
-			if name != "" && f.Name != name {
-				continue
-			}
-			if req.Limit > 0 && n >= req.Limit {
-				return
-			}
-			n++
-			result := req.NewListResult(ctx)
-			result.DisplayName = displayName(f.Name, f.ID)
-			setIdentity(ctx, result.Identity, newInWorkspaceIdentity(ws, f.ID), &result.Diagnostics)
-			if req.IncludeResource {
-				m := flattenFleet(f, ws)
-				result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
-			}
-			if !push(result) {
-				return
-			}
-		}
-	}
+	stream.Results = streamResults(ctx, req, all,
+		func(f *client.Fleet) bool { return name == "" || f.Name == name },
+		func(f *client.Fleet) (string, string, any) { return f.Name, f.ID, newInWorkspaceIdentity(ws, f.ID) },
+		func(f *client.Fleet) fleetModel { return flattenFleet(f, ws) })
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
 var (
@@ -75,27 +77,10 @@ func (r *workspaceListResource) List(ctx context.Context, req list.ListRequest, 
 		return
 	}
 	name := cfg.Name.ValueString()
-	stream.Results = func(push func(list.ListResult) bool) {
-		var n int64
-		for i := range all {
-			w := &all[i]
-			if name != "" && w.Name != name {
-				continue
-			}
-			if req.Limit > 0 && n >= req.Limit {
-				return
-			}
-			n++
-			result := req.NewListResult(ctx)
-			result.DisplayName = displayName(w.Name, w.ID)
-			setIdentity(ctx, result.Identity, workspaceIdentityModel{ID: types.StringValue(w.ID)}, &result.Diagnostics)
-			if req.IncludeResource {
-				m := flattenWorkspace(w)
-				result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
-			}
-			if !push(result) {
-				return
-			}
-		}
-	}
+	stream.Results = streamResults(ctx, req, all,
+		func(w *client.Workspace) bool { return name == "" || w.Name == name },
+		func(w *client.Workspace) (string, string, any) {
+			return w.Name, w.ID, workspaceIdentityModel{ID: types.StringValue(w.ID)}
+		},
+		flattenWorkspace)
 }
