@@ -92,6 +92,8 @@ type Client struct {
 	waitMin time.Duration
 	waitMax time.Duration
 	logger  func(ctx context.Context, msg string, fields map[string]any)
+
+	clock serviceClock
 }
 
 // New checks the configuration and returns a Client. It fails when the key is

@@ -14,13 +14,14 @@ import (
 // ErrAmbiguous marks a request that failed after it may have reached the
 // server, so the server may have acted on it. It is only returned for POST
 // requests (which create or schedule something and are never retried once
-// sent); test for it with errors.Is. Reading the object back, and creating it
-// only when it is absent, converges.
+// sent); test for it with errors.Is. The caller finds out what happened by
+// reading back (see ResolveContext); sending the request again could act
+// twice.
 var ErrAmbiguous = errors.New("the request may have been processed by the server")
 
 // ambiguousHint is appended to the message of every error that wraps
 // ErrAmbiguous.
-const ambiguousHint = "the object may have been created or scheduled; applying again converges, because the provider looks it up before creating it again"
+const ambiguousHint = "the service may have acted on it: the object may have been created or scheduled"
 
 // maxExcerpt is the largest body excerpt or message, in bytes, an APIError
 // carries.

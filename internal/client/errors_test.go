@@ -121,7 +121,7 @@ func TestErrorBodyShapes(t *testing.T) {
 func TestAmbiguousStatusOnlyForPOST(t *testing.T) {
 	for _, status := range []int{500, 502, 504} {
 		post := newAPIError(status, "POST", "/v3/x", "", nil, keyScrubber("k"))
-		if !errors.Is(post, ErrAmbiguous) || !strings.Contains(post.Error(), "applying again converges") {
+		if !errors.Is(post, ErrAmbiguous) || !strings.Contains(post.Error(), "the service may have acted on it") {
 			t.Errorf("POST %d: not ambiguous: %v", status, post)
 		}
 	}

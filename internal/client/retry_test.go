@@ -252,7 +252,7 @@ func TestPOSTNotRetriedAfterConnectionDrop(t *testing.T) {
 		t.Fatalf("%d requests reached the server, want exactly 1", seq.count())
 	}
 	msg := err.Error()
-	if !strings.HasPrefix(msg, "POST /v3/workspaces: ") || !strings.Contains(msg, "may have been created") || !strings.Contains(msg, "applying again converges") {
+	if !strings.HasPrefix(msg, "POST /v3/workspaces: ") || !strings.Contains(msg, "may have been created") || strings.Contains(msg, "converges") {
 		t.Fatalf("message does not explain the ambiguity: %s", msg)
 	}
 	if IsNotFound(err) {

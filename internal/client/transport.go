@@ -73,6 +73,12 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 	rq.url = rq.base.endpoint(rq.segments, rq.query)
 	rq.path = c.scrub(rq.url.EscapedPath())
 	u, path := rq.url, rq.path
+	// stop ends the request between attempts; ctx bounds each attempt. They
+	// differ for FinishOnceSent contexts (see finish.go).
+	stop := stopOf(ctx)
+	if err := stop.Err(); err != nil {
+		return nil, c.notSentError(rq, err)
+	}
 	for attempt := 1; ; attempt++ {
 		res := c.attempt(ctx, rq, u, path, attempt, stream)
 		if res.err == nil {
@@ -80,6 +86,10 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 		}
 		if !res.retry {
 			return nil, res.err
+		}
+		if err := stop.Err(); err != nil {
+			return nil, &retryStopError{last: res.err, cause: err,
+				reason: fmt.Sprintf("not retried after %d attempts: the operation was interrupted", attempt)}
 		}
 		if attempt > c.retries {
 			if attempt == 1 {
@@ -93,17 +103,34 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 		if res.hasWait {
 			wait = min(max(res.retryAfter, wait), c.waitMax)
 		}
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+		if deadline, ok := earliestDeadline(ctx, stop); ok && time.Until(deadline) < wait {
 			return nil, &retryStopError{last: res.err, cause: context.DeadlineExceeded,
 				reason: fmt.Sprintf("gave up after %d attempts: the next one, in %s, would pass the deadline", attempt, wait)}
 		}
 		c.log(ctx, "retrying API request", map[string]any{
 			"method": rq.method, "path": path, "attempt": attempt, "wait_ms": wait.Milliseconds(), "error": res.err.Error(),
 		})
-		if err := sleep(ctx, wait); err != nil {
+		if err := sleep(stop, wait); err != nil {
 			return nil, &retryStopError{last: res.err, cause: err,
 				reason: fmt.Sprintf("stopped waiting to retry after %d attempts: %v", attempt, err)}
 		}
+	}
+}
+
+// earliestDeadline returns the earlier deadline of a and b, if any.
+func earliestDeadline(a, b context.Context) (time.Time, bool) {
+	da, oka := a.Deadline()
+	db, okb := b.Deadline()
+	switch {
+	case oka && okb:
+		if db.Before(da) {
+			return db, true
+		}
+		return da, true
+	case okb:
+		return db, true
+	default:
+		return da, oka
 	}
 }
 
@@ -219,6 +246,7 @@ func (c *Client) attempt(ctx context.Context, rq *request, u *url.URL, path stri
 		return res
 	}
 	defer func() { _ = resp.Body.Close() }()
+	c.clock.observe(resp.Header.Get("Date"), time.Now())
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		res := c.errorAnswer(rq, path, resp)
