@@ -28,6 +28,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -222,4 +223,71 @@ func (s *Session) Run(ctx context.Context, args ...string) (Result, error) {
 		return res, fmt.Errorf("tfcli: terraform %s: %w", strings.Join(args, " "), err)
 	}
 	return res, nil
+}
+
+// Command is a command started with Session.Start, running until Wait.
+type Command struct {
+	cmd   *exec.Cmd
+	out   *lockedBuffer
+	start time.Time
+}
+
+// Start starts terraform with args in the working directory and returns
+// without waiting for it, so that the caller can signal it (see
+// Command.Signal). Wait for it with Command.Wait.
+func (s *Session) Start(ctx context.Context, args ...string) (*Command, error) {
+	cmd := exec.CommandContext(ctx, s.terraform, args...) //nolint:gosec // G204: the CLI and arguments the caller chose.
+	cmd.Dir = s.Dir
+	cmd.Env = s.env
+	out := &lockedBuffer{}
+	cmd.Stdout = out
+	cmd.Stderr = out
+	c := &Command{cmd: cmd, out: out, start: time.Now()}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("tfcli: terraform %s: %w", strings.Join(args, " "), err)
+	}
+	return c, nil
+}
+
+// Signal sends sig to the running CLI, such as os.Interrupt for a Ctrl-C.
+func (c *Command) Signal(sig os.Signal) error {
+	return c.cmd.Process.Signal(sig)
+}
+
+// Output returns what the CLI printed so far.
+func (c *Command) Output() string {
+	return c.out.String()
+}
+
+// Wait waits for the CLI to exit. The error is only set when the CLI could
+// not run to its end; a failing command has a non-zero ExitCode.
+func (c *Command) Wait() (Result, error) {
+	err := c.cmd.Wait()
+	res := Result{Output: c.out.String(), Duration: time.Since(c.start)}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		res.ExitCode = exit.ExitCode()
+	case err != nil:
+		return res, fmt.Errorf("tfcli: %w", err)
+	}
+	return res, nil
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and concurrent readers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
