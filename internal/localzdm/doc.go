@@ -95,32 +95,10 @@
 //
 // The admin API is served under /admin/ on the management listener, without
 // key, and answers loopback clients only (403 otherwise). Each route has a Go
-// method of the same effect:
-//
-//	GET    /admin/health                                       status and base URLs
-//	POST   /admin/accounts              {"name"}               CreateAccount -> {"account_id"}
-//	POST   /admin/workspaces            {"account_id","name"}  CreateWorkspace -> Bootstrap
-//	POST   /admin/bootstrap             {"name"}               Bootstrap -> Bootstrap
-//	DELETE /admin/workspaces/{workspace_id}                    DeleteWorkspace
-//	POST   /admin/workspaces/{workspace_id}/keys               CreateKey -> {"api_key"}
-//	PUT    /admin/workspaces/{workspace_id}/storage {"enabled"} SetStorage
-//	PUT    /admin/workspaces/{workspace_id}/webhook {"url"}    SetWebhook
-//	DELETE /admin/workspaces/{workspace_id}/webhook            SetWebhook(id, "")
-//	POST   /admin/workspaces/{workspace_id}/devices {"fleet_id","names"} CreateDevices -> {"device_ids"}
-//	POST   /admin/workspaces/{workspace_id}/data {"points":[DataPoint]} Publish -> {"accepted","received"}
-//	DELETE /admin/fleets/{fleet_id}                            DeleteFleet
-//	DELETE /admin/devices/{device_id}                          DeleteDevice
-//	PUT    /admin/devices/{device_id}/jobs/{job_name}/status {"status"} SetJobStatus
-//	PUT    /admin/devices/{device_id}/fota/status {"status"}   SetFOTAStatus
-//	POST   /admin/devices/{device_id}/connect {"device_ip"}    ConnectDevice
-//	PUT    /admin/devices/{device_id}/identities {"phys_id","identities"} SetDeviceIdentities
-//	GET    /admin/counters                                     Counters, TotalRequests -> {"counters","total"}
-//	DELETE /admin/counters                                     ResetCounters
-//	GET    /admin/faults                                       CurrentFaults
-//	PUT    /admin/faults {"latency","error_rate","rate_limit","retry_after","drop_after_create","hang"} SetFaults
-//	GET    /admin/webhooks                                     WebhookStats
-//	POST   /admin/webhooks/flush?timeout=10s                   FlushWebhooks
-//	POST   /admin/reset                                        Reset
+// method of the same effect. The routes are listed once, with the body each
+// reads and its Go method, in the admin route table (newAdminRouter in
+// admin_http.go); a running server answers the same table at GET
+// /admin/routes. admin.go holds the Go methods, admin_http.go the routes.
 //
 // Durations in the faults body are Go duration strings ("250ms") or numbers
 // of milliseconds.

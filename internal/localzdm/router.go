@@ -42,6 +42,9 @@ type route struct {
 	// mutating marks routes that act on a POST: DropAfterCreate applies.
 	mutating bool
 	handle   handlerFunc
+	// body and doc document an admin route: the body it reads, and the Go
+	// method of the same effect with what it answers.
+	body, doc string
 }
 
 type router struct {

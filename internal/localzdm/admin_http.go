@@ -1,0 +1,397 @@
+package localzdm
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// isLoopback reports whether a request's remote address is a loopback IP.
+func isLoopback(remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	if i := strings.IndexByte(host, '%'); i >= 0 {
+		host = host[:i]
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// maxAdminBody bounds admin request bodies (large data point batches).
+const maxAdminBody = 1 << 30
+
+func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	rw := &statusWriter{ResponseWriter: w}
+	if s.opts.LogRequests {
+		start := time.Now()
+		defer func() {
+			s.log.Printf("localzdm: admin %s %s -> %d (%s)", r.Method, r.URL.RequestURI(), rw.status, time.Since(start).Round(time.Microsecond))
+		}()
+	}
+	if !isLoopback(r.RemoteAddr) {
+		writeError(rw, newError(http.StatusForbidden, CodeForbidden, "the admin API answers loopback clients only"))
+		return
+	}
+	segs, ok := splitPath(r.URL.EscapedPath())
+	if !ok {
+		writeRouteNotFound(rw, r)
+		return
+	}
+	rte, params, allowed := s.adminRoutes.match(r.Method, segs)
+	if params == nil {
+		if rte != nil {
+			writeMethodNotAllowed(rw, r.Method, allowed)
+			return
+		}
+		writeRouteNotFound(rw, r)
+		return
+	}
+	resp, err := rte.handle(&call{s: s, w: rw, r: r, params: params})
+	if err != nil {
+		writeError(rw, err)
+		return
+	}
+	if err := writeJSON(rw, resp); err != nil {
+		s.log.Printf("localzdm: admin %s %s: writing response: %v", r.Method, r.URL.Path, err)
+	}
+}
+
+// newAdminRouter holds the admin route table: the one list of the admin
+// routes, each with the body it reads and the Go method of the same effect
+// (and what it answers). The package documentation points here, and GET
+// /admin/routes serves this table to a running server's users.
+func (s *Server) newAdminRouter() *router {
+	return newRouter(
+		&route{method: http.MethodGet, pattern: "/admin/health", handle: (*call).adminHealth,
+			doc: `-> {"status","base_url","storage_url"}`},
+		&route{method: http.MethodGet, pattern: "/admin/routes", handle: (*call).adminRouteTable,
+			doc: `-> {"routes":[{"method","path","body","go"}]}: this table`},
+		&route{method: http.MethodPost, pattern: "/admin/accounts", handle: (*call).adminCreateAccount,
+			body: `{"name"}`, doc: `CreateAccount -> {"account_id"}`},
+		&route{method: http.MethodPost, pattern: "/admin/workspaces", handle: (*call).adminCreateWorkspace,
+			body: `{"account_id","name"}`, doc: `CreateWorkspace -> Bootstrap`},
+		&route{method: http.MethodPost, pattern: "/admin/bootstrap", handle: (*call).adminBootstrap,
+			body: `{"name"} (optional)`, doc: `Bootstrap -> Bootstrap`},
+		&route{method: http.MethodDelete, pattern: "/admin/workspaces/{workspace_id}", handle: (*call).adminDeleteWorkspace,
+			doc: `DeleteWorkspace -> {"deleted"}`},
+		&route{method: http.MethodPost, pattern: "/admin/workspaces/{workspace_id}/keys", handle: (*call).adminCreateKey,
+			doc: `CreateKey -> {"api_key","workspace_id"}`},
+		&route{method: http.MethodPut, pattern: "/admin/workspaces/{workspace_id}/storage", handle: (*call).adminSetStorage,
+			body: `{"enabled"}`, doc: `SetStorage`},
+		&route{method: http.MethodPut, pattern: "/admin/workspaces/{workspace_id}/webhook", handle: (*call).adminSetWebhook,
+			body: `{"url"}`, doc: `SetWebhook`},
+		&route{method: http.MethodDelete, pattern: "/admin/workspaces/{workspace_id}/webhook", handle: (*call).adminDeleteWebhook,
+			doc: `SetWebhook(id, "")`},
+		&route{method: http.MethodPost, pattern: "/admin/workspaces/{workspace_id}/devices", handle: (*call).adminCreateDevices,
+			body: `{"fleet_id","names"}`, doc: `CreateDevices -> {"device_ids"}`},
+		&route{method: http.MethodPost, pattern: "/admin/workspaces/{workspace_id}/data", handle: (*call).adminPublish,
+			body: `{"points":[DataPoint]}`, doc: `Publish -> {"accepted","received"}`},
+		&route{method: http.MethodDelete, pattern: "/admin/fleets/{fleet_id}", handle: (*call).adminDeleteFleet,
+			doc: `DeleteFleet -> {"deleted"}`},
+		&route{method: http.MethodDelete, pattern: "/admin/devices/{device_id}", handle: (*call).adminDeleteDevice,
+			doc: `DeleteDevice -> {"deleted"}`},
+		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/jobs/{job_name}/status", handle: (*call).adminSetJobStatus,
+			body: `{"status"}`, doc: `SetJobStatus`},
+		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/fota/status", handle: (*call).adminSetFOTAStatus,
+			body: `{"status"}`, doc: `SetFOTAStatus`},
+		&route{method: http.MethodPost, pattern: "/admin/devices/{device_id}/connect", handle: (*call).adminConnectDevice,
+			body: `{"device_ip"}`, doc: `ConnectDevice`},
+		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/identities", handle: (*call).adminSetIdentities,
+			body: `{"phys_id","identities"}`, doc: `SetDeviceIdentities`},
+		&route{method: http.MethodGet, pattern: "/admin/counters", handle: (*call).adminCounters,
+			doc: `Counters, TotalRequests -> {"counters","total"}`},
+		&route{method: http.MethodDelete, pattern: "/admin/counters", handle: (*call).adminResetCounters,
+			doc: `ResetCounters`},
+		&route{method: http.MethodGet, pattern: "/admin/faults", handle: (*call).adminGetFaults,
+			doc: `CurrentFaults -> Faults`},
+		&route{method: http.MethodPut, pattern: "/admin/faults", handle: (*call).adminSetFaults,
+			body: `{"latency","error_rate","rate_limit","retry_after","drop_after_create","hang"}`, doc: `SetFaults -> Faults`},
+		&route{method: http.MethodGet, pattern: "/admin/webhooks", handle: (*call).adminWebhookStats,
+			doc: `WebhookStats`},
+		&route{method: http.MethodPost, pattern: "/admin/webhooks/flush", handle: (*call).adminFlushWebhooks,
+			body: `query ?timeout=10s`, doc: `FlushWebhooks -> WebhookStats`},
+		&route{method: http.MethodPost, pattern: "/admin/reset", handle: (*call).adminReset,
+			doc: `Reset`},
+	)
+}
+
+// adminRouteTable answers the admin route table.
+func (c *call) adminRouteTable() (any, error) {
+	type row struct {
+		Method string `json:"method"`
+		Path   string `json:"path"`
+		Body   string `json:"body,omitempty"`
+		Go     string `json:"go"`
+	}
+	rows := make([]row, 0, len(c.s.adminRoutes.routes))
+	for _, r := range c.s.adminRoutes.routes {
+		rows = append(rows, row{Method: r.method, Path: r.pattern, Body: r.body, Go: r.doc})
+	}
+	return map[string]any{"routes": rows}, nil
+}
+
+func (c *call) adminBody(dst any) error {
+	return decodeBody(c.w, c.r, dst, true, maxAdminBody)
+}
+
+func (c *call) adminHealth() (any, error) {
+	return map[string]any{"status": "ok", "base_url": c.s.BaseURL(), "storage_url": c.s.StorageURL()}, nil
+}
+
+func (c *call) adminCreateAccount() (any, error) {
+	var in struct {
+		Name *string `json:"name"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	name, err := requireName("name", in.Name)
+	if err != nil {
+		return nil, err
+	}
+	id, err := c.s.CreateAccount(name)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"account_id": id}, nil
+}
+
+func (c *call) adminCreateWorkspace() (any, error) {
+	var in struct {
+		AccountID string  `json:"account_id"`
+		Name      *string `json:"name"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	name, err := requireName("name", in.Name)
+	if err != nil {
+		return nil, err
+	}
+	return c.s.CreateWorkspace(in.AccountID, name)
+}
+
+func (c *call) adminBootstrap() (any, error) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := decodeBody(c.w, c.r, &in, false, maxAPIBody); err != nil {
+		return nil, err
+	}
+	return c.s.Bootstrap(in.Name)
+}
+
+func (c *call) adminDeleteWorkspace() (any, error) {
+	id := c.params["workspace_id"]
+	if err := c.s.DeleteWorkspace(id); err != nil {
+		return nil, err
+	}
+	return map[string]string{"deleted": id}, nil
+}
+
+func (c *call) adminCreateKey() (any, error) {
+	key, err := c.s.CreateKey(c.params["workspace_id"])
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"api_key": key, "workspace_id": c.params["workspace_id"]}, nil
+}
+
+func (c *call) adminSetStorage() (any, error) {
+	var in struct {
+		Enabled *bool `json:"enabled"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if in.Enabled == nil {
+		return nil, invalidArgument("%q is required", "enabled")
+	}
+	id := c.params["workspace_id"]
+	if err := c.s.SetStorage(id, *in.Enabled); err != nil {
+		return nil, err
+	}
+	return map[string]any{"workspace_id": id, "enabled": *in.Enabled}, nil
+}
+
+func (c *call) adminSetWebhook() (any, error) {
+	var in struct {
+		URL *string `json:"url"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if in.URL == nil {
+		return nil, invalidArgument("%q is required (an empty string removes the webhook)", "url")
+	}
+	id := c.params["workspace_id"]
+	if err := c.s.SetWebhook(id, *in.URL); err != nil {
+		return nil, err
+	}
+	return map[string]string{"workspace_id": id, "url": *in.URL}, nil
+}
+
+func (c *call) adminDeleteWebhook() (any, error) {
+	id := c.params["workspace_id"]
+	if err := c.s.SetWebhook(id, ""); err != nil {
+		return nil, err
+	}
+	return map[string]string{"workspace_id": id, "url": ""}, nil
+}
+
+func (c *call) adminCreateDevices() (any, error) {
+	var in struct {
+		FleetID string   `json:"fleet_id"`
+		Names   []string `json:"names"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	ids, err := c.s.CreateDevices(c.params["workspace_id"], in.FleetID, in.Names)
+	if err != nil {
+		return nil, err
+	}
+	if ids == nil {
+		ids = []string{}
+	}
+	return map[string]any{"device_ids": ids}, nil
+}
+
+func (c *call) adminPublish() (any, error) {
+	var in struct {
+		Points []DataPoint `json:"points"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	n, err := c.s.Publish(c.params["workspace_id"], in.Points)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]int{"accepted": n, "received": len(in.Points)}, nil
+}
+
+func (c *call) adminDeleteFleet() (any, error) {
+	id := c.params["fleet_id"]
+	if err := c.s.DeleteFleet(id); err != nil {
+		return nil, err
+	}
+	return map[string]string{"deleted": id}, nil
+}
+
+func (c *call) adminDeleteDevice() (any, error) {
+	id := c.params["device_id"]
+	if err := c.s.DeleteDevice(id); err != nil {
+		return nil, err
+	}
+	return map[string]string{"deleted": id}, nil
+}
+
+type statusBody struct {
+	Status string `json:"status"`
+}
+
+func (c *call) adminSetJobStatus() (any, error) {
+	var in statusBody
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if err := c.s.SetJobStatus(c.params["device_id"], c.params["job_name"], in.Status); err != nil {
+		return nil, err
+	}
+	return map[string]string{"device_id": c.params["device_id"], "job_name": c.params["job_name"], "status": in.Status}, nil
+}
+
+func (c *call) adminSetFOTAStatus() (any, error) {
+	var in statusBody
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if err := c.s.SetFOTAStatus(c.params["device_id"], in.Status); err != nil {
+		return nil, err
+	}
+	return map[string]string{"device_id": c.params["device_id"], "status": in.Status}, nil
+}
+
+func (c *call) adminConnectDevice() (any, error) {
+	var in struct {
+		DeviceIP string `json:"device_ip"`
+	}
+	if err := decodeBody(c.w, c.r, &in, false, maxAPIBody); err != nil {
+		return nil, err
+	}
+	if err := c.s.ConnectDevice(c.params["device_id"], in.DeviceIP); err != nil {
+		return nil, err
+	}
+	return map[string]string{"device_id": c.params["device_id"]}, nil
+}
+
+func (c *call) adminSetIdentities() (any, error) {
+	var in struct {
+		PhysID     string          `json:"phys_id"`
+		Identities json.RawMessage `json:"identities"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if err := c.s.SetDeviceIdentities(c.params["device_id"], in.PhysID, in.Identities); err != nil {
+		return nil, err
+	}
+	return map[string]string{"device_id": c.params["device_id"]}, nil
+}
+
+func (c *call) adminCounters() (any, error) {
+	return map[string]any{"counters": c.s.Counters(), "total": c.s.TotalRequests()}, nil
+}
+
+func (c *call) adminResetCounters() (any, error) {
+	c.s.ResetCounters()
+	return map[string]any{"counters": map[string]int64{}, "total": 0}, nil
+}
+
+func (c *call) adminGetFaults() (any, error) {
+	return c.s.CurrentFaults(), nil
+}
+
+func (c *call) adminSetFaults() (any, error) {
+	var f Faults
+	if err := c.adminBody(&f); err != nil {
+		return nil, err
+	}
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	c.s.SetFaults(f)
+	return c.s.CurrentFaults(), nil
+}
+
+func (c *call) adminWebhookStats() (any, error) {
+	return c.s.WebhookStats(), nil
+}
+
+func (c *call) adminFlushWebhooks() (any, error) {
+	timeout := 10 * time.Second
+	if v := c.r.URL.Query().Get("timeout"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, invalidArgument("query parameter \"timeout\" must be a positive duration such as \"5s\", not %q", v)
+		}
+		timeout = d
+	}
+	ctx, cancel := context.WithTimeout(c.r.Context(), timeout)
+	defer cancel()
+	if err := c.s.FlushWebhooks(ctx); err != nil {
+		return nil, newError(http.StatusServiceUnavailable, CodeUnavailable, "webhook batches still pending after %s", timeout)
+	}
+	return c.s.WebhookStats(), nil
+}
+
+func (c *call) adminReset() (any, error) {
+	c.s.Reset()
+	return map[string]string{"status": "reset"}, nil
+}
