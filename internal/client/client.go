@@ -63,6 +63,10 @@ type Config struct {
 	// status, attempt, duration) and per retry wait. It never receives
 	// headers or the key.
 	Logger func(ctx context.Context, msg string, fields map[string]any)
+	// Sleep, when set, performs each wait between attempts instead of a
+	// timer: it must return after d, or with the context's error when ctx
+	// ends first. Tests record the waits with it.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // String describes the configuration without the API key.
@@ -92,6 +96,7 @@ type Client struct {
 	waitMin time.Duration
 	waitMax time.Duration
 	logger  func(ctx context.Context, msg string, fields map[string]any)
+	sleep   func(ctx context.Context, d time.Duration) error
 
 	clock serviceClock
 }
@@ -116,6 +121,7 @@ func New(cfg Config) (*Client, error) {
 		waitMin:   cfg.RetryWaitMin,
 		waitMax:   cfg.RetryWaitMax,
 		logger:    cfg.Logger,
+		sleep:     cfg.Sleep,
 	}
 	if strings.TrimSpace(cfg.StorageURL) != "" {
 		if c.storage, err = parseBaseURL("storage URL", cfg.StorageURL); err != nil {
@@ -139,6 +145,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.waitMax <= 0 {
 		c.waitMax = DefaultRetryWaitMax
+	}
+	if c.sleep == nil {
+		c.sleep = sleep
 	}
 	if c.waitMax < c.waitMin {
 		c.waitMax = c.waitMin

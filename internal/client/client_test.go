@@ -216,9 +216,12 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.userAgent != DefaultUserAgent || c.timeout != DefaultRequestTimeout || c.retries != DefaultMaxRetries ||
-		c.waitMin != DefaultRetryWaitMin || c.waitMax != DefaultRetryWaitMax {
-		t.Fatalf("defaults not applied: %+v", c)
+	// The values the documentation of the provider states (literals, not
+	// the package's constants, so that changing a default fails here).
+	if c.userAgent != "terraform-provider-zdm/dev" || c.timeout != 60*time.Second || c.retries != 5 ||
+		c.waitMin != 500*time.Millisecond || c.waitMax != 30*time.Second {
+		t.Fatalf("defaults: user agent %q, timeout %v, retries %d, waits %v..%v; want terraform-provider-zdm/dev, 60s, 5, 500ms..30s",
+			c.userAgent, c.timeout, c.retries, c.waitMin, c.waitMax)
 	}
 	tr, ok := c.http.Transport.(*http.Transport)
 	if !ok {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,19 +108,72 @@ func TestBackoffBounds(t *testing.T) {
 	}
 }
 
+// sleepRecorder stands in for the client's timer: it records every wait
+// the client performs between attempts and returns at once.
+type sleepRecorder struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (s *sleepRecorder) sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	s.waits = append(s.waits, d)
+	s.mu.Unlock()
+	return ctx.Err()
+}
+
+func (s *sleepRecorder) all() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.waits...)
+}
+
+// TestRetryAfterSecondsHonored: the client waits the Retry-After of the
+// answer (recorded by the sleeper the client calls) before the next attempt.
 func TestRetryAfterSecondsHonored(t *testing.T) {
 	seq := &sequence{steps: []step{{503, "1", unavailable}, {200, "", okWorkspaces}}}
 	logs := &logRecorder{}
-	c, _ := newTestClient(t, seq, func(cfg *Config) { cfg.RetryWaitMax = 3 * time.Second; cfg.Logger = logs.log })
-	start := time.Now()
+	slept := &sleepRecorder{}
+	c, _ := newTestClient(t, seq, func(cfg *Config) {
+		cfg.RetryWaitMax = 3 * time.Second
+		cfg.Logger = logs.log
+		cfg.Sleep = slept.sleep
+	})
 	if _, err := c.ListWorkspaces(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if elapsed := time.Since(start); elapsed < time.Second {
-		t.Fatalf("retried after %v, before the Retry-After of 1s", elapsed)
+	if waits := slept.all(); len(waits) != 1 || waits[0] != time.Second {
+		t.Fatalf("slept %v before the retry, want [1s] (the Retry-After)", waits)
 	}
 	if waits := logs.retryWaits(); len(waits) != 1 || waits[0] != time.Second {
-		t.Fatalf("waits = %v, want [1s]", waits)
+		t.Fatalf("logged waits = %v, want [1s]", waits)
+	}
+	if seq.count() != 2 {
+		t.Fatalf("%d requests, want 2", seq.count())
+	}
+}
+
+// TestSleepWaitsForTheTimer checks the client's own wait: it returns nil
+// once the duration has passed and the context's error when the context
+// ends first. A broken wait hangs here until go test's timeout.
+func TestSleepWaitsForTheTimer(t *testing.T) {
+	if err := sleep(t.Context(), time.Millisecond); err != nil {
+		t.Fatalf("sleep(1ms) = %v, want nil", err)
+	}
+	if err := sleep(t.Context(), 0); err != nil {
+		t.Fatalf("sleep(0) = %v, want nil", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Fatalf("sleep(1h) with a canceled context = %v, want context.Canceled", err)
+	}
+	ctx, cancel = context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- sleep(ctx, time.Hour) }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("sleep(1h) canceled while waiting = %v, want context.Canceled", err)
 	}
 }
 
@@ -201,10 +255,11 @@ func TestContextCancelStopsWaiting(t *testing.T) {
 	c, _ := newTestClient(t, seq, func(cfg *Config) { cfg.RetryWaitMax = time.Minute })
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	start := time.Now()
+	// Without the cancellation the client would wait 30s, retry, and end
+	// with the 503 alone: the errors below would not match.
 	_, err := c.ListWorkspaces(ctx)
-	if elapsed := time.Since(start); elapsed > 5*time.Second {
-		t.Fatalf("returned after %v", elapsed)
+	if seq.count() != 1 {
+		t.Fatalf("%d requests, want 1: the canceled wait was followed by a retry", seq.count())
 	}
 	if !errors.Is(err, context.Canceled) || !IsStatus(err, 503) {
 		t.Fatalf("err = %v, want context.Canceled and the 503", err)
@@ -216,13 +271,13 @@ func TestContextCancelStopsWaiting(t *testing.T) {
 
 func TestDeadlineBeforeRetryFailsFast(t *testing.T) {
 	seq := &sequence{steps: []step{{429, "20", unavailable}}}
-	c, _ := newTestClient(t, seq, func(cfg *Config) { cfg.RetryWaitMax = time.Minute })
+	slept := &sleepRecorder{}
+	c, _ := newTestClient(t, seq, func(cfg *Config) { cfg.RetryWaitMax = time.Minute; cfg.Sleep = slept.sleep })
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	start := time.Now()
 	_, err := c.ListWorkspaces(ctx)
-	if time.Since(start) > 2*time.Second {
-		t.Fatal("waited although the wait would pass the deadline")
+	if waits := slept.all(); len(waits) != 0 || seq.count() != 1 {
+		t.Fatalf("waited %v and sent %d requests although the wait would pass the deadline", waits, seq.count())
 	}
 	if !errors.Is(err, context.DeadlineExceeded) || !IsStatus(err, 429) || !strings.Contains(err.Error(), "would pass the deadline") {
 		t.Fatalf("err = %v", err)
@@ -364,11 +419,9 @@ func TestTimeoutMessage(t *testing.T) {
 		cfg.RequestTimeout = 50 * time.Millisecond
 		cfg.MaxRetries = -1
 	})
-	start := time.Now()
+	// The handler answers only after 10s: an error naming the 50ms timeout
+	// shows that the timeout ended the attempt.
 	_, err := c.ListWorkspaces(t.Context())
-	if time.Since(start) > 5*time.Second {
-		t.Fatal("the request timeout was not applied")
-	}
 	want := "GET /v3/workspaces: request timed out after 50ms (raise the provider setting request_timeout if the service is slow)"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("err = %v\nwant %s…", err, want)

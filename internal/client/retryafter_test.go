@@ -29,7 +29,7 @@ func TestRetryAfterZeroBacksOff(t *testing.T) {
 		_, _ = w.Write([]byte(`{"workspaces":[]}`))
 	}))
 	t.Cleanup(srv.Close)
-	var waits []time.Duration
+	var waits, slept []time.Duration
 	c, err := New(Config{
 		BaseURL: srv.URL, APIKey: "k", MaxRetries: 3,
 		RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: time.Second,
@@ -39,11 +39,14 @@ func TestRetryAfterZeroBacksOff(t *testing.T) {
 				waits = append(waits, time.Duration(ms)*time.Millisecond)
 			}
 		},
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			slept = append(slept, d)
+			return ctx.Err()
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	if _, err := c.ListWorkspaces(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +58,13 @@ func TestRetryAfterZeroBacksOff(t *testing.T) {
 			t.Errorf("wait %d = %v: a Retry-After of 0 made the retry immediate", i, w)
 		}
 	}
-	if elapsed := time.Since(start); elapsed < 60*time.Millisecond {
-		t.Errorf("three retries took %v, want at least 3 × RetryWaitMin", elapsed)
+	// What the client logged is what it waited.
+	if len(slept) != 3 {
+		t.Fatalf("slept %v, want 3 waits", slept)
+	}
+	for i, d := range slept {
+		if d.Truncate(time.Millisecond) != waits[i] || d < 20*time.Millisecond {
+			t.Errorf("sleep %d = %v (logged %v), want the logged wait (in ms), at least RetryWaitMin (20ms)", i, d, waits[i])
+		}
 	}
 }

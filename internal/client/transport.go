@@ -110,7 +110,7 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 		c.log(ctx, "retrying API request", map[string]any{
 			"method": rq.method, "path": path, "attempt": attempt, "wait_ms": wait.Milliseconds(), "error": res.err.Error(),
 		})
-		if err := sleep(stop, wait); err != nil {
+		if err := c.sleep(stop, wait); err != nil {
 			return nil, &retryStopError{last: res.err, cause: err,
 				reason: fmt.Sprintf("stopped waiting to retry after %d attempts: %v", attempt, err)}
 		}
