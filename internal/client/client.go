@@ -107,7 +107,7 @@ func New(cfg Config) (*Client, error) {
 	if strings.TrimSpace(cfg.APIKey) == "" {
 		return nil, errors.New("client: the API key is empty")
 	}
-	mgmt, err := parseBaseURL("base URL", cfg.BaseURL)
+	mgmt, err := parseBaseURL("base URL", cfg.BaseURL, cfg.APIKey)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func New(cfg Config) (*Client, error) {
 		sleep:     cfg.Sleep,
 	}
 	if strings.TrimSpace(cfg.StorageURL) != "" {
-		if c.storage, err = parseBaseURL("storage URL", cfg.StorageURL); err != nil {
+		if c.storage, err = parseBaseURL("storage URL", cfg.StorageURL, cfg.APIKey); err != nil {
 			return nil, err
 		}
 	}
@@ -214,27 +214,28 @@ type baseURL struct {
 
 func (b *baseURL) String() string { return b.normalizedText }
 
-func parseBaseURL(what, raw string) (*baseURL, error) {
+func parseBaseURL(what, raw, key string) (*baseURL, error) {
 	raw = strings.TrimSpace(raw)
+	shown := RedactURL(raw, key)
 	if raw == "" {
 		return nil, fmt.Errorf("client: the %s is empty", what)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("client: the %s %q is not a valid URL: %w", what, raw, err)
+		return nil, fmt.Errorf("client: the %s %q is not a valid URL", what, shown)
 	}
 	scheme := strings.ToLower(u.Scheme)
 	if scheme != "http" && scheme != "https" {
-		return nil, fmt.Errorf("client: the %s %q must start with https:// (or http://)", what, u.Redacted())
+		return nil, fmt.Errorf("client: the %s %q must start with https:// (or http://)", what, shown)
 	}
 	if u.Host == "" || u.Opaque != "" {
-		return nil, fmt.Errorf("client: the %s %q has no host", what, u.Redacted())
+		return nil, fmt.Errorf("client: the %s %q has no host", what, shown)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("client: the %s %q must not contain credentials", what, u.Redacted())
+		return nil, fmt.Errorf("client: the %s %q must not contain credentials", what, shown)
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return nil, fmt.Errorf("client: the %s %q must not have a query or fragment", what, u.Redacted())
+		return nil, fmt.Errorf("client: the %s %q must not have a query or fragment", what, shown)
 	}
 	escaped := strings.TrimRight(u.EscapedPath(), "/")
 	if !strings.HasSuffix(escaped, "/v3") {
@@ -242,7 +243,7 @@ func parseBaseURL(what, raw string) (*baseURL, error) {
 	}
 	path, err := url.PathUnescape(escaped)
 	if err != nil {
-		return nil, fmt.Errorf("client: the %s %q has an invalid path: %w", what, u.Redacted(), err)
+		return nil, fmt.Errorf("client: the %s %q has an invalid path: %w", what, shown, err)
 	}
 	b := &baseURL{scheme: scheme, host: u.Host, path: path, escaped: escaped}
 	b.normalizedText = scheme + "://" + u.Host + escaped

@@ -18,7 +18,7 @@ func FuzzEndpoint(f *testing.F) {
 	f.Add("https://api.example.com/prefix%2Fx/", "\x00.\x00%2F\x00?#")
 	f.Add("HTTPS://[::1]:443", "@evil.example.com\x00\\\x00 ")
 	f.Fuzz(func(t *testing.T, raw, joined string) {
-		b, err := parseBaseURL("base URL", raw)
+		b, err := parseBaseURL("base URL", raw, "")
 		if err != nil {
 			return
 		}

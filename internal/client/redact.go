@@ -1,0 +1,65 @@
+package client
+
+import (
+	"strings"
+)
+
+// redacted replaces a part of a URL that may hold a secret.
+const redacted = "[REDACTED]"
+
+// maxShownSegment is the longest path segment RedactURL shows: longer ones
+// may be tokens.
+const maxShownSegment = 16
+
+// RedactURL returns raw, a URL as a user wrote it (valid or not), for
+// messages: every part that may carry a secret is replaced by [REDACTED]:
+//
+//   - the user information (user:password@);
+//   - the query and the fragment, whole;
+//   - path segments that look like a credential: longer than 16 bytes, or
+//     holding "=", ";" or ":" (such as "api_key=...");
+//   - every occurrence of the given secrets (such as the API key), also in
+//     their escaped forms, wherever they are.
+//
+// The scheme, host, port and short path segments stay, so that the message
+// still says which address was meant.
+func RedactURL(raw string, secrets ...string) string {
+	s := raw
+	for _, secret := range secrets {
+		s = keyScrubber(secret)(s)
+	}
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s = s[:i] + "#" + redacted
+	}
+	if i := strings.IndexByte(s, '?'); i >= 0 {
+		s = s[:i] + "?" + redacted
+	}
+	prefix, rest := "", s
+	if i := strings.Index(s, "://"); i >= 0 {
+		prefix, rest = s[:i+3], s[i+3:]
+	}
+	authority, path := rest, ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		authority, path = rest[:i], rest[i:]
+	}
+	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+		authority = redacted + authority[i:]
+	}
+	if path != "" {
+		segs := strings.Split(path, "/")
+		for i, seg := range segs {
+			if seg == redacted || strings.HasPrefix(seg, "?") || strings.HasPrefix(seg, "#") {
+				continue
+			}
+			head, tail := seg, ""
+			if j := strings.IndexAny(seg, "?#"); j >= 0 {
+				head, tail = seg[:j], seg[j:]
+			}
+			if len(head) > maxShownSegment || strings.ContainsAny(head, "=;:") {
+				segs[i] = redacted + tail
+			}
+		}
+		path = strings.Join(segs, "/")
+	}
+	return prefix + authority + path
+}
