@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"regexp"
 	"testing"
 
@@ -9,10 +10,36 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
+
+// defaultFleetID returns the ID of the default fleet of the test's
+// workspace, as the server lists it.
+func defaultFleetID(t *testing.T, e *acctest.Env) string {
+	t.Helper()
+	fleets, err := apiClient(t, e).ListFleets(context.Background(), e.Bootstrap.WorkspaceID)
+	if err != nil {
+		t.Fatalf("list the fleets: %v", err)
+	}
+	id := ""
+	for _, f := range fleets {
+		if f.Name == "default" {
+			if id != "" {
+				t.Fatalf("two fleets named default: %+v", fleets)
+			}
+			id = f.ID
+		}
+	}
+	if id == "" {
+		t.Fatalf("no default fleet in %+v", fleets)
+	}
+	return id
+}
 
 func TestAccFleetDataSources(t *testing.T) {
 	e := newEnv(t)
+	defaultID := defaultFleetID(t, e)
 	config := e.Config(`
 resource "zdm_fleet" "a" {
   name        = "fleet-a"
@@ -40,7 +67,7 @@ data "zdm_fleets" "all" {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("data.zdm_fleet.default", tfjsonpath.New("workspace_id"),
 						knownvalue.StringExact(e.Bootstrap.WorkspaceID)),
-					statecheck.ExpectKnownValue("data.zdm_fleet.default", tfjsonpath.New("id"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue("data.zdm_fleet.default", tfjsonpath.New("id"), knownvalue.StringExact(defaultID)),
 					statecheck.ExpectKnownValue("data.zdm_fleet.by_id", tfjsonpath.New("name"), knownvalue.StringExact("fleet-a")),
 					statecheck.ExpectKnownValue("data.zdm_fleet.by_id", tfjsonpath.New("description"), knownvalue.StringExact("first")),
 					statecheck.CompareValuePairs("data.zdm_fleet.by_name", tfjsonpath.New("id"),

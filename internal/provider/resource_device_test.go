@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
@@ -70,6 +71,7 @@ func TestFlattenIdentities(t *testing.T) {
 
 func TestAccDeviceResource(t *testing.T) {
 	e := newEnv(t)
+	defaultID := defaultFleetID(t, e)
 	const addr = "zdm_device.test"
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	fleets := `
@@ -101,7 +103,7 @@ resource "zdm_device" "test" {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("name"), knownvalue.StringExact("sensor-1")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("default")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_id"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_id"), knownvalue.StringExact(defaultID)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.Bootstrap.WorkspaceID)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("workspace_name"), knownvalue.StringExact(e.Bootstrap.WorkspaceName)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("account_id"), knownvalue.StringExact(e.Bootstrap.AccountID)),
@@ -307,7 +309,10 @@ resource "zdm_device" "d" {
 }
 `),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("zdm_workspace.w", tfjsonpath.New("id"), knownvalue.NotNull()),
+					// The ID of the one workspace of that name the server has.
+					statecheck.ExpectKnownValue("zdm_workspace.w", tfjsonpath.New("id"), knownvalue.StringFunc(func(id string) error {
+						return onlyWorkspaceNamed(t, e, "adopted-ws", id)
+					})),
 					statecheck.ExpectKnownValue("zdm_device.d", tfjsonpath.New("fleet_name"), knownvalue.StringExact("adopted-fleet")),
 				},
 			},
@@ -328,4 +333,24 @@ resource "zdm_device" "d" {
 	if err != nil || len(workspaces) != 2 {
 		t.Errorf("workspaces after ambiguous create: %+v, %v", workspaces, err)
 	}
+}
+
+// onlyWorkspaceNamed fails unless the server has exactly one workspace named
+// name (among those the test's key sees), with the ID id.
+func onlyWorkspaceNamed(t *testing.T, e *acctest.Env, name, id string) error {
+	t.Helper()
+	all, err := apiClient(t, e).ListWorkspaces(context.Background())
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, w := range all {
+		if w.Name == name {
+			ids = append(ids, w.ID)
+		}
+	}
+	if len(ids) != 1 || ids[0] != id {
+		return fmt.Errorf("the server has the workspaces %q named %q; want exactly [%q], the ID in state", ids, name, id)
+	}
+	return nil
 }
