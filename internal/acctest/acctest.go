@@ -4,7 +4,8 @@
 //
 // Acceptance tests always run under go test: the harness sets TF_ACC when it
 // is unset and fails the test (never skips it) when no Terraform CLI can be
-// found.
+// found. Tests that skip themselves (such as those that need a newer CLI)
+// are counted: see SkipReport.
 package acctest
 
 import (
@@ -93,6 +94,11 @@ func Prepare(t *testing.T) {
 	if prepareErr != nil {
 		t.Fatalf("acctest: %v", prepareErr)
 	}
+	t.Cleanup(func() {
+		if t.Skipped() {
+			skips.add(t.Name())
+		}
+	})
 }
 
 func prepare() error {
