@@ -81,7 +81,7 @@ func TestEndpointLiterals(t *testing.T) {
 			"https://api.example.com/v3/timeseries/wks-1/data?size=10&tag=a+b"},
 	}
 	for _, tt := range tests {
-		b, err := parseBaseURL("base URL", tt.base)
+		b, err := parseBaseURL("base URL", tt.base, "")
 		if err != nil {
 			t.Fatalf("parseBaseURL(%q): %v", tt.base, err)
 		}
@@ -90,7 +90,7 @@ func TestEndpointLiterals(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "api.example.com", "ftp://h", "https://", "https://u:p@h", "https://h/v3?x=1", "https://h/#f"} {
-		if b, err := parseBaseURL("base URL", bad); err == nil {
+		if b, err := parseBaseURL("base URL", bad, ""); err == nil {
 			t.Errorf("parseBaseURL(%q) = %s, want an error", bad, b)
 		}
 	}
