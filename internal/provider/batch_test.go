@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -387,14 +388,71 @@ func TestBatcherLeaderCanceled(t *testing.T) {
 	wantCounts(t, s, 1, 2)
 }
 
-// TestAccRefreshIsBatched checks with the server's counters that a plan
-// refreshing 50 devices (and 3 fleets) costs a handful of requests, and that
-// changes made outside Terraform before the plan are all seen.
+// requestLog records the requests that reach the front of a frontEnv, in
+// the order they arrive.
+type requestLog struct {
+	mu    sync.Mutex
+	items []string // "METHOD /path"
+	ws    string   // the workspace ID, replaced by {ws} in routes
+}
+
+func (l *requestLog) record(_ http.ResponseWriter, r *http.Request) bool {
+	l.mu.Lock()
+	l.items = append(l.items, r.Method+" "+r.URL.Path)
+	l.mu.Unlock()
+	return false
+}
+
+func (l *requestLog) reset() {
+	l.mu.Lock()
+	l.items = nil
+	l.mu.Unlock()
+}
+
+func (l *requestLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.items...)
+}
+
+// routes counts the requests by route: the workspace ID becomes {ws}, a
+// device or fleet ID {id}.
+func (l *requestLog) routes() map[string]int {
+	out := map[string]int{}
+	for _, it := range l.all() {
+		it = strings.Replace(it, "/workspaces/"+l.ws, "/workspaces/{ws}", 1)
+		for _, kind := range []string{"/devices/", "/fleets/"} {
+			if k := strings.Index(it, kind); k >= 0 {
+				it = it[:k+len(kind)] + "{id}"
+			}
+		}
+		out[it]++
+	}
+	return out
+}
+
+// Routes of the batched reads.
+const (
+	batchGetDevice   = "GET /v3/workspaces/{ws}/devices/{id}"
+	batchListDevices = "GET /v3/workspaces/{ws}/devices"
+	batchGetFleet    = "GET /v3/workspaces/{ws}/fleets/{id}"
+	batchListFleets  = "GET /v3/workspaces/{ws}/fleets"
+)
+
+// TestAccRefreshIsBatched checks the costs DESIGN.md states for a refresh
+// ("Batched reads"), exactly: the first read of a kind in a workspace is a
+// GET, the second starts one list that answers every other read; so 50
+// devices and 3 fleets cost one GET and one list each. A device deleted
+// outside Terraform is missing from the list and confirmed with its own GET
+// before it is planned again.
 func TestAccRefreshIsBatched(t *testing.T) {
-	e := newEnv(t)
+	fe := newFrontEnv(t)
+	log := &requestLog{ws: fe.Bootstrap.WorkspaceID}
+	record := log.record
+	fe.override.Store(&record)
 	c := newCLI(t)
 	const n = 50
-	c.write("main.tf", requiredProviders+e.ProviderConfig()+fmt.Sprintf(`
+	c.write("main.tf", requiredProviders+fe.Config("", fmt.Sprintf(`
 resource "zdm_fleet" "f" {
   count = 3
   name  = "fleet-${count.index}"
@@ -404,32 +462,26 @@ resource "zdm_device" "d" {
   name     = "device-${count.index}"
   fleet_id = zdm_fleet.f[count.index %% 3].id
 }
-`, n))
+`, n)))
 	c.mustRun("init", "-no-color")
 	c.mustRun("apply", "-no-color", "-auto-approve")
 
-	counted := func() (total int64, routes map[string]int64) {
-		routes = e.Server.Counters()
-		for _, v := range routes {
-			total += v
-		}
-		return total, routes
-	}
-
-	e.Server.ResetCounters()
+	log.reset()
 	if out, code := c.run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("no-op plan: exit code %d, want 0:\n%s", code, out)
 	}
-	total, routes := counted()
-	t.Logf("no-op plan: %d requests: %v", total, routes)
-	if total > 5 {
-		t.Errorf("refreshing %d devices and 3 fleets cost %d requests, want at most 5: %v", n, total, routes)
+	routes := log.routes()
+	t.Logf("no-op plan: %d requests: %v", len(log.all()), routes)
+	want := map[string]int{batchGetDevice: 1, batchListDevices: 1, batchGetFleet: 1, batchListFleets: 1}
+	if !maps.Equal(routes, want) {
+		t.Errorf("refreshing %d devices and 3 fleets: requests %v, want exactly %v", n, routes, want)
 	}
 
-	// Outside Terraform: one device deleted, one renamed. The plan sees both;
-	// the deleted one costs one more GET (its 404) on top of the lists.
-	api := apiClient(t, e)
-	devices, err := api.ListDevices(t.Context(), e.Bootstrap.WorkspaceID)
+	// Outside Terraform: two devices deleted, one renamed. At most one of the
+	// deleted devices can be the first read (a plain GET); the other is read
+	// after the list, which lacks it, and must be confirmed by its own GET.
+	api := apiClient(t, fe.Env)
+	devices, err := api.ListDevices(t.Context(), fe.Bootstrap.WorkspaceID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,33 +489,81 @@ resource "zdm_device" "d" {
 	for _, d := range devices {
 		byName[d.Name] = d
 	}
-	if err := e.Server.DeleteDevice(byName["device-7"].ID); err != nil {
-		t.Fatal(err)
+	deleted := map[string]bool{}
+	for _, name := range []string{"device-7", "device-9"} {
+		if err := fe.Server.DeleteDevice(byName[name].ID); err != nil {
+			t.Fatal(err)
+		}
+		deleted[byName[name].ID] = true
 	}
 	renamed := byName["device-8"]
-	if _, err := api.UpdateDevice(t.Context(), e.Bootstrap.WorkspaceID, renamed.ID, "renamed", renamed.FleetID); err != nil {
+	if _, err := api.UpdateDevice(t.Context(), fe.Bootstrap.WorkspaceID, renamed.ID, "renamed", renamed.FleetID); err != nil {
 		t.Fatal(err)
 	}
-	e.Server.ResetCounters()
+	log.reset()
 	out, code := c.run("plan", "-no-color", "-detailed-exitcode")
 	if code != 2 {
 		t.Fatalf("plan after drift: exit code %d, want 2:\n%s", code, out)
 	}
 	for _, want := range []string{
 		"zdm_device.d[7] will be created",
+		"zdm_device.d[9] will be created",
 		"zdm_device.d[8] will be updated in-place",
-		"Plan: 1 to add, 1 to change, 0 to destroy.",
+		"Plan: 2 to add, 1 to change, 0 to destroy.",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan after drift does not say %q:\n%s", want, out)
 		}
 	}
-	total, routes = counted()
-	t.Logf("plan after drift: %d requests: %v", total, routes)
-	if total > 6 {
-		t.Errorf("refresh after drift cost %d requests, want at most 6: %v", total, routes)
+	requests := log.all()
+	routes = log.routes()
+	t.Logf("plan after drift: %d requests: %v", len(requests), requests)
+
+	// The device GETs: each deleted device exactly once, and at most one
+	// other device (the first read).
+	gets := map[string]int{}
+	listAt := -1
+	confirmedAfterList := 0
+	devicesPath := "/v3/workspaces/" + fe.Bootstrap.WorkspaceID + "/devices"
+	for i, r := range requests {
+		switch {
+		case r == "GET "+devicesPath:
+			listAt = i
+		case strings.HasPrefix(r, "GET "+devicesPath+"/"):
+			id := strings.TrimPrefix(r, "GET "+devicesPath+"/")
+			gets[id]++
+			if deleted[id] && listAt >= 0 {
+				confirmedAfterList++
+			}
+		}
 	}
-	if got := routes["GET /v3/workspaces/{workspace_id}/devices/{device_id}"]; got < 1 {
-		t.Errorf("the missing device was not confirmed by a GET: %v", routes)
+	others := 0
+	for id, k := range gets {
+		if k != 1 {
+			t.Errorf("device %s was read with %d GETs, want 1", id, k)
+		}
+		if !deleted[id] {
+			others++
+		}
+	}
+	for id := range deleted {
+		if gets[id] != 1 {
+			t.Errorf("the deleted device %s was confirmed by %d GETs, want 1: %v", id, gets[id], requests)
+		}
+	}
+	if others > 1 {
+		t.Errorf("%d devices that the list holds were read with a GET, want at most 1 (the first read): %v", others, requests)
+	}
+	// A deleted device that is not the first read is read after the list.
+	if confirmedAfterList < 1 {
+		t.Errorf("no deleted device was confirmed by a GET after the list: %v", requests)
+	}
+	wantGets := 1 + len(deleted) // the first read, and one confirmation per deleted device
+	if others == 0 {
+		wantGets = len(deleted) // the first read was one of the deleted devices
+	}
+	want = map[string]int{batchGetDevice: wantGets, batchListDevices: 1, batchGetFleet: 1, batchListFleets: 1}
+	if !maps.Equal(routes, want) {
+		t.Errorf("refresh after drift: requests %v, want exactly %v", routes, want)
 	}
 }
