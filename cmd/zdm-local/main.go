@@ -36,8 +36,12 @@
 //	-v                          log every request
 //
 // The admin API (see package internal/localzdm) is served under
-// $ZDM_BASE_URL/admin/ to loopback clients. The server stops cleanly on
-// SIGINT or SIGTERM.
+// $ZDM_BASE_URL/admin/ to loopback clients; `curl $ZDM_ADMIN_URL/routes`
+// lists its routes with their bodies. Through it a test can switch the
+// server's answers where the API specification is silent (/admin/choices),
+// inject faults into chosen requests (/admin/faults/requests) and change
+// objects as if outside Terraform. The server stops cleanly on SIGINT or
+// SIGTERM.
 package main
 
 import (

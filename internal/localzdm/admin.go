@@ -339,8 +339,8 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 }
 
 // Reset deletes all state (accounts, workspaces, keys, data points,
-// webhooks), zeroes the counters, clears the faults and drops queued
-// webhook batches.
+// webhooks), zeroes the counters, clears the faults, returns to the choices
+// of Options and drops queued webhook batches.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	s.dataMu.Lock()
@@ -350,6 +350,80 @@ func (s *Server) Reset() {
 	s.mu.Unlock()
 	s.ResetCounters()
 	s.SetFaults(Faults{})
+	s.ClearRequestFaults()
+	s.choices.set(s.opts.Choices)
 	s.hooks.clear()
 	s.changed()
+}
+
+// PurgeJob deletes the record of a job of a device, as a service that
+// forgets finished jobs would; the device stays.
+func (s *Server) PurgeJob(deviceID, jobName string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.devices[deviceID]
+	if d == nil {
+		return notFound("device %q not found", deviceID)
+	}
+	if d.Jobs[jobName] == nil {
+		return notFound("job %q not found on device %q", jobName, deviceID)
+	}
+	delete(d.Jobs, jobName)
+	s.changed()
+	return nil
+}
+
+// PurgeFOTA deletes the FOTA record of a device: GET .../fota then answers
+// as for a device that never had one (see Choices.MissingFOTA).
+func (s *Server) PurgeFOTA(deviceID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.devices[deviceID]
+	if d == nil {
+		return notFound("device %q not found", deviceID)
+	}
+	if d.FOTA == nil {
+		return notFound("no FOTA scheduled on device %q", deviceID)
+	}
+	d.FOTA = nil
+	s.changed()
+	return nil
+}
+
+// RenameFleet renames a fleet, as if it was renamed outside Terraform.
+func (s *Server) RenameFleet(fleetID, name string) error {
+	n, err := requireName("name", &name)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.fleets[fleetID]
+	if f == nil {
+		return notFound("fleet %q not found", fleetID)
+	}
+	f.Name = n
+	s.changed()
+	return nil
+}
+
+// MoveDevice moves a device to another fleet of its workspace, as if it was
+// moved outside Terraform. Its stored data points keep their fleet.
+func (s *Server) MoveDevice(deviceID, fleetID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.devices[deviceID]
+	if d == nil {
+		return notFound("device %q not found", deviceID)
+	}
+	f := s.fleets[fleetID]
+	switch {
+	case f == nil:
+		return notFound("fleet %q not found", fleetID)
+	case f.WorkspaceID != d.WorkspaceID:
+		return conflict("fleet %q is in workspace %q, device %q in workspace %q", f.ID, f.WorkspaceID, d.ID, d.WorkspaceID)
+	}
+	d.FleetID = f.ID
+	s.changed()
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -93,8 +94,16 @@ func (s *Server) newAdminRouter() *router {
 			body: `{"points":[DataPoint]}`, doc: `Publish -> {"accepted","received"}`},
 		&route{method: http.MethodDelete, pattern: "/admin/fleets/{fleet_id}", handle: (*call).adminDeleteFleet,
 			doc: `DeleteFleet -> {"deleted"}`},
+		&route{method: http.MethodPut, pattern: "/admin/fleets/{fleet_id}/name", handle: (*call).adminRenameFleet,
+			body: `{"name"}`, doc: `RenameFleet`},
 		&route{method: http.MethodDelete, pattern: "/admin/devices/{device_id}", handle: (*call).adminDeleteDevice,
 			doc: `DeleteDevice -> {"deleted"}`},
+		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/fleet", handle: (*call).adminMoveDevice,
+			body: `{"fleet_id"}`, doc: `MoveDevice`},
+		&route{method: http.MethodDelete, pattern: "/admin/devices/{device_id}/jobs/{job_name}", handle: (*call).adminPurgeJob,
+			doc: `PurgeJob -> {"deleted"}`},
+		&route{method: http.MethodDelete, pattern: "/admin/devices/{device_id}/fota", handle: (*call).adminPurgeFOTA,
+			doc: `PurgeFOTA -> {"deleted"}`},
 		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/jobs/{job_name}/status", handle: (*call).adminSetJobStatus,
 			body: `{"status"}`, doc: `SetJobStatus`},
 		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/fota/status", handle: (*call).adminSetFOTAStatus,
@@ -111,6 +120,19 @@ func (s *Server) newAdminRouter() *router {
 			doc: `CurrentFaults -> Faults`},
 		&route{method: http.MethodPut, pattern: "/admin/faults", handle: (*call).adminSetFaults,
 			body: `{"latency","error_rate","rate_limit","retry_after","drop_after_create","hang"}`, doc: `SetFaults -> Faults`},
+		&route{method: http.MethodGet, pattern: "/admin/faults/requests", handle: (*call).adminRequestFaults,
+			doc: `RequestFaults -> {"faults":[RequestFault]}`},
+		&route{method: http.MethodPost, pattern: "/admin/faults/requests", handle: (*call).adminAddRequestFault,
+			body: `{"method","path","action","count","for","delay","status"}`, doc: `AddRequestFault -> RequestFault (with "id")`},
+		&route{method: http.MethodDelete, pattern: "/admin/faults/requests", handle: (*call).adminClearRequestFaults,
+			doc: `ClearRequestFaults`},
+		&route{method: http.MethodDelete, pattern: "/admin/faults/requests/{fault_id}", handle: (*call).adminRemoveRequestFault,
+			doc: `RemoveRequestFault`},
+		&route{method: http.MethodGet, pattern: "/admin/choices", handle: (*call).adminGetChoices,
+			doc: `CurrentChoices -> Choices`},
+		&route{method: http.MethodPut, pattern: "/admin/choices", handle: (*call).adminSetChoices,
+			body: `{"missing_fota","shuffle_lists","publish_before_read","job_value","workspace_list_limit","hidden_workspaces","seed"}`,
+			doc:  `SetChoices -> Choices (replaces every choice)`},
 		&route{method: http.MethodGet, pattern: "/admin/webhooks", handle: (*call).adminWebhookStats,
 			doc: `WebhookStats`},
 		&route{method: http.MethodPost, pattern: "/admin/webhooks/flush", handle: (*call).adminFlushWebhooks,
@@ -394,4 +416,108 @@ func (c *call) adminFlushWebhooks() (any, error) {
 func (c *call) adminReset() (any, error) {
 	c.s.Reset()
 	return map[string]string{"status": "reset"}, nil
+}
+
+func (c *call) adminRenameFleet() (any, error) {
+	var in struct {
+		Name *string `json:"name"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	name, err := requireName("name", in.Name)
+	if err != nil {
+		return nil, err
+	}
+	id := c.params["fleet_id"]
+	if err := c.s.RenameFleet(id, name); err != nil {
+		return nil, err
+	}
+	return map[string]string{"fleet_id": id, "name": name}, nil
+}
+
+func (c *call) adminMoveDevice() (any, error) {
+	var in struct {
+		FleetID *string `json:"fleet_id"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if in.FleetID == nil || *in.FleetID == "" {
+		return nil, invalidArgument("%q is required", "fleet_id")
+	}
+	id := c.params["device_id"]
+	if err := c.s.MoveDevice(id, *in.FleetID); err != nil {
+		return nil, err
+	}
+	return map[string]string{"device_id": id, "fleet_id": *in.FleetID}, nil
+}
+
+func (c *call) adminPurgeJob() (any, error) {
+	id, name := c.params["device_id"], c.params["job_name"]
+	if err := c.s.PurgeJob(id, name); err != nil {
+		return nil, err
+	}
+	return map[string]string{"device_id": id, "deleted": name}, nil
+}
+
+func (c *call) adminPurgeFOTA() (any, error) {
+	id := c.params["device_id"]
+	if err := c.s.PurgeFOTA(id); err != nil {
+		return nil, err
+	}
+	return map[string]string{"device_id": id, "deleted": "fota"}, nil
+}
+
+func (c *call) adminRequestFaults() (any, error) {
+	return map[string]any{"faults": c.s.RequestFaults()}, nil
+}
+
+func (c *call) adminAddRequestFault() (any, error) {
+	var f RequestFault
+	if err := c.adminBody(&f); err != nil {
+		return nil, err
+	}
+	id, err := c.s.AddRequestFault(f)
+	if err != nil {
+		return nil, err
+	}
+	for _, have := range c.s.RequestFaults() {
+		if have.ID == id {
+			return have, nil
+		}
+	}
+	return nil, notFound("request fault %d was removed meanwhile", id)
+}
+
+func (c *call) adminClearRequestFaults() (any, error) {
+	c.s.ClearRequestFaults()
+	return map[string]any{"faults": []RequestFault{}}, nil
+}
+
+func (c *call) adminRemoveRequestFault() (any, error) {
+	v := c.params["fault_id"]
+	id, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, notFound("request fault %q not found", v)
+	}
+	if err := c.s.RemoveRequestFault(id); err != nil {
+		return nil, err
+	}
+	return map[string]int{"deleted": id}, nil
+}
+
+func (c *call) adminGetChoices() (any, error) {
+	return c.s.CurrentChoices(), nil
+}
+
+func (c *call) adminSetChoices() (any, error) {
+	var ch Choices
+	if err := c.adminBody(&ch); err != nil {
+		return nil, err
+	}
+	if err := c.s.SetChoices(ch); err != nil {
+		return nil, err
+	}
+	return c.s.CurrentChoices(), nil
 }

@@ -29,7 +29,8 @@
 //
 // # Choices where the specification is silent
 //
-// The provider must not depend on these; the real service may differ.
+// The provider must not depend on these; the real service may differ. The
+// choices marked (switch) can be changed at run time: see "Switches" below.
 //
 //   - Errors are JSON {"error": {"code": "...", "message": "..."}}; the message
 //     names what is wrong. Statuses: 400 invalid input (codes invalid_json,
@@ -61,18 +62,21 @@
 //     fleet. A fleet_id that is unknown or of another workspace answers 400.
 //     PUT requires name; a missing or empty fleet_id keeps the current fleet.
 //     New devices have phys_id "" and identities null (the admin API can set
-//     both). Lists are in creation order.
+//     both). Lists are in creation order (switch: shuffled).
 //   - Jobs: one job per (device, name); scheduling a name again replaces the
 //     job and sets it pending. The body's value is optional (missing or null
-//     means {}) and must be a JSON object. Jobs are listed by name. A status
+//     means {}) and must be a JSON object. Jobs are listed by name (switch:
+//     shuffled), and GETs and lists echo the value as stored (switch: no
+//     value, null, or keys reordered). A status
 //     filter other than pending or done, or a repeated status, answers 400.
 //     Fleet-wide scheduling covers the devices of the fleets given by the
 //     repeatable fleet parameter (all fleets when absent), in device creation
 //     order; devices is [] when no device matched. A fleet of another
 //     workspace or unknown answers 400.
 //   - FOTA: one current FOTA per device; scheduling again replaces it (status
-//     pending). GET .../fota answers 404 for a device that never had one. The
-//     admin API can set any lower-case status word (e.g. done, failed).
+//     pending). GET .../fota answers 404 for a device that never had one
+//     (switch: 200 {"fota": null} or 200 {"fota": {}}). The admin API can set
+//     any lower-case status word (e.g. done, failed).
 //   - Timestamps are RFC 3339 in UTC with fractional seconds when not zero
 //     (time.RFC3339Nano). Published data point times are converted to UTC.
 //   - Storage: every query parameter may be given once, except the repeatable
@@ -103,14 +107,65 @@
 // Durations in the faults body are Go duration strings ("250ms") or numbers
 // of milliseconds.
 //
+// # Switches
+//
+// Choices (Options.Choices, SetChoices, GET and PUT /admin/choices; a PUT
+// replaces every choice, and Reset returns to those of Options) select the
+// server's answer where the specification is silent, so the provider can be
+// tested against each:
+//
+//   - missing_fota: "404" (default), "null" or "empty": how GET .../fota
+//     answers for a device that never had a FOTA (or whose record was
+//     purged): 404, 200 {"fota": null} or 200 {"fota": {}}.
+//   - shuffle_lists: the lists of workspaces, fleets, devices and jobs come
+//     in a random order that differs from the previous answer of the same
+//     list; seed makes the orders repeatable.
+//   - publish_before_read: each storage read first publishes one data point
+//     (payload {"published_before_read": n}) from the smallest device ID and
+//     tag the query names (else those of the workspace's newest point), at
+//     the current time or just under the query's end, so the pages of a
+//     newest-first read shift as they would while devices publish.
+//   - job_value: "echo" (default), "omit", "null" or "reorder": how job GETs
+//     and lists echo a job's value (scheduling answers always echo it).
+//   - workspace_list_limit (N > 0) and hidden_workspaces (IDs): GET
+//     /workspaces shows only the first N workspaces and never the hidden
+//     ones; GET /workspaces/{id} still answers them.
+//
 // # Counters and faults
 //
 // Every API request (both services, not the admin API) is counted under
 // "METHOD /v3/route/pattern", e.g. "GET /v3/workspaces/{workspace_id}/devices",
-// before faults apply; requests matching no route count under
-// "METHOD (no route)". Faults (see Faults) apply to API requests before any
-// state change, except DropAfterCreate, which closes the connection without
-// answering after a successful POST acted.
+// before faults apply (faulted requests count too); requests matching no
+// route count under "METHOD (no route)". Faults (see Faults) apply to API
+// requests before any state change, except DropAfterCreate, which closes the
+// connection without answering after a successful POST acted.
+//
+// Request faults (AddRequestFault, POST /admin/faults/requests; listed with
+// their hits by RequestFaults and GET /admin/faults/requests, removed by
+// RemoveRequestFault, ClearRequestFaults and Reset) aim at chosen requests:
+// a method (or any) and a path, where a segment in braces matches any
+// segment and a last segment "*" any rest (e.g. "POST
+// /v3/workspaces/{workspace_id}/devices", "/v3/*"), for the next count
+// matching requests (0: all) and, with "for", during a time window. They
+// act before the faults above; the first active one that matches acts:
+//
+//   - reset: the connection is closed before the service acts;
+//   - drop_answer: the service handles the request (acting when it
+//     succeeds), then the connection is closed instead of the answer;
+//   - delay: the request is held for "delay" (at most 10 minutes), then the
+//     service acts even when the client has given up meanwhile;
+//   - html_error: a 500 (or "status", 500..599) with an HTML error page, as
+//     a proxy answers, without acting;
+//   - not_found: 404 "404 page not found" in plain text, as a wrong host or
+//     port answers, without acting. StartNotFoundTest starts a server that
+//     answers so to every path.
+//
+// Clients that reuse connections may retry an idempotent request (GET)
+// transparently after a reset; aim resets at requests that are not.
+//
+// Changes made outside Terraform are simulated by the Go admin methods
+// PurgeJob, PurgeFOTA, RenameFleet, MoveDevice, DeleteDevice and
+// DeleteFleet and their admin routes.
 //
 // # Webhooks
 //

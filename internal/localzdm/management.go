@@ -106,10 +106,12 @@ func (c *call) listWorkspaces() (any, error) {
 		return nil, err
 	}
 	a := s.accounts[kw.AccountID]
-	out := make([]workspaceJSON, 0, len(a.Workspaces))
-	for _, id := range a.Workspaces {
+	ids := s.visibleWorkspaces(a.Workspaces)
+	out := make([]workspaceJSON, 0, len(ids))
+	for _, id := range ids {
 		out = append(out, s.workspaces[id].toJSON())
 	}
+	out = shuffled(s, "workspaces "+a.ID, out, func(w *workspaceJSON) string { return w.ID })
 	return jsonList[workspaceJSON]{key: "workspaces", items: out}, nil
 }
 
@@ -182,6 +184,7 @@ func (c *call) listFleets() (any, error) {
 	for _, id := range w.Fleets {
 		out = append(out, s.fleets[id].toJSON())
 	}
+	out = shuffled(s, "fleets "+w.ID, out, func(f *fleetJSON) string { return f.ID })
 	return jsonList[fleetJSON]{key: "fleets", items: out}, nil
 }
 
@@ -237,6 +240,7 @@ func (c *call) listDevices() (any, error) {
 	for _, id := range w.Devices {
 		out = append(out, s.deviceJSONLocked(s.devices[id]))
 	}
+	out = shuffled(s, "devices "+w.ID, out, func(d *deviceJSON) string { return d.ID })
 	return jsonList[deviceJSON]{key: "devices", items: out}, nil
 }
 
@@ -358,15 +362,18 @@ func (c *call) listJobs() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]jobJSON, 0, len(d.Jobs))
+	names := make([]string, 0, len(d.Jobs))
 	for _, name := range sortedKeys(d.Jobs) {
-		j := d.Jobs[name]
-		if present && j.Status != status {
-			continue
+		if !present || d.Jobs[name].Status == status {
+			names = append(names, name)
 		}
-		out = append(out, j.toJSON())
 	}
-	return jsonList[jobJSON]{key: "jobs", items: out}, nil
+	names = shuffled(s, "jobs "+d.ID, names, func(n *string) string { return *n })
+	out := make([]any, 0, len(names))
+	for _, name := range names {
+		out = append(out, s.jobAnswer(d.Jobs[name]))
+	}
+	return jsonList[any]{key: "jobs", items: out}, nil
 }
 
 func (c *call) getJob() (any, error) {
@@ -382,7 +389,7 @@ func (c *call) getJob() (any, error) {
 	if j == nil {
 		return nil, notFound("job %q not found on device %q", name, d.ID)
 	}
-	return map[string]any{"job": j.toJSON()}, nil
+	return map[string]any{"job": s.jobAnswer(j)}, nil
 }
 
 type jobBody struct {
@@ -563,7 +570,7 @@ func (c *call) getFOTA() (any, error) {
 		return nil, err
 	}
 	if d.FOTA == nil {
-		return nil, notFound("no FOTA scheduled on device %q", d.ID)
+		return s.missingFOTA(d.ID)
 	}
 	return map[string]any{"fota": d.FOTA.toJSON()}, nil
 }

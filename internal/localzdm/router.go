@@ -125,15 +125,24 @@ func segsMatch(pattern, segs []string) bool {
 	return true
 }
 
+// methodNotAllowed sets the Allow header and returns the 405 error.
+func methodNotAllowed(w http.ResponseWriter, method string, allowed []string) error {
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	return newError(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+		"method %s is not allowed on this path; allowed: %s", method, strings.Join(allowed, ", "))
+}
+
 // writeMethodNotAllowed answers 405 with the Allow header.
 func writeMethodNotAllowed(w http.ResponseWriter, method string, allowed []string) {
-	w.Header().Set("Allow", strings.Join(allowed, ", "))
-	writeError(w, newError(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
-		"method %s is not allowed on this path; allowed: %s", method, strings.Join(allowed, ", ")))
+	writeError(w, methodNotAllowed(w, method, allowed))
+}
+
+func routeNotFound(r *http.Request) error {
+	return notFound("no route for %s %s", r.Method, r.URL.Path)
 }
 
 func writeRouteNotFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, notFound("no route for %s %s", r.Method, r.URL.Path))
+	writeError(w, routeNotFound(r))
 }
 
 // writeJSON answers 200 with v as JSON; a streamer writes itself.

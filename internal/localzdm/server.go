@@ -23,6 +23,9 @@ type Options struct {
 	Logger *log.Logger
 	// LogRequests logs one line per API and admin request (never the API key).
 	LogRequests bool
+	// Choices select answers where the API specification is silent (see
+	// Choices); Reset returns to them.
+	Choices Choices
 }
 
 // Server is the local ZDM server: the device management service (with the
@@ -47,6 +50,9 @@ type Server struct {
 
 	faults  atomic.Pointer[Faults]
 	limiter rateLimiter
+	// reqFaults are the faults aimed at chosen requests.
+	reqFaults requestFaults
+	choices   choiceState
 
 	cmu      sync.Mutex
 	counters map[string]int64
@@ -89,6 +95,10 @@ func New(opts Options) (*Server, error) {
 	}
 	s.resetStateLocked()
 	s.faults.Store(&Faults{})
+	if err := opts.Choices.validate(); err != nil {
+		return nil, fmt.Errorf("localzdm: choices: %w", err)
+	}
+	s.choices.set(opts.Choices)
 	s.limiter.init()
 	s.apiRoutes = s.newAPIRouter()
 	s.storageRoutes = s.newStorageRouter()
@@ -236,7 +246,8 @@ func (s *Server) StorageHandler() http.Handler {
 	})
 }
 
-// serveAPI runs one API request: count, faults, route, authenticate, handle.
+// serveAPI runs one API request: count, request faults, faults, route,
+// authenticate, handle.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, rt *router) {
 	start := time.Now()
 	rw := &statusWriter{ResponseWriter: w}
@@ -258,24 +269,33 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, rt *router) {
 	default:
 		s.count(r.Method + " (no route)")
 	}
+	var dropAnswer bool
+	if f := s.takeRequestFault(r.Method, segs); f != nil {
+		var answered bool
+		if r, answered, dropAnswer = s.applyRequestFault(rw, r, f); answered {
+			return
+		}
+	}
 	if s.injectFaults(rw, r) {
 		return
 	}
-	if rte == nil || params == nil {
-		if len(allowed) > 0 {
-			writeMethodNotAllowed(rw, r.Method, allowed)
-			return
+	resp, err := func() (any, error) {
+		if rte == nil || params == nil {
+			if len(allowed) > 0 {
+				return nil, methodNotAllowed(rw, r.Method, allowed)
+			}
+			return nil, routeNotFound(r)
 		}
-		writeRouteNotFound(rw, r)
+		keyWS, err := s.authenticate(r)
+		if err != nil {
+			return nil, err
+		}
+		return rte.handle(&call{s: s, w: rw, r: r, params: params, keyWorkspace: keyWS})
+	}()
+	if dropAnswer {
+		dropConnection(rw)
 		return
 	}
-	keyWS, err := s.authenticate(r)
-	if err != nil {
-		writeError(rw, err)
-		return
-	}
-	c := &call{s: s, w: rw, r: r, params: params, keyWorkspace: keyWS}
-	resp, err := rte.handle(c)
 	if err != nil {
 		writeError(rw, err)
 		return

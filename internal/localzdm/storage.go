@@ -458,6 +458,7 @@ func (c *call) getData() (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.publishBeforeRead(wsID, dq)
 	s.dataMu.RLock()
 	var result [][]byte
 	if sr := s.series[wsID]; sr != nil {

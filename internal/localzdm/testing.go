@@ -1,6 +1,10 @@
 package localzdm
 
-import "testing"
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
 
 // StartTest starts a server on free loopback ports for a test and closes it
 // when the test ends.
@@ -26,4 +30,17 @@ func StartTestWithOptions(t testing.TB, opts Options) *Server {
 		}
 	})
 	return s
+}
+
+// StartNotFoundTest starts a server on a free loopback port that answers
+// every request 404 with the plain text "404 page not found", as a host or
+// port serving something else would, and returns its base URL. It closes
+// when the test ends. To switch a running Server to such answers for its
+// API paths only, add a RequestFault with Action FaultNotFound and Path
+// "/v3/*".
+func StartNotFoundTest(t testing.TB) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(http.NotFound))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
