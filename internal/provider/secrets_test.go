@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -22,28 +24,85 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
 // The API key must never appear in logs (the provider's and Terraform's, at
 // trace level), in the state, in plans, or in error messages.
 
+// leakWindow is the length of the parts of a key whose presence counts as a
+// partial leak.
+const leakWindow = 12
+
 // secretNeedles are the strings whose presence means the key leaked: the
-// key, and its second half (a partial leak).
+// key, and every part of it of leakWindow characters (a partial leak).
 func secretNeedles(key string) [][]byte {
-	return [][]byte{[]byte(key), []byte(key[len(key)/2:])}
+	needles := [][]byte{[]byte(key)}
+	for i := 0; i+leakWindow <= len(key); i++ {
+		needles = append(needles, []byte(key[i:i+leakWindow]))
+	}
+	return needles
 }
 
-// countLeaks counts the occurrences of the key (or half of it) in data.
+// countLeaks counts the occurrences of the key, or of any part of it of
+// leakWindow characters, in data. A zip archive (such as a saved plan) is
+// scanned member by member, uncompressed.
 func countLeaks(data []byte, key string) int {
 	n := 0
-	for _, needle := range secretNeedles(key) {
-		n += bytes.Count(data, needle)
+	for _, counts := range leaksByMember(data, key) {
+		n += counts
 	}
 	return n
 }
 
-// scanTree counts the occurrences of the key in every file under dir and
-// returns them by file (paths relative to dir), with the number of files.
+// leaksByMember counts the leaks of data by zip member ("" for data that
+// is not a zip archive, or for the archive's raw bytes).
+func leaksByMember(data []byte, key string) map[string]int {
+	out := map[string]int{}
+	raw := 0
+	for _, needle := range secretNeedles(key) {
+		raw += bytes.Count(data, needle)
+	}
+	if raw > 0 {
+		out[""] = raw
+	}
+	if !bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+		return out
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return out
+	}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			out[f.Name+" (unreadable)"]++
+			continue
+		}
+		member, err := io.ReadAll(io.LimitReader(rc, 256<<20))
+		_ = rc.Close()
+		if err != nil {
+			out[f.Name+" (unreadable)"]++
+			continue
+		}
+		for name, k := range leaksByMember(member, key) {
+			if name == "" {
+				name = f.Name
+			} else {
+				name = f.Name + "!" + name
+			}
+			out[name] += k
+		}
+	}
+	return out
+}
+
+// scanTree counts the occurrences of the key in every file under dir (the
+// members of zip archives, such as saved plans, included) and returns them
+// by file (paths relative to dir; "plan!member" for a member of an
+// archive), with the number of files.
 func scanTree(t *testing.T, dir, key string) (map[string]int, int) {
 	t.Helper()
 	root, err := os.OpenRoot(dir)
@@ -63,8 +122,12 @@ func scanTree(t *testing.T, dir, key string) (map[string]int, int) {
 			return err
 		}
 		files++
-		if n := countLeaks(data, key); n > 0 {
-			leaks[p] = n
+		for member, n := range leaksByMember(data, key) {
+			name := p
+			if member != "" {
+				name += "!" + member
+			}
+			leaks[name] += n
 		}
 		return nil
 	})
@@ -74,8 +137,9 @@ func scanTree(t *testing.T, dir, key string) (map[string]int, int) {
 	return leaks, files
 }
 
-// planHasNoKey fails when the JSON plan contains the key.
-type planHasNoKey struct{ key string }
+// planHasNoKey fails when the JSON plan contains the key, or lacks the
+// canary (a value the scan must find there).
+type planHasNoKey struct{ key, canary string }
 
 func (c planHasNoKey) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
 	data, err := json.Marshal(req.Plan)
@@ -85,11 +149,14 @@ func (c planHasNoKey) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 	}
 	if n := countLeaks(data, c.key); n > 0 {
 		resp.Error = fmt.Errorf("the plan contains the API key %d times", n)
+	} else if c.canary != "" && countLeaks(data, c.canary) == 0 {
+		resp.Error = fmt.Errorf("the scan does not find the canary %q in the plan: it would miss a leak", c.canary)
 	}
 }
 
-// stateHasNoKey fails when the JSON state contains the key.
-type stateHasNoKey struct{ key string }
+// stateHasNoKey fails when the JSON state contains the key, or lacks the
+// canary.
+type stateHasNoKey struct{ key, canary string }
 
 func (c stateHasNoKey) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
 	data, err := json.Marshal(req.State)
@@ -99,6 +166,8 @@ func (c stateHasNoKey) CheckState(_ context.Context, req statecheck.CheckStateRe
 	}
 	if n := countLeaks(data, c.key); n > 0 {
 		resp.Error = fmt.Errorf("the state contains the API key %d times", n)
+	} else if c.canary != "" && countLeaks(data, c.canary) == 0 {
+		resp.Error = fmt.Errorf("the scan does not find the canary %q in the state: it would miss a leak", c.canary)
 	}
 }
 
@@ -117,16 +186,41 @@ func stateFilesHaveNoKey(t *testing.T, dir, key string) resource.TestCheckFunc {
 	}
 }
 
+// secretsCanary is the positive control of the leak scans: a value shaped
+// like an API key that takes the path of the key (an environment variable
+// the provider reads, ZDM_WORKSPACE_ID) but is no secret: it is the ID of
+// the workspace, so it legitimately reaches the logs, the state, the plans,
+// the saved plans, the CLI's output and the error messages. Every scan that
+// must not find the key must find the canary.
+const secretsCanary = "zdmk_ca7e0b5e4f1d2c3b4a5968778695a4b3c2d1e0f9"
+
+// canaryBootstrap creates, on the server of fe, a workspace whose ID is the
+// canary, with a key bound to it.
+func canaryBootstrap(t *testing.T, e *acctest.Env) localzdm.Bootstrap {
+	t.Helper()
+	b, err := e.Server.EnsureBootstrap(localzdm.Bootstrap{WorkspaceID: secretsCanary, WorkspaceName: "secrets"})
+	if err != nil {
+		t.Fatalf("bootstrap the canary workspace: %v", err)
+	}
+	if b.WorkspaceID != secretsCanary || b.APIKey == "" {
+		t.Fatalf("canary bootstrap = %+v", b)
+	}
+	return b
+}
+
 // TestAccSecretsNotLeaked runs a representative flow (create, data sources,
 // update, import, a refused key) with Terraform and the provider logging at
-// trace level, then scans the log, the working directories (state files
-// included), every plan and state, and the error messages for the key.
-// The key is given through ZDM_API_KEY, as recommended: a key written in
-// the configuration is part of the configuration, which Terraform itself
-// copies into saved plans.
+// trace level, then scans the log, the working directories (state files and
+// saved plans, unzipped, included), every plan and state, and the error
+// messages for the key. The key is given through ZDM_API_KEY, as
+// recommended: a key written in the configuration is part of the
+// configuration, which Terraform itself copies into saved plans. The
+// workspace ID comes through ZDM_WORKSPACE_ID and is the canary: every scan
+// must find it.
 func TestAccSecretsNotLeaked(t *testing.T) {
 	fe := newFrontEnv(t)
-	key := fe.Bootstrap.APIKey
+	boot := canaryBootstrap(t, fe.Env)
+	key, canary := boot.APIKey, boot.WorkspaceID
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "trace.log")
 	work := filepath.Join(dir, "work")
@@ -143,6 +237,7 @@ func TestAccSecretsNotLeaked(t *testing.T) {
 	t.Setenv("TF_ACC_TEMP_DIR", work)
 	t.Setenv("TF_ACC_PERSIST_WORKING_DIR", "1")
 	t.Setenv(envAPIKey, key)
+	t.Setenv(envWorkspaceID, canary)
 
 	// A service that echoes the key in an error body (as some proxies do):
 	// the provider's error message must not repeat it.
@@ -153,22 +248,22 @@ func TestAccSecretsNotLeaked(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadGateway)
 		//nolint:gosec // G705: a JSON answer to the test's own client, echoing the key on purpose.
-		_, _ = fmt.Fprintf(w, `{"error":{"code":"bad_gateway","message":"upstream refused key %s"}}`, r.Header.Get("X-API-KEY"))
+		_, _ = fmt.Fprintf(w, `{"error":{"code":"bad_gateway","message":"upstream refused key %s in workspace %s"}}`,
+			r.Header.Get("X-API-KEY"), canary)
 		return true
 	}
 	fe.override.Store(&echo)
 
-	if err := fe.Server.SetStorage(fe.Bootstrap.WorkspaceID, true); err != nil {
+	if err := fe.Server.SetStorage(canary, true); err != nil {
 		t.Fatal(err)
 	}
 	provider := fmt.Sprintf(`
 provider "zdm" {
   base_url     = %q
   storage_url  = %q
-  workspace_id = %q
   max_retries  = 1
 }
-`, fe.URL, fe.Server.StorageURL(), fe.Bootstrap.WorkspaceID)
+`, fe.URL, fe.Server.StorageURL())
 	body := func(deviceName string) string {
 		return provider + fmt.Sprintf(`
 resource "zdm_fleet" "f" {
@@ -190,11 +285,11 @@ data "zdm_timeseries" "t" {
 output "device" {
   value = zdm_device.d.id
 }
-`, deviceName, fe.Bootstrap.WorkspaceID)
+`, deviceName, canary)
 	}
 	noKeyInPlan := resource.ConfigPlanChecks{
-		PreApply:             []plancheck.PlanCheck{planHasNoKey{key}},
-		PostApplyPostRefresh: []plancheck.PlanCheck{planHasNoKey{key}},
+		PreApply:             []plancheck.PlanCheck{planHasNoKey{key, canary}},
+		PostApplyPostRefresh: []plancheck.PlanCheck{planHasNoKey{key, canary}},
 	}
 	var errorsSeen []string
 	resource.Test(t, resource.TestCase{
@@ -211,13 +306,13 @@ output "device" {
 			{
 				Config:            body("secret-device"),
 				ConfigPlanChecks:  noKeyInPlan,
-				ConfigStateChecks: []statecheck.StateCheck{stateHasNoKey{key}},
+				ConfigStateChecks: []statecheck.StateCheck{stateHasNoKey{key, canary}},
 				Check:             stateFilesHaveNoKey(t, work, key),
 			},
 			{
 				Config:            body("secret-device-renamed"),
 				ConfigPlanChecks:  noKeyInPlan,
-				ConfigStateChecks: []statecheck.StateCheck{stateHasNoKey{key}},
+				ConfigStateChecks: []statecheck.StateCheck{stateHasNoKey{key, canary}},
 				Check:             stateFilesHaveNoKey(t, work, key),
 			},
 			{
@@ -239,6 +334,10 @@ data "zdm_fleet" "echo" {
 	})
 	if len(errorsSeen) != 1 || !strings.Contains(errorsSeen[0], "502") || !strings.Contains(errorsSeen[0], "upstream refused key") {
 		t.Errorf("want one error naming the 502 answer, got %q", errorsSeen)
+	}
+	// Positive control: the error scan finds the canary the body carries.
+	if len(errorsSeen) == 1 && countLeaks([]byte(errorsSeen[0]), canary) == 0 {
+		t.Errorf("the error scan does not find the canary in %q: it would miss a leak", errorsSeen[0])
 	}
 
 	// A key the service refuses (401).
@@ -277,21 +376,119 @@ data "zdm_fleet" "echo" {
 	if !regexp.MustCompile(`\[INFO\]\s+(Terraform|OpenTofu) version: `).Match(logData) {
 		t.Errorf("the trace log lacks the CLI's own entries: CLI logging was not captured")
 	}
-	// The scans see what they should: the workspace ID is everywhere.
-	if !bytes.Contains(logData, []byte(fe.Bootstrap.WorkspaceID)) {
-		t.Errorf("the trace log does not contain the workspace ID: the scan would miss a leak")
+	// Positive controls: the scans find the canary in the log, in the
+	// working directories, and inside a saved plan (a zip archive).
+	if countLeaks(logData, canary) == 0 {
+		t.Errorf("the scan does not find the canary in the trace log: it would miss a leak")
 	}
-	if seen, _ := scanTree(t, work, fe.Bootstrap.WorkspaceID); len(seen) == 0 {
-		t.Errorf("no working directory file contains the workspace ID: the scan would miss a leak")
+	seen, _ := scanTree(t, work, canary)
+	inPlan := 0
+	for p, n := range seen {
+		if strings.Contains(p, "!") {
+			inPlan += n
+		}
+	}
+	if len(seen) == 0 || inPlan == 0 {
+		t.Errorf("the scan does not find the canary in the working directories (%v) or inside a saved plan: it would miss a leak", seen)
 	}
 	keyCount := countLeaks(logData, key) + countLeaks(logData, bad)
 	leaks, files := scanTree(t, dir, key)
 	badLeaks, _ := scanTree(t, dir, bad)
-	t.Logf("secrets: trace log of %d bytes (%d lines), %d files scanned; key occurrences: log %d, files %d, refused key %d",
-		len(logData), bytes.Count(logData, []byte("\n")), files, keyCount, len(leaks), len(badLeaks))
+	t.Logf("secrets: trace log of %d bytes (%d lines), %d files scanned; canary in %d files (%d times inside saved plans); "+
+		"key occurrences: log %d, files %d, refused key %d",
+		len(logData), bytes.Count(logData, []byte("\n")), files, len(seen), inPlan, keyCount, len(leaks), len(badLeaks))
 	if keyCount > 0 || len(leaks) > 0 || len(badLeaks) > 0 {
 		t.Errorf("the API key leaked: %d times in the log, files %v %v", keyCount, leaks, badLeaks)
 	}
+}
+
+// TestAccSecretsNotInCLIOutput runs the CLI's commands of a whole life
+// cycle (plan to a file, apply it, show, output, a no-op plan, a removal
+// that warns) and scans what each prints on standard output and error,
+// successful runs included (warnings go there), and the working directory
+// with its saved plan, unzipped. The canary workspace ID must be found.
+func TestAccSecretsNotInCLIOutput(t *testing.T) {
+	e := newEnv(t)
+	boot := canaryBootstrap(t, e)
+	key, canary := boot.APIKey, boot.WorkspaceID
+	t.Setenv(envAPIKey, key)
+	t.Setenv(envWorkspaceID, canary)
+	c := newCLI(t) // the CLI's environment is the test's, set above
+	providerBlock := requiredProviders + fmt.Sprintf(`
+provider "zdm" {
+  base_url    = %q
+  storage_url = %q
+}
+`, e.Server.BaseURL(), e.Server.StorageURL())
+	withDevice := providerBlock + `
+resource "zdm_fleet" "f" {
+  name = "cli-secrets"
+}
+resource "zdm_device" "d" {
+  name     = "cli-secret-device"
+  fleet_id = zdm_fleet.f.id
+}
+data "zdm_workspace" "w" {
+  id = zdm_fleet.f.workspace_id
+}
+output "workspace" {
+  value = data.zdm_workspace.w.id
+}
+`
+	var outputs []string
+	run := func(args ...string) string {
+		t.Helper()
+		out := c.mustRun(args...)
+		outputs = append(outputs, out)
+		if n := countLeaks([]byte(out), key); n > 0 {
+			t.Errorf("terraform %s prints the API key %d times:\n%s", strings.Join(args, " "), n, out)
+		}
+		return out
+	}
+	c.write("main.tf", withDevice)
+	run("init", "-no-color")
+	run("plan", "-no-color", "-out=tfplan")
+	run("apply", "-no-color", "tfplan")
+	run("show", "-no-color", "tfplan")
+	run("show", "-no-color", "-json")
+	run("output", "-no-color", "-json")
+	run("plan", "-no-color", "-refresh-only")
+	run("plan", "-no-color", "-out=tfplan")
+	// Removing the device from the configuration forgets it, with a warning.
+	c.write("main.tf", providerBlock+`
+resource "zdm_fleet" "f" {
+  name = "cli-secrets"
+}
+`)
+	warned := run("apply", "-no-color", "-auto-approve")
+	if !strings.Contains(warned, "Warning: Destroying a device only removes it from the Terraform state") {
+		t.Errorf("the apply that forgets the device printed no warning: the scan did not see warnings:\n%s", warned)
+	}
+	all := []byte(strings.Join(outputs, "\n"))
+	if countLeaks(all, canary) == 0 {
+		t.Errorf("the scan does not find the canary in the CLI's output: it would miss a leak")
+	}
+	leaks, files := scanTree(t, c.s.Dir, key)
+	if len(leaks) > 0 {
+		t.Errorf("the API key is in working directory files: %v", leaks)
+	}
+	seen, _ := scanTree(t, c.s.Dir, canary)
+	if !hasMemberOf(seen, "tfplan") {
+		t.Errorf("the scan does not find the canary inside the saved plan (%v): it would miss a leak", seen)
+	}
+	t.Logf("CLI output: %d commands, %d bytes, canary %d times; %d files scanned, canary in %v",
+		len(outputs), len(all), countLeaks(all, canary), files, seen)
+}
+
+// hasMemberOf reports whether leaks has an entry for a member of the zip
+// archive file.
+func hasMemberOf(leaks map[string]int, file string) bool {
+	for p := range leaks {
+		if strings.HasPrefix(p, file+"!") {
+			return true
+		}
+	}
+	return false
 }
 
 // TestAccSecretsLiteralKey writes the key in the provider block, as many
@@ -327,7 +524,7 @@ data "zdm_device" "d" {
 			{
 				Config:            cfg,
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				ConfigStateChecks: []statecheck.StateCheck{stateHasNoKey{key}},
+				ConfigStateChecks: []statecheck.StateCheck{stateHasNoKey{key, ""}},
 			},
 		},
 	})
