@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +38,7 @@ func (s *Server) CreateAccount(name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.newAccountLocked("", n)
-	s.changed()
+	s.changed(a)
 	return a.ID, nil
 }
 
@@ -58,7 +57,7 @@ func (s *Server) CreateWorkspace(accountID, name string) (Bootstrap, error) {
 	}
 	w := s.newWorkspaceLocked("", a, n, "")
 	key := s.newKeyLocked(w, "")
-	s.changed()
+	s.changed(w, s.fleets[w.DefaultFleetID], apiKey{key, w.ID})
 	return Bootstrap{AccountID: a.ID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}, nil
 }
 
@@ -77,7 +76,7 @@ func (s *Server) Bootstrap(name string) (Bootstrap, error) {
 	a := s.newAccountLocked("", n)
 	w := s.newWorkspaceLocked("", a, n, "")
 	key := s.newKeyLocked(w, "")
-	s.changed()
+	s.changed(a, w, s.fleets[w.DefaultFleetID], apiKey{key, w.ID})
 	return Bootstrap{AccountID: a.ID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}, nil
 }
 
@@ -137,7 +136,7 @@ func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 	}
 	out := Bootstrap{AccountID: w.AccountID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}
 	s.bootstrap = &out
-	s.changed()
+	s.changed(s.accounts[w.AccountID], w, s.fleets[w.DefaultFleetID], apiKey{key, w.ID}, s.bootstrap)
 	return out, nil
 }
 
@@ -150,7 +149,7 @@ func (s *Server) CreateKey(workspaceID string) (string, error) {
 		return "", notFound("workspace %q not found", workspaceID)
 	}
 	key := s.newKeyLocked(w, "")
-	s.changed()
+	s.changed(apiKey{key, w.ID})
 	return key, nil
 }
 
@@ -171,7 +170,7 @@ func (s *Server) SetJobStatus(deviceID, jobName, status string) error {
 		return notFound("job %q not found on device %q", jobName, deviceID)
 	}
 	j.Status = status
-	s.changed()
+	s.changed(d)
 	s.emitLocked(s.workspaces[d.WorkspaceID], []event{jobEvent(d, j, directionD2C, time.Now())})
 	return nil
 }
@@ -194,7 +193,7 @@ func (s *Server) SetFOTAStatus(deviceID, status string) error {
 		return notFound("no FOTA scheduled on device %q", deviceID)
 	}
 	d.FOTA.Status = status
-	s.changed()
+	s.changed(d)
 	s.emitLocked(s.workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionD2C, time.Now())})
 	return nil
 }
@@ -228,7 +227,7 @@ func (s *Server) SetDeviceIdentities(deviceID, physID string, identities json.Ra
 	}
 	d.PhysID = physID
 	d.Identities = ids
-	s.changed()
+	s.changed(d)
 	return nil
 }
 
@@ -242,7 +241,7 @@ func (s *Server) DeleteDevice(deviceID string) error {
 		return notFound("device %q not found", deviceID)
 	}
 	s.deleteDeviceLocked(d)
-	s.changed()
+	s.changed(goneDevice(d.ID))
 	return nil
 }
 
@@ -268,11 +267,8 @@ func (s *Server) DeleteFleet(fleetID string) error {
 	if n > 0 {
 		return conflict("fleet %q still holds %d devices; delete or move them first", f.ID, n)
 	}
-	delete(s.fleets, f.ID)
-	if i := slices.Index(w.Fleets, f.ID); i >= 0 {
-		w.Fleets = slices.Delete(w.Fleets, i, i+1)
-	}
-	s.changed()
+	s.deleteFleetLocked(f)
+	s.changed(goneFleet(f.ID))
 	return nil
 }
 
@@ -285,27 +281,8 @@ func (s *Server) DeleteWorkspace(workspaceID string) error {
 	if w == nil {
 		return notFound("workspace %q not found", workspaceID)
 	}
-	for _, id := range w.Devices {
-		delete(s.devices, id)
-	}
-	for _, id := range w.Fleets {
-		delete(s.fleets, id)
-	}
-	for k, ws := range s.keys {
-		if ws == w.ID {
-			delete(s.keys, k)
-		}
-	}
-	if a := s.accounts[w.AccountID]; a != nil {
-		if i := slices.Index(a.Workspaces, w.ID); i >= 0 {
-			a.Workspaces = slices.Delete(a.Workspaces, i, i+1)
-		}
-	}
-	delete(s.workspaces, w.ID)
-	s.dataMu.Lock()
-	delete(s.series, w.ID)
-	s.dataMu.Unlock()
-	s.changed()
+	s.deleteWorkspaceLocked(w)
+	s.changed(goneWorkspace(w.ID))
 	return nil
 }
 
@@ -329,12 +306,12 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 		return nil, err
 	}
 	ids := make([]string, len(names))
+	created := make([]*device, len(names))
 	for i, n := range names {
-		ids[i] = s.newDeviceLocked(w, f, n).ID
+		created[i] = s.newDeviceLocked(w, f, n)
+		ids[i] = created[i].ID
 	}
-	if len(ids) > 0 {
-		s.changed()
-	}
+	s.changed(devicesChanged(created)...)
 	return ids, nil
 }
 
@@ -346,6 +323,7 @@ func (s *Server) Reset() {
 	s.dataMu.Lock()
 	s.resetStateLocked()
 	s.series = map[string]*series{}
+	s.changed(resetAll{})
 	s.dataMu.Unlock()
 	s.mu.Unlock()
 	s.ResetCounters()
@@ -353,7 +331,6 @@ func (s *Server) Reset() {
 	s.ClearRequestFaults()
 	s.choices.set(s.opts.Choices)
 	s.hooks.clear()
-	s.changed()
 }
 
 // PurgeJob deletes the record of a job of a device, as a service that

@@ -168,7 +168,7 @@ func (c *call) createWorkspace() (any, error) {
 		return nil, err
 	}
 	w := s.newWorkspaceLocked("", s.accounts[kw.AccountID], name, desc)
-	s.changed()
+	s.changed(w, s.fleets[w.DefaultFleetID])
 	return map[string]any{"workspace": w.toJSON()}, nil
 }
 
@@ -224,7 +224,7 @@ func (c *call) createFleet() (any, error) {
 		return nil, err
 	}
 	f := s.newFleetLocked(w, name, desc)
-	s.changed()
+	s.changed(f)
 	return map[string]any{"fleet": f.toJSON()}, nil
 }
 
@@ -306,7 +306,7 @@ func (c *call) createDevice() (any, error) {
 		return nil, err
 	}
 	d := s.newDeviceLocked(w, f, name)
-	s.changed()
+	s.changed(d)
 	return map[string]any{"device": s.deviceJSONLocked(d)}, nil
 }
 
@@ -340,7 +340,7 @@ func (c *call) updateDevice() (any, error) {
 	}
 	d.Name = name
 	d.FleetID = f.ID
-	s.changed()
+	s.changed(d)
 	return map[string]any{"device": s.deviceJSONLocked(d)}, nil
 }
 
@@ -466,7 +466,7 @@ func (c *call) scheduleJob() (any, error) {
 	}
 	now := time.Now()
 	j := setJobLocked(d, name, value, timestamp(now))
-	s.changed()
+	s.changed(d)
 	s.emitLocked(s.workspaces[d.WorkspaceID], []event{jobEvent(d, j, directionC2D, now)})
 	return map[string]any{"job": j.toJSON()}, nil
 }
@@ -511,6 +511,7 @@ func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device
 	}
 	devices := []string{}
 	var events []event
+	var reached []*device
 	for _, id := range w.Devices {
 		d := s.devices[id]
 		if !fleets[d.FleetID] {
@@ -518,10 +519,9 @@ func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device
 		}
 		events = append(events, schedule(d))
 		devices = append(devices, d.ID)
+		reached = append(reached, d)
 	}
-	if len(devices) > 0 {
-		s.changed()
-	}
+	s.changed(devicesChanged(reached)...)
 	s.emitLocked(w, events)
 	return devices, nil
 }
@@ -599,7 +599,7 @@ func (c *call) scheduleFOTA() (any, error) {
 	}
 	now := time.Now()
 	d.FOTA = &fota{ScheduledAt: timestamp(now), Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
-	s.changed()
+	s.changed(d)
 	s.emitLocked(s.workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionC2D, now)})
 	return map[string]any{"fota": d.FOTA.toJSON()}, nil
 }

@@ -272,6 +272,46 @@ func (s *Server) deleteDeviceLocked(d *device) {
 	}
 }
 
+// deleteFleetLocked removes a fleet from its workspace.
+func (s *Server) deleteFleetLocked(f *fleet) {
+	delete(s.fleets, f.ID)
+	if w := s.workspaces[f.WorkspaceID]; w != nil {
+		if i := slices.Index(w.Fleets, f.ID); i >= 0 {
+			w.Fleets = slices.Delete(w.Fleets, i, i+1)
+		}
+	}
+}
+
+// deleteWorkspaceLocked removes a workspace with its fleets, devices, keys
+// and data points; s.dataMu must not be held.
+func (s *Server) deleteWorkspaceLocked(w *workspace) {
+	for _, id := range w.Devices {
+		delete(s.devices, id)
+	}
+	for _, id := range w.Fleets {
+		delete(s.fleets, id)
+	}
+	for k, ws := range s.keys {
+		if ws == w.ID {
+			delete(s.keys, k)
+		}
+	}
+	if a := s.accounts[w.AccountID]; a != nil {
+		if i := slices.Index(a.Workspaces, w.ID); i >= 0 {
+			a.Workspaces = slices.Delete(a.Workspaces, i, i+1)
+		}
+	}
+	delete(s.workspaces, w.ID)
+	s.dataMu.Lock()
+	delete(s.series, w.ID)
+	s.dataMu.Unlock()
+}
+
+// validJobStatus reports whether status is a job status.
+func validJobStatus(status string) bool {
+	return status == JobStatusPending || status == JobStatusDone
+}
+
 // resetStateLocked empties the model.
 func (s *Server) resetStateLocked() {
 	s.accounts = map[string]*account{}

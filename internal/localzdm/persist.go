@@ -4,20 +4,42 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 )
 
-// stateVersion is the version of the state file format.
-const stateVersion = 1
+// Persistence (Options.StateFile). The state lives in three kinds of files
+// beside each other:
+//
+//   - the state file: a snapshot of everything, as JSON (stateFile), written
+//     atomically (temp file, fsync, rename);
+//   - the journal (journal.go): every change since that snapshot, appended
+//     as it is made; a request that changed something is answered only once
+//     its change is written to the journal (fsynced with Options.Sync);
+//   - the lock file (lock.go), held while a server uses the state file.
+//
+// When the journal outgrows the snapshot (and at least minCompaction bytes),
+// a new snapshot is taken and the journal starts a new generation, so the
+// cost of a change never depends on how much is stored. Start-up loads the
+// snapshot and replays the journal (statefile_load.go).
+
+// stateVersion is the version of the state file format written. Version 1
+// files (no journal) are read too.
+const stateVersion = 2
+
+// minCompaction is the journal size below which no snapshot is taken.
+const minCompaction = 4 << 20
 
 // stateFile is the content of Options.StateFile.
 type stateFile struct {
-	Version    int                          `json:"version"`
-	SavedAt    string                       `json:"saved_at"`
+	Version int    `json:"version"`
+	SavedAt string `json:"saved_at"`
+	// JournalGen is the generation of the journal that holds the changes
+	// made after this snapshot.
+	JournalGen uint64                       `json:"journal_generation,omitempty"`
 	Accounts   []*account                   `json:"accounts"`
 	Workspaces []*workspace                 `json:"workspaces"`
 	Fleets     []*fleet                     `json:"fleets"`
@@ -32,53 +54,249 @@ type keyRecord struct {
 	WorkspaceID string `json:"workspace_id"`
 }
 
-// changed schedules a write of the state file, when there is one. Writes are
-// coalesced by persistLoop: a burst of changes costs one or two writes, and
-// requests never wait for the disk.
-func (s *Server) changed() {
-	if s.persistWake == nil {
-		return
-	}
-	select {
-	case s.persistWake <- struct{}{}:
-	default:
-	}
+// persister keeps the state file, its journal and its lock.
+type persister struct {
+	path string
+	lock *stateLock
+	j    *journal
+
+	compactStop chan struct{}
+	compactDone chan struct{}
 }
 
-// persistDelay gathers a burst of changes into one write.
-const persistDelay = 20 * time.Millisecond
+// openState locks the state file, loads it with its journal, and starts the
+// journal writer and the compaction loop.
+func (s *Server) openState() error {
+	path := s.opts.StateFile
+	lock, err := lockStateFile(path)
+	if err != nil {
+		return fmt.Errorf("localzdm: %w", err)
+	}
+	gen, size, snapSize, err := s.loadState()
+	if err != nil {
+		_ = lock.release()
+		return fmt.Errorf("localzdm: state file %s: %w", path, err)
+	}
+	j, err := openJournal(path, gen, size, s.opts.Sync, s.log.Printf)
+	if err != nil {
+		_ = lock.release()
+		return fmt.Errorf("localzdm: state file %s: %w", path, err)
+	}
+	j.limit = max(minCompaction, snapSize)
+	p := &persister{path: path, lock: lock, j: j, compactStop: make(chan struct{}), compactDone: make(chan struct{})}
+	s.persist = p
+	go s.compactLoop()
+	return nil
+}
 
-func (s *Server) persistLoop() {
-	defer close(s.persistDone)
+// closeState writes what is pending, a final snapshot (the journal is then
+// removed), and releases the lock.
+func (s *Server) closeState() error {
+	p := s.persist
+	close(p.compactStop)
+	<-p.compactDone
+	gen, jerr := p.j.close()
+	var errs []error
+	if jerr != nil {
+		errs = append(errs, jerr)
+	}
+	// After a journal failure the snapshot still saves what the journal lost.
+	if _, err := s.writeSnapshot(gen + 1); err != nil {
+		errs = append(errs, err)
+	} else {
+		removeJournals(p.path, gen+1, s.log.Printf)
+	}
+	if err := p.lock.release(); err != nil {
+		errs = append(errs, fmt.Errorf("state file lock: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// compactLoop takes a snapshot each time the journal outgrows its limit.
+func (s *Server) compactLoop() {
+	p := s.persist
+	defer close(p.compactDone)
 	for {
 		select {
-		case <-s.persistStop:
+		case <-p.compactStop:
 			return
-		case <-s.persistWake:
+		case <-p.j.compact:
 		}
-		t := time.NewTimer(persistDelay)
-		select {
-		case <-s.persistStop:
-			t.Stop()
-			return // Close writes the final state.
-		case <-t.C:
-		}
-		if err := s.writeState(); err != nil {
-			s.log.Printf("localzdm: %v", err)
+		if err := s.compact(); err != nil {
+			s.log.Printf("localzdm: %v (the journal keeps every change)", err)
 		}
 	}
 }
 
-// snapshot copies the state under the read locks, then encodes the copy
-// without holding them, so requests wait for a memory copy, not for JSON.
-func (s *Server) snapshot() ([]byte, error) {
-	st := s.copyState()
-	return json.Marshal(&st)
+// compact writes a snapshot and starts a new journal generation.
+func (s *Server) compact() error {
+	p := s.persist
+	s.mu.RLock()
+	s.dataMu.RLock()
+	gen := p.j.rotate()
+	st := s.copyStateLocked()
+	s.dataMu.RUnlock()
+	s.mu.RUnlock()
+	n, err := s.encodeAndWrite(&st, gen)
+	if err != nil {
+		return err
+	}
+	if err := p.j.waitGen(gen); err != nil {
+		return err
+	}
+	p.j.mu.Lock()
+	p.j.limit = max(minCompaction, n)
+	p.j.mu.Unlock()
+	removeJournals(p.path, gen, s.log.Printf)
+	return nil
 }
 
+// writeSnapshot writes the whole state as the snapshot followed by journal
+// generation gen; it returns the size written.
+func (s *Server) writeSnapshot(gen uint64) (int64, error) {
+	st := s.copyState()
+	return s.encodeAndWrite(&st, gen)
+}
+
+func (s *Server) encodeAndWrite(st *stateFile, gen uint64) (int64, error) {
+	st.JournalGen = gen
+	data, err := json.Marshal(st)
+	if err != nil {
+		return 0, fmt.Errorf("state file: encode: %w", err)
+	}
+	if err := writeFileAtomic(s.opts.StateFile, data); err != nil {
+		return 0, fmt.Errorf("state file: %w", err)
+	}
+	return int64(len(data)), nil
+}
+
+// removeJournals removes the journal files older than generation gen.
+func removeJournals(path string, gen uint64, logf func(string, ...any)) {
+	gens, err := journalGenerations(path)
+	if err != nil {
+		logf("localzdm: state file %s: %v", path, err)
+		return
+	}
+	for _, g := range gens {
+		if g >= gen {
+			continue
+		}
+		if err := os.Remove(journalPath(path, g)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			logf("localzdm: %v", err)
+		}
+	}
+}
+
+// changed records changes to the model in the journal, when there is a
+// state file. Call it with s.mu held for writing (and s.dataMu for data
+// points), after the change, naming every object changed: *account,
+// *workspace, *fleet, *device (their current values are recorded), removal
+// of one (gone), a key (apiKey), the bootstrap (*Bootstrap), data points
+// (pointBatch) or a reset (resetAll). Without arguments the whole model
+// except data points is recorded, which is correct but costs a copy of it.
+func (s *Server) changed(changes ...change) {
+	p := s.persist
+	if p == nil {
+		return
+	}
+	if len(changes) == 0 {
+		changes = []change{wholeModel{s}}
+	}
+	for _, c := range changes {
+		payload, err := c.record()
+		if err != nil {
+			p.j.fail(fmt.Errorf("encode change: %w", err))
+			return
+		}
+		p.j.append(payload)
+	}
+}
+
+// Sync waits until every change made so far is written to the journal of
+// the state file (and fsynced with Options.Sync). It returns at once without
+// a state file.
+func (s *Server) Sync() error {
+	p := s.persist
+	if p == nil {
+		return nil
+	}
+	return p.j.wait(p.j.last())
+}
+
+// awaitSaved wraps a handler so that an answer leaves only once every change
+// made before it is saved: nothing a client sees can be lost by a crash.
+func (s *Server) awaitSaved(h http.Handler) http.Handler {
+	if s.persist == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&savedWriter{ResponseWriter: w, s: s}, r)
+	})
+}
+
+// savedWriter waits for the journal before the first byte of an answer. When
+// the journal cannot be written, the answer becomes a 500 that says so.
+type savedWriter struct {
+	http.ResponseWriter
+	s       *Server
+	checked bool
+	failed  bool
+}
+
+func (w *savedWriter) check() bool {
+	if !w.checked {
+		w.checked = true
+		if err := w.s.Sync(); err != nil {
+			w.failed = true
+			writeError(w.ResponseWriter, newError(http.StatusInternalServerError, CodeInternal,
+				"the change was made in memory but could not be saved: %v", err))
+		}
+	}
+	return !w.failed
+}
+
+func (w *savedWriter) WriteHeader(code int) {
+	if w.check() {
+		w.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (w *savedWriter) Write(b []byte) (int, error) {
+	if !w.check() {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *savedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// copyState copies the state under the read locks; it is encoded without
+// holding them, so requests wait for a memory copy, not for JSON.
 func (s *Server) copyState() stateFile {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	s.dataMu.RLock()
+	defer s.dataMu.RUnlock()
+	return s.copyStateLocked()
+}
+
+// copyStateLocked is copyState with s.mu and s.dataMu held.
+func (s *Server) copyStateLocked() stateFile {
+	st := s.copyModelLocked()
+	st.Data = make(map[string][]json.RawMessage, len(s.series))
+	for wid, sr := range s.series {
+		pts := make([]json.RawMessage, len(sr.points))
+		for i, p := range sr.points {
+			pts[i] = p.enc // immutable once stored
+		}
+		st.Data[wid] = pts
+	}
+	return st
+}
+
+// copyModelLocked copies everything but the data points; s.mu is held.
+func (s *Server) copyModelLocked() stateFile {
 	st := stateFile{
 		Version:    stateVersion,
 		SavedAt:    timestamp(time.Now()),
@@ -114,15 +332,6 @@ func (s *Server) copyState() stateFile {
 	for _, k := range sortedKeys(s.keys) {
 		st.Keys = append(st.Keys, keyRecord{Key: k, WorkspaceID: s.keys[k]})
 	}
-	s.dataMu.RLock()
-	defer s.dataMu.RUnlock()
-	for wid, sr := range s.series {
-		pts := make([]json.RawMessage, len(sr.points))
-		for i, p := range sr.points {
-			pts[i] = p.enc // immutable once stored
-		}
-		st.Data[wid] = pts
-	}
 	return st
 }
 
@@ -144,19 +353,8 @@ func copyDevice(d *device) *device {
 	return &c
 }
 
-// writeState writes the state file atomically: a temporary file in the same
-// directory, synced, then renamed over the old one.
-func (s *Server) writeState() error {
-	data, err := s.snapshot()
-	if err != nil {
-		return fmt.Errorf("state file: encode: %w", err)
-	}
-	if err := writeFileAtomic(s.opts.StateFile, data); err != nil {
-		return fmt.Errorf("state file: %w", err)
-	}
-	return nil
-}
-
+// writeFileAtomic writes path through a temporary file in the same
+// directory, fsynced, then renamed over it; the directory is fsynced too.
 func writeFileAtomic(path string, data []byte) (err error) {
 	dir, base := filepath.Split(filepath.Clean(path))
 	if dir == "" {
@@ -183,104 +381,8 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
-}
-
-// loadState reads the state file when it exists.
-func (s *Server) loadState() error {
-	data, err := os.ReadFile(filepath.Clean(s.opts.StateFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+	if err = os.Rename(tmp, path); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("localzdm: state file: %w", err)
-	}
-	var st stateFile
-	if err := json.Unmarshal(data, &st); err != nil {
-		return fmt.Errorf("localzdm: state file %s: %w", s.opts.StateFile, err)
-	}
-	if st.Version != stateVersion {
-		return fmt.Errorf("localzdm: state file %s: unsupported version %d (want %d)", s.opts.StateFile, st.Version, stateVersion)
-	}
-	if err := s.restore(&st); err != nil {
-		return fmt.Errorf("localzdm: state file %s: %w", s.opts.StateFile, err)
-	}
-	return nil
-}
-
-// restore rebuilds the model from a decoded state file, checking references.
-func (s *Server) restore(st *stateFile) error {
-	s.resetStateLocked()
-	for _, a := range st.Accounts {
-		if a == nil || a.ID == "" || s.accounts[a.ID] != nil {
-			return errors.New("bad or duplicate account")
-		}
-		s.accounts[a.ID] = a
-		s.accountOrder = append(s.accountOrder, a.ID)
-	}
-	for _, w := range st.Workspaces {
-		if w == nil || w.ID == "" || s.workspaces[w.ID] != nil || s.accounts[w.AccountID] == nil {
-			return errors.New("bad or duplicate workspace")
-		}
-		w.Fleets = nonNil(w.Fleets)
-		w.Devices = nonNil(w.Devices)
-		s.workspaces[w.ID] = w
-	}
-	for _, f := range st.Fleets {
-		if f == nil || f.ID == "" || s.fleets[f.ID] != nil || s.workspaces[f.WorkspaceID] == nil {
-			return errors.New("bad or duplicate fleet")
-		}
-		s.fleets[f.ID] = f
-	}
-	for _, d := range st.Devices {
-		if d == nil || d.ID == "" || s.devices[d.ID] != nil || s.workspaces[d.WorkspaceID] == nil || s.fleets[d.FleetID] == nil {
-			return errors.New("bad or duplicate device")
-		}
-		s.devices[d.ID] = d
-	}
-	for _, a := range s.accounts {
-		a.Workspaces = nonNil(a.Workspaces)
-		for _, wid := range a.Workspaces {
-			if s.workspaces[wid] == nil {
-				return fmt.Errorf("account %q lists unknown workspace %q", a.ID, wid)
-			}
-		}
-	}
-	for _, w := range s.workspaces {
-		if s.fleets[w.DefaultFleetID] == nil {
-			return fmt.Errorf("workspace %q has no default fleet", w.ID)
-		}
-		if slices.ContainsFunc(w.Fleets, func(id string) bool { return s.fleets[id] == nil }) ||
-			slices.ContainsFunc(w.Devices, func(id string) bool { return s.devices[id] == nil }) {
-			return fmt.Errorf("workspace %q lists unknown fleets or devices", w.ID)
-		}
-	}
-	for _, k := range st.Keys {
-		if s.workspaces[k.WorkspaceID] == nil {
-			return errors.New("API key bound to an unknown workspace")
-		}
-		s.keys[k.Key] = k.WorkspaceID
-	}
-	s.bootstrap = st.Bootstrap
-	for wid, raw := range st.Data {
-		pts := make([]*point, len(raw))
-		for i, enc := range raw {
-			p, err := decodePoint(enc)
-			if err != nil {
-				return fmt.Errorf("data point %d of workspace %q: %w", i, wid, err)
-			}
-			pts[i] = p
-		}
-		sr := newSeries()
-		sr.insert(pts)
-		s.series[wid] = sr
-	}
-	return nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
+	return syncDir(path)
 }

@@ -83,8 +83,8 @@ func TestPersistence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 1 || entries[0].Name() != "state.json" {
-		t.Fatalf("state directory holds %v; want only state.json (no temp files)", entries)
+	if len(entries) != 2 || entries[0].Name() != "state.json" || entries[1].Name() != "state.json.lock" {
+		t.Fatalf("state directory holds %v; want only state.json and its lock file (no temp or journal files)", entries)
 	}
 	data, err := os.ReadFile(filepath.Clean(file))
 	if err != nil || !json.Valid(data) {
@@ -165,12 +165,9 @@ func TestPersistenceBadFile(t *testing.T) {
 	if _, err := os.Stat(file); err != nil {
 		t.Fatalf("state file not written: %v", err)
 	}
-	// An unwritable location is reported by Close.
-	s, err = localzdm.New(localzdm.Options{StateFile: filepath.Join(dir, "missing-dir", "state.json")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err == nil {
-		t.Fatal("Close did not report the failed write")
+	// An unwritable location is reported by New.
+	if s, err := localzdm.New(localzdm.Options{StateFile: filepath.Join(dir, "missing-dir", "state.json")}); err == nil {
+		_ = s.Close()
+		t.Fatal("New accepted a state file in a missing directory")
 	}
 }

@@ -16,9 +16,18 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	// StateFile, when set, keeps all state across restarts: it is loaded by
-	// New and rewritten (temp file + rename) after every change.
+	// StateFile, when set, keeps all state across restarts. New locks it
+	// (a second server on the same file fails to start), loads it and
+	// replays its journal; every change is appended to the journal before
+	// the request that made it is answered, so a crash of the process loses
+	// no answered change; the file itself is rewritten from time to time
+	// and by Close.
 	StateFile string
+	// Sync, with StateFile, answers a request only once its change is
+	// fsynced, so that an operating system crash or power loss loses no
+	// answered change either. Without it the journal is fsynced every
+	// second.
+	Sync bool
 	// Logger receives startup, persistence and webhook messages; nil discards them.
 	Logger *log.Logger
 	// LogRequests logs one line per API and admin request (never the API key).
@@ -60,9 +69,7 @@ type Server struct {
 
 	hooks *webhookQueue
 
-	persistWake chan struct{}
-	persistStop chan struct{}
-	persistDone chan struct{}
+	persist *persister // nil without a state file
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -104,13 +111,9 @@ func New(opts Options) (*Server, error) {
 	s.storageRoutes = s.newStorageRouter()
 	s.adminRoutes = s.newAdminRouter()
 	if opts.StateFile != "" {
-		if err := s.loadState(); err != nil {
+		if err := s.openState(); err != nil {
 			return nil, err
 		}
-		s.persistWake = make(chan struct{}, 1)
-		s.persistStop = make(chan struct{})
-		s.persistDone = make(chan struct{})
-		go s.persistLoop()
 	}
 	s.hooks = newWebhookQueue(s.log, s.closing)
 	return s, nil
@@ -215,10 +218,8 @@ func (s *Server) Close() error {
 		}
 		s.serveWG.Wait()
 		s.hooks.stop()
-		if s.persistStop != nil {
-			close(s.persistStop)
-			<-s.persistDone
-			if err := s.writeState(); err != nil {
+		if s.persist != nil {
+			if err := s.closeState(); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -230,20 +231,20 @@ func (s *Server) Close() error {
 // ManagementHandler serves the management service under /v3 and the admin
 // API under /admin/.
 func (s *Server) ManagementHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.awaitSaved(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
 			s.serveAdmin(w, r)
 			return
 		}
 		s.serveAPI(w, r, s.apiRoutes)
-	})
+	}))
 }
 
 // StorageHandler serves the storage service under /v3.
 func (s *Server) StorageHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.awaitSaved(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, s.storageRoutes)
-	})
+	}))
 }
 
 // serveAPI runs one API request: count, request faults, faults, route,

@@ -224,9 +224,11 @@ func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
 	var items []dataItem
 	var events []event
 	var hook string
+	// s.mu stays read-locked until the points are stored: the workspace
+	// cannot be deleted in between.
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	err := func() error {
-		s.mu.RLock()
-		defer s.mu.RUnlock()
 		w := s.workspaces[workspaceID]
 		if w == nil {
 			return notFound("workspace %q not found", workspaceID)
@@ -271,10 +273,10 @@ func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
 		s.series[workspaceID] = sr
 	}
 	accepted := sr.insert(prepared)
-	s.dataMu.Unlock()
 	if accepted > 0 {
-		s.changed()
+		s.changed(pointBatch{workspaceID, prepared})
 	}
+	s.dataMu.Unlock()
 	if hook != "" && len(items) > 0 {
 		s.hooks.enqueue(hook, BatchTypeData, items)
 		s.hooks.enqueue(hook, BatchTypeEvents, events)
@@ -501,6 +503,6 @@ func (s *Server) SetStorage(workspaceID string, enabled bool) error {
 		return notFound("workspace %q not found", workspaceID)
 	}
 	w.StorageEnabled = enabled
-	s.changed()
+	s.changed(w)
 	return nil
 }

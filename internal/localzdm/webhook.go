@@ -289,7 +289,7 @@ func (s *Server) SetWebhook(workspaceID, target string) error {
 		return notFound("workspace %q not found", workspaceID)
 	}
 	w.Webhook = target
-	s.changed()
+	s.changed(w)
 	return nil
 }
 

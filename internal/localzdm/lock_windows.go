@@ -1,0 +1,23 @@
+//go:build windows
+
+package localzdm
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+var lockFileEx = syscall.NewLazyDLL("kernel32.dll").NewProc("LockFileEx")
+
+// tryLock takes an exclusive lock on f without waiting (LockFileEx). The
+// system releases it when the process ends, however it ends.
+func tryLock(f *os.File) error {
+	const lockfileExclusiveLock, lockfileFailImmediately = 2, 1
+	var ol syscall.Overlapped
+	r, _, err := lockFileEx.Call(f.Fd(), lockfileExclusiveLock|lockfileFailImmediately, 0, 1, 0, uintptr(unsafe.Pointer(&ol)))
+	if r == 0 {
+		return err
+	}
+	return nil
+}
