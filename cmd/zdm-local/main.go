@@ -5,16 +5,17 @@
 //
 // Usage:
 //
-//	go run ./cmd/zdm-local [flags]
+//	make local                  # builds bin/zdm-local, runs it with .zdm-local/
+//	go build -o bin/zdm-local ./cmd/zdm-local && bin/zdm-local [flags]
 //
 // On start it prints the two base URLs and a bootstrap account, workspace and
 // API key as `export ZDM_...=` lines, and writes the same lines to -env-file
 // when given (written before the lines are printed), so a shell can source
 // them:
 //
-//	go run ./cmd/zdm-local -port 8080 -storage-port 8081 -env-file .zdm-local.env &
-//	until [ -f .zdm-local.env ]; do sleep 0.2; done
-//	. ./.zdm-local.env
+//	bin/zdm-local -port 8080 -storage-port 8081 -env-file .zdm-local/zdm.env &
+//	until [ -f .zdm-local/zdm.env ]; do sleep 0.2; done
+//	. .zdm-local/zdm.env
 //	curl -H "X-API-KEY: $ZDM_API_KEY" "$ZDM_BASE_URL/v3/workspaces"
 //
 // The lines set ZDM_BASE_URL, ZDM_STORAGE_URL, ZDM_ADMIN_URL, ZDM_API_KEY,
@@ -22,11 +23,26 @@
 // workspace. With -state-file and no -bootstrap-* flags, a restart prints the
 // same key and workspace.
 //
+// # State file
+//
+// With -state-file, one server at a time uses the file: it holds a lock on
+// FILE.lock (which names its process ID) and a second server on the same file
+// exits with an error naming that process. Every change is appended to a
+// journal (FILE.journal.N) before its request is answered, and the journal is
+// folded into FILE from time to time and on exit. A request answered 2xx is
+// never lost when the process is killed (kill -9, a crash). With -sync it is
+// also fsynced before the answer, so an operating system crash or power loss
+// loses nothing answered either; without -sync such a crash can lose the
+// changes of the last second. The cost of a change does not grow with the
+// size of the state. Start-up refuses a state file that is not consistent,
+// with one line naming the first problem.
+//
 // Flags:
 //
 //	-port N                     management service port (0 picks a free one)
 //	-storage-port N             storage service port (0 picks a free one)
 //	-state-file FILE            keep all state in FILE across restarts
+//	-sync                       fsync each change before answering (with -state-file)
 //	-env-file FILE              write the export lines to FILE (mode 0600)
 //	-bootstrap-name NAME        name of the bootstrap account and workspace
 //	-bootstrap-account-id ID    use (or create) this account ID
@@ -41,7 +57,8 @@
 // server's answers where the API specification is silent (/admin/choices),
 // inject faults into chosen requests (/admin/faults/requests) and change
 // objects as if outside Terraform. The server stops cleanly on SIGINT or
-// SIGTERM.
+// SIGTERM: it finishes the requests in flight, writes the state file and
+// exits 0.
 package main
 
 import (
@@ -71,9 +88,28 @@ func main() {
 	}
 }
 
+const usageHeader = `Usage: zdm-local [flags]
+
+Runs the local ZDM management and storage services on 127.0.0.1 and prints
+export ZDM_...= lines (base URLs, admin URL, API key, workspace and account
+IDs). Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
+
+With -state-file FILE, all state survives restarts. One server at a time uses
+FILE (a second one exits naming the process that holds FILE.lock). Every
+change is written to a journal (FILE.journal.N) before its request is
+answered: an answered change survives kill -9 or a crash of the process.
+With -sync each change is also fsynced before the answer, so it survives an
+operating system crash or power loss too; without -sync such a crash can lose
+the changes of the last second. A state file that is not consistent is
+refused at start-up with one line naming the problem.
+
+Flags:
+`
+
 type config struct {
 	port, storagePort int
 	stateFile         string
+	sync              bool
 	envFile           string
 	bootstrap         localzdm.Bootstrap
 	storage           bool
@@ -84,10 +120,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var c config
 	fs := flag.NewFlagSet("zdm-local", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageHeader)
+		fs.PrintDefaults()
+	}
 	fs.IntVar(&c.port, "port", 0, "management service `port` on 127.0.0.1 (0 picks a free one)")
 	fs.IntVar(&c.storagePort, "storage-port", 0, "storage service `port` on 127.0.0.1 (0 picks a free one)")
-	fs.StringVar(&c.stateFile, "state-file", "", "keep all state in this `file` across restarts")
-	fs.StringVar(&c.envFile, "env-file", "", "write `export ZDM_...=` lines to this `file`")
+	fs.StringVar(&c.stateFile, "state-file", "", "keep all state in this `file` across restarts (locked while in use; an answered change survives kill -9)")
+	fs.BoolVar(&c.sync, "sync", false, "with -state-file, fsync each change before answering: an answered change survives an OS crash or power loss too (without it, the last second can be lost)")
+	fs.StringVar(&c.envFile, "env-file", "", "write the export ZDM_...= lines to this `file` (mode 0600)")
 	fs.StringVar(&c.bootstrap.WorkspaceName, "bootstrap-name", "", "`name` of the bootstrap account and workspace (default \"local\")")
 	fs.StringVar(&c.bootstrap.AccountID, "bootstrap-account-id", "", "use or create this account `ID` for the bootstrap workspace")
 	fs.StringVar(&c.bootstrap.WorkspaceID, "bootstrap-workspace-id", "", "use or create this workspace `ID` for the bootstrap")
@@ -105,6 +146,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			return nil, fmt.Errorf("%s must be between 0 and 65535, got %d", name, p)
 		}
 	}
+	if c.sync && c.stateFile == "" {
+		return nil, errors.New("-sync needs -state-file")
+	}
 	if c.port != 0 && c.port == c.storagePort {
 		return nil, errors.New("-port and -storage-port must differ")
 	}
@@ -121,7 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logger := log.New(stderr, "", log.LstdFlags)
-	srv, err := localzdm.New(localzdm.Options{StateFile: c.stateFile, Logger: logger, LogRequests: c.verbose})
+	srv, err := localzdm.New(localzdm.Options{StateFile: c.stateFile, Sync: c.sync, Logger: logger, LogRequests: c.verbose})
 	if err != nil {
 		return err
 	}
@@ -131,6 +175,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	b, err := srv.EnsureBootstrap(c.bootstrap)
 	if err == nil && c.storage {
 		err = srv.SetStorage(b.WorkspaceID, true)
+	}
+	if err == nil {
+		err = srv.Sync() // the key printed is saved
 	}
 	if err != nil {
 		return errors.Join(fmt.Errorf("bootstrap: %w", err), srv.Close())
