@@ -346,7 +346,7 @@ func (s *Server) PurgeJob(deviceID, jobName string) error {
 		return notFound("job %q not found on device %q", jobName, deviceID)
 	}
 	delete(d.Jobs, jobName)
-	s.changed()
+	s.changed(d)
 	return nil
 }
 
@@ -363,7 +363,7 @@ func (s *Server) PurgeFOTA(deviceID string) error {
 		return notFound("no FOTA scheduled on device %q", deviceID)
 	}
 	d.FOTA = nil
-	s.changed()
+	s.changed(d)
 	return nil
 }
 
@@ -380,7 +380,7 @@ func (s *Server) RenameFleet(fleetID, name string) error {
 		return notFound("fleet %q not found", fleetID)
 	}
 	f.Name = n
-	s.changed()
+	s.changed(f)
 	return nil
 }
 
@@ -401,6 +401,6 @@ func (s *Server) MoveDevice(deviceID, fleetID string) error {
 		return conflict("fleet %q is in workspace %q, device %q in workspace %q", f.ID, f.WorkspaceID, d.ID, d.WorkspaceID)
 	}
 	d.FleetID = f.ID
-	s.changed()
+	s.changed(d)
 	return nil
 }
