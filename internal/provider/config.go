@@ -1,12 +1,25 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
 // Environment variables read when the matching provider attribute is null.
@@ -123,4 +136,239 @@ func userAgent(providerVersion, terraformVersion, appended string) string {
 		ua += " " + a
 	}
 	return ua
+}
+
+// providerModel maps the provider block.
+type providerModel struct {
+	BaseURL        types.String `tfsdk:"base_url"`
+	StorageURL     types.String `tfsdk:"storage_url"`
+	APIKey         types.String `tfsdk:"api_key"`
+	WorkspaceID    types.String `tfsdk:"workspace_id"`
+	RequestTimeout types.String `tfsdk:"request_timeout"`
+	MaxRetries     types.Int64  `tfsdk:"max_retries"`
+	InsecureHTTP   types.Bool   `tfsdk:"insecure_http"`
+}
+
+func (p *zdmProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	urlValidators := []validator.String{serviceURL{}}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Manages workspaces, fleets and devices of the ZDM device management service " +
+			"and reads them back. Every attribute falls back to an environment variable when it is not set.",
+		Attributes: map[string]schema.Attribute{
+			"base_url": schema.StringAttribute{
+				MarkdownDescription: "Address of the device management service, such as `https://api.example.com` " +
+					"(with or without the `/v3` version segment). Falls back to `" + envBaseURL + "`. Required " +
+					"in one of the two places. Plain `http` is accepted for loopback hosts, or for any host with `insecure_http`.",
+				Optional:   true,
+				Validators: urlValidators,
+			},
+			"storage_url": schema.StringAttribute{
+				MarkdownDescription: "Address of the time-series storage service (with or without `/v3`). " +
+					"Falls back to `" + envStorageURL + "`. May be omitted when no data source reads stored data.",
+				Optional:   true,
+				Validators: urlValidators,
+			},
+			"api_key": schema.StringAttribute{
+				MarkdownDescription: "API key sent in the `X-API-KEY` header. A key is bound to one workspace. " +
+					"Falls back to `" + envAPIKey + "`. Required in one of the two places. Never logged nor stored in state.",
+				Optional:   true,
+				Sensitive:  true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+			},
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "Default workspace of resources and data sources that take a `workspace_id`; " +
+					"normally the workspace the API key is bound to. Falls back to `" + envWorkspaceID + "`.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+			},
+			"request_timeout": schema.StringAttribute{
+				MarkdownDescription: "Time limit of one HTTP attempt, as a duration such as `\"60s\"` or `\"2m\"`. " +
+					"Defaults to `60s`. Falls back to `" + envRequestTimeout + "`.",
+				Optional:   true,
+				Validators: []validator.String{duration{}},
+			},
+			"max_retries": schema.Int64Attribute{
+				MarkdownDescription: "How many times a request is retried after a rate limit (429), an unavailable " +
+					"service (503) or a connection error, from 0 to 20. Defaults to 5. Falls back to `" + envMaxRetries + "`.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(minRetries, maxRetries)},
+			},
+			"insecure_http": schema.BoolAttribute{
+				MarkdownDescription: "Allow plain `http` addresses for hosts that are not loopback addresses. " +
+					"Defaults to `false`. Falls back to `" + envInsecureHTTP + "`.",
+				Optional: true,
+			},
+		},
+	}
+}
+
+func (p *zdmProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if cfg.BaseURL.IsUnknown() || cfg.StorageURL.IsUnknown() || cfg.APIKey.IsUnknown() ||
+		cfg.WorkspaceID.IsUnknown() || cfg.RequestTimeout.IsUnknown() || cfg.MaxRetries.IsUnknown() ||
+		cfg.InsecureHTTP.IsUnknown() {
+		// Known only at apply time: Terraform configures the provider again then.
+		tflog.Debug(ctx, "provider configuration has unknown values; configuring later")
+		return
+	}
+
+	settings, diags := resolveSettings(cfg, os.LookupEnv)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	key := settings.apiKey
+	ctx = maskKey(ctx, key)
+	c, err := client.New(client.Config{
+		BaseURL:        settings.baseURL,
+		StorageURL:     settings.storageURL,
+		APIKey:         key,
+		UserAgent:      userAgent(p.version, req.TerraformVersion, os.Getenv("TF_APPEND_USER_AGENT")),
+		RequestTimeout: settings.requestTimeout,
+		MaxRetries:     settings.clientRetries(),
+		Logger: func(ctx context.Context, msg string, fields map[string]any) {
+			tflog.Debug(maskKey(ctx, key), msg, fields)
+		},
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot create the ZDM client", err.Error())
+		return
+	}
+	tflog.Debug(ctx, "configured the ZDM client", map[string]any{
+		"base_url":     settings.baseURL,
+		"storage_url":  settings.storageURL,
+		"workspace_id": settings.workspaceID,
+		"max_retries":  settings.maxRetries,
+	})
+
+	data := &providerData{client: c, workspaceID: settings.workspaceID, hasStorage: settings.storageURL != "",
+		batch: newBatchedReads(c)}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+	resp.ListResourceData = data
+	resp.ActionData = data
+}
+
+// settings are the provider values after the environment fallbacks.
+type settings struct {
+	baseURL, storageURL, apiKey, workspaceID string
+	requestTimeout                           time.Duration // 0: client default
+	maxRetries                               int
+	maxRetriesSet                            bool
+	insecureHTTP                             bool
+}
+
+// resolveSettings applies the environment fallbacks (looked up with lookup)
+// to the known configuration cfg and checks the result. Each missing or
+// invalid value gives one error naming the attribute and its variable.
+func resolveSettings(cfg providerModel, lookup func(string) (string, bool)) (settings, diag.Diagnostics) {
+	var s settings
+	var diags diag.Diagnostics
+
+	// str returns the configured value, or the variable env when the
+	// attribute is null, and whether the value came from the environment.
+	str := func(v types.String, env string) (string, bool) {
+		if !v.IsNull() {
+			return v.ValueString(), false
+		}
+		e, _ := lookup(env)
+		return e, true
+	}
+
+	if !cfg.InsecureHTTP.IsNull() {
+		s.insecureHTTP = cfg.InsecureHTTP.ValueBool()
+	} else if e, ok := lookup(envInsecureHTTP); ok && e != "" {
+		b, err := parseBool(e)
+		if err != nil {
+			diags.AddAttributeError(path.Root("insecure_http"), "Invalid "+envInsecureHTTP,
+				describeSource("insecure_http", envInsecureHTTP, true)+" "+err.Error()+".")
+		}
+		s.insecureHTTP = b
+	}
+
+	var fromEnv bool
+	s.baseURL, fromEnv = str(cfg.BaseURL, envBaseURL)
+	if s.baseURL == "" {
+		diags.AddAttributeError(path.Root("base_url"), "Missing base_url",
+			"Set base_url in the provider block or the "+envBaseURL+" environment variable "+
+				"to the address of the device management service.")
+	} else if err := checkServiceURL(s.baseURL, s.insecureHTTP); err != nil {
+		diags.AddAttributeError(path.Root("base_url"), "Invalid base_url",
+			describeSource("base_url", envBaseURL, fromEnv)+" "+err.Error()+".")
+	}
+
+	s.storageURL, fromEnv = str(cfg.StorageURL, envStorageURL)
+	if s.storageURL != "" {
+		if err := checkServiceURL(s.storageURL, s.insecureHTTP); err != nil {
+			diags.AddAttributeError(path.Root("storage_url"), "Invalid storage_url",
+				describeSource("storage_url", envStorageURL, fromEnv)+" "+err.Error()+".")
+		}
+	}
+
+	s.apiKey, _ = str(cfg.APIKey, envAPIKey)
+	if strings.TrimSpace(s.apiKey) == "" {
+		diags.AddAttributeError(path.Root("api_key"), "Missing api_key",
+			"Set api_key in the provider block or the "+envAPIKey+" environment variable "+
+				"to an API key of the workspace.")
+	}
+
+	s.workspaceID, _ = str(cfg.WorkspaceID, envWorkspaceID)
+	s.workspaceID = strings.TrimSpace(s.workspaceID)
+
+	if timeout, fromEnv := str(cfg.RequestTimeout, envRequestTimeout); timeout != "" {
+		d, err := parseRequestTimeout(timeout)
+		if err != nil {
+			diags.AddAttributeError(path.Root("request_timeout"), "Invalid request_timeout",
+				describeSource("request_timeout", envRequestTimeout, fromEnv)+" "+err.Error()+".")
+		}
+		s.requestTimeout = d
+	}
+
+	if !cfg.MaxRetries.IsNull() {
+		s.maxRetries, s.maxRetriesSet = int(cfg.MaxRetries.ValueInt64()), true
+	} else if e, ok := lookup(envMaxRetries); ok && e != "" {
+		n, err := parseMaxRetries(e)
+		if err != nil {
+			diags.AddAttributeError(path.Root("max_retries"), "Invalid "+envMaxRetries,
+				describeSource("max_retries", envMaxRetries, true)+" "+err.Error()+".")
+		}
+		s.maxRetries, s.maxRetriesSet = n, true
+	}
+	return s, diags
+}
+
+// clientRetries maps max_retries to client.Config.MaxRetries, where 0 means
+// the default and a negative value means no retries.
+func (s settings) clientRetries() int {
+	switch {
+	case !s.maxRetriesSet:
+		return 0
+	case s.maxRetries == 0:
+		return -1
+	default:
+		return s.maxRetries
+	}
+}
+
+// describeSource names where a value came from, to start an error message.
+func describeSource(attr, env string, fromEnv bool) string {
+	if fromEnv {
+		return "The " + env + " environment variable (used because " + attr + " is not set)"
+	}
+	return "The value of " + attr
+}
+
+// maskKey returns ctx with every logged occurrence of key masked.
+func maskKey(ctx context.Context, key string) context.Context {
+	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, "api_key", "X-API-KEY", "x-api-key")
+	if key == "" {
+		return ctx
+	}
+	ctx = tflog.MaskAllFieldValuesStrings(ctx, key)
+	return tflog.MaskMessageStrings(ctx, key)
 }

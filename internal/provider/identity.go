@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -217,4 +218,47 @@ func importInWorkspaceWithIdentity(ctx context.Context, d *providerData, kind st
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 	setIdentity(ctx, resp.Identity, newInWorkspaceIdentity(ws, id), &resp.Diagnostics)
 	markImported(ctx, resp)
+}
+
+// parseImportID splits an import ID of an object that lives in a workspace:
+// "<workspace_id>/<id>", or "<id>" for the provider's default workspace
+// (returned as an empty workspace).
+func parseImportID(raw, kind string) (workspaceID, id string, err error) {
+	format := fmt.Sprintf("expected \"<workspace_id>/<%s_id>\" or \"<%s_id>\" (in the provider's workspace)", kind, kind)
+	parts := strings.Split(raw, "/")
+	switch len(parts) {
+	case 1:
+		if strings.TrimSpace(parts[0]) == "" {
+			return "", "", fmt.Errorf("empty import ID: %s", format)
+		}
+		return "", parts[0], nil
+	case 2:
+		if strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
+			return "", "", fmt.Errorf("import ID %q has an empty part: %s", raw, format)
+		}
+		return parts[0], parts[1], nil
+	default:
+		return "", "", fmt.Errorf("import ID %q has %d parts: %s", raw, len(parts), format)
+	}
+}
+
+// importInWorkspace imports an object of kind that lives in a workspace from
+// "<workspace_id>/<id>" or "<id>" (in the provider's default workspace).
+func importInWorkspace(ctx context.Context, d *providerData, kind string, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ws, id, err := parseImportID(req.ID, kind)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error()+".")
+		return
+	}
+	if ws == "" {
+		if d == nil || d.workspaceID == "" {
+			resp.Diagnostics.AddError("Invalid import ID",
+				"The import ID "+quote(req.ID)+" names no workspace and the provider has no workspace_id (nor "+
+					envWorkspaceID+"): use \"<workspace_id>/<"+kind+"_id>\".")
+			return
+		}
+		ws = d.workspaceID
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("workspace_id"), ws)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 }

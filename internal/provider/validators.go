@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -96,4 +97,54 @@ func (duration) ValidateString(_ context.Context, req validator.StringRequest, r
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
 			"The value of "+req.Path.String()+" "+err.Error()+".")
 	}
+}
+
+// jsonObject validates a string attribute holding a JSON object.
+type jsonObject struct{}
+
+var _ validator.String = jsonObject{}
+
+func (jsonObject) Description(context.Context) string {
+	return "must be a JSON object, such as the result of jsonencode({...})"
+}
+
+func (v jsonObject) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (jsonObject) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := compactJSONObject(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON in "+req.Path.String(),
+			"The value of "+req.Path.String()+" "+err.Error()+".")
+	}
+}
+
+// rfc3339 validates a time in RFC 3339 format.
+type rfc3339 struct{}
+
+var _ validator.String = rfc3339{}
+
+func (rfc3339) Description(context.Context) string {
+	return `must be a time in RFC 3339 format, such as "2025-01-31T12:00:00Z"`
+}
+
+func (v rfc3339) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v rfc3339) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := parseRFC3339(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+			"The value of "+req.Path.String()+", "+quote(req.ConfigValue.ValueString())+", "+v.Description(ctx)+".")
+	}
+}
+
+func parseRFC3339(s string) (time.Time, error) {
+	return time.Parse(time.RFC3339Nano, s)
 }

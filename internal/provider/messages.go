@@ -1,0 +1,48 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+)
+
+// describeFleets names the target fleets in messages.
+func describeFleets(workspaceID string, fleetIDs []string) string {
+	if len(fleetIDs) == 0 {
+		return "every fleet of workspace " + workspaceID
+	}
+	if len(fleetIDs) == 1 {
+		return "fleet " + fleetIDs[0] + " of workspace " + workspaceID
+	}
+	return "fleets " + strings.Join(fleetIDs, ", ") + " of workspace " + workspaceID
+}
+
+// unknownDevice is the error detail of a device the service does not know.
+func unknownDevice(deviceID string) string {
+	return "The service knows no device " + quote(deviceID) + " (or it is not in the workspace of the API key). " +
+		"Check device_id."
+}
+
+// upperFirst returns s with its first letter in upper case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// objectRef names an object in messages: "device "name" (id dev-1)".
+func objectRef(kind, name, id string) string {
+	return fmt.Sprintf("%s %q (id %s)", kind, name, id)
+}
+
+// forgetWarning is emitted by Delete: the API cannot delete the object.
+func forgetWarning(kind, name, id string) (string, string) {
+	return "The " + kind + " was only removed from the Terraform state",
+		"The ZDM API has no delete operation: " + objectRef(kind, name, id) +
+			" stays in the service. Terraform no longer manages it; import it again to manage it."
+}
+
+// quote returns s in double quotes, for messages.
+func quote(s string) string {
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,122 @@
+package provider
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+)
+
+// jsonValuePlan plans a job value (an optional and computed JSON object): a
+// configuration that holds the same JSON as the state (white space, key
+// order) keeps the state's text, so that reformatting plans no change, and a
+// missing value is planned as {} (what the service stores).
+type jsonValuePlan struct{}
+
+var _ planmodifier.String = jsonValuePlan{}
+
+func (jsonValuePlan) Description(context.Context) string {
+	return "Keeps the state's text while the configured JSON is the same value; plans {} when not set."
+}
+
+func (m jsonValuePlan) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (jsonValuePlan) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.ConfigValue.IsUnknown() {
+		return
+	}
+	want := emptyJSONObject
+	if !req.ConfigValue.IsNull() {
+		want = req.ConfigValue.ValueString()
+	}
+	if !req.StateValue.IsNull() && !req.StateValue.IsUnknown() && jsonEqual(req.StateValue.ValueString(), want) {
+		resp.PlanValue = req.StateValue
+		return
+	}
+	if req.ConfigValue.IsNull() {
+		resp.PlanValue = types.StringValue(emptyJSONObject)
+	}
+}
+
+// keepComputedUnlessChanged plans the computed attributes of a scheduling
+// resource: while none of the inputs changes, they keep the values of the
+// state; otherwise they stay unknown until the service answers. (The
+// framework marks them unknown as soon as the configuration's text differs
+// from the state, even when a plan modifier then keeps the state's value, as
+// jsonValuePlan does for reformatted JSON.) It is called from ModifyPlan,
+// after the attribute plan modifiers.
+func keepComputedUnlessChanged(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, inputs, computed []string) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	for _, name := range inputs {
+		var planned, prior attr.Value
+		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root(name), &planned)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
+		if resp.Diagnostics.HasError() || !planned.Equal(prior) {
+			return
+		}
+	}
+	for _, name := range computed {
+		var prior attr.Value
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), prior)...)
+	}
+}
+
+// warnDestroyOrReplace adds the plan-time warning of a destroy (the plan is
+// null) or of a replace (one of replacePaths differs between the plan, as
+// modified so far, and the state): either way, the object stays in the
+// service.
+func warnDestroyOrReplace(ctx context.Context, kind string, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, replacePaths ...path.Path) {
+	if req.State.Raw.IsNull() {
+		return
+	}
+	var name, id types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("name"), &name)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref := objectRef(kind, name.ValueString(), id.ValueString())
+	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.AddWarning("Destroying a "+kind+" only removes it from the Terraform state",
+			"The ZDM API has no delete operation: "+ref+" will stay in the service after this destroy. "+
+				"Terraform will stop managing it.")
+		return
+	}
+	changed := replacedPaths(ctx, resp.Plan, req.State, replacePaths, &resp.Diagnostics)
+	if len(changed) == 0 {
+		return
+	}
+	names := make([]string, 0, len(changed))
+	for _, p := range changed {
+		names = append(names, p.String())
+	}
+	resp.Diagnostics.AddWarning("Replacing a "+kind+" leaves the old one in the service",
+		"A change of "+strings.Join(names, ", ")+" needs a new "+kind+". The ZDM API has no delete operation: "+
+			ref+" will stay in the service and Terraform will stop managing it; a new "+kind+" will be created.")
+}
+
+// replacedPaths returns the paths whose planned value differs from the state
+// (unknown planned values count as changes).
+func replacedPaths(ctx context.Context, plan tfsdk.Plan, state tfsdk.State, paths []path.Path, diags *diag.Diagnostics) []path.Path {
+	var out []path.Path
+	for _, p := range paths {
+		var pv, sv types.String
+		diags.Append(plan.GetAttribute(ctx, p, &pv)...)
+		diags.Append(state.GetAttribute(ctx, p, &sv)...)
+		if !pv.Equal(sv) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

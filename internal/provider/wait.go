@@ -1,0 +1,101 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+// Defaults of the actions' wait attributes.
+const (
+	defaultWaitTimeout  = 5 * time.Minute
+	defaultPollInterval = 5 * time.Second
+)
+
+// waitOptions are the wait, timeout and poll_interval attributes of an action.
+type waitOptions struct {
+	wait     bool
+	timeout  time.Duration
+	interval time.Duration
+}
+
+// parseWaitOptions reads the wait attributes (validated already), applying
+// the defaults.
+func parseWaitOptions(wait types.Bool, timeout, interval types.String) waitOptions {
+	o := waitOptions{wait: wait.ValueBool(), timeout: defaultWaitTimeout, interval: defaultPollInterval}
+	if d, err := parseRequestTimeout(timeout.ValueString()); err == nil && !timeout.IsNull() {
+		o.timeout = d
+	}
+	if d, err := parseRequestTimeout(interval.ValueString()); err == nil && !interval.IsNull() {
+		o.interval = d
+	}
+	return o
+}
+
+// statusFunc returns the current status of what an action scheduled on a
+// device.
+type statusFunc func(ctx context.Context, deviceID string) (string, error)
+
+// waitDone polls status for every device every interval until all report
+// "done", or until timeout passes. progress receives a message each time
+// devices finish. The error of a timeout names the devices that are not done
+// with their last status.
+func waitDone(ctx context.Context, what string, devices []string, o waitOptions, status statusFunc, progress func(string)) error {
+	last := make(map[string]string, len(devices))
+	pending := slices.Clone(devices)
+	deadline := time.Now().Add(o.timeout)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("stopped waiting for %s: %w", what, ctx.Err())
+		case <-timer.C:
+		}
+		var still, finished []string
+		for _, dev := range pending {
+			s, err := status(ctx, dev)
+			if err != nil {
+				return fmt.Errorf("reading the status of %s on device %s: %w", what, dev, err)
+			}
+			last[dev] = s
+			if s == client.JobStatusDone {
+				finished = append(finished, dev)
+			} else {
+				still = append(still, dev)
+			}
+		}
+		pending = still
+		switch {
+		case len(finished) > 0:
+			progress(fmt.Sprintf("%s done on %s (%d of %d devices done)", upperFirst(what), abbreviate(finished),
+				len(devices)-len(pending), len(devices)))
+		case len(pending) > 0:
+			progress(fmt.Sprintf("Waiting for %s on %d of %d devices: %s", what, len(pending), len(devices),
+				abbreviate(pending)))
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			const most = 100
+			waiting := make([]string, 0, min(len(pending), most))
+			for _, dev := range pending[:min(len(pending), most)] {
+				waiting = append(waiting, dev+" ("+last[dev]+")")
+			}
+			more := ""
+			if len(pending) > most {
+				more = fmt.Sprintf(" and %d more", len(pending)-most)
+			}
+			return fmt.Errorf("%s is not done after %s on %d of %d devices: %s%s", what, o.timeout, len(pending),
+				len(devices), strings.Join(waiting, ", "), more)
+		}
+		timer.Reset(min(o.interval, left))
+	}
+}
