@@ -3,14 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/actionvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -152,114 +148,4 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if err := waitDone(ctx, what, devices, opts, status, progress); err != nil {
 		resp.Diagnostics.AddError("The "+what+" is not done", err.Error())
 	}
-}
-
-// actionTargetAttributes are the target and wait attributes of the
-// scheduling actions; what names what is scheduled ("job", "firmware update").
-func actionTargetAttributes(what string) map[string]schema.Attribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
-	return map[string]schema.Attribute{
-		"device_id": schema.StringAttribute{
-			MarkdownDescription: "ID of the device that gets the " + what + ". Exactly one of `device_id` and " +
-				"`workspace_id` must be set.",
-			Optional:   true,
-			Validators: notEmpty,
-		},
-		"workspace_id": schema.StringAttribute{
-			MarkdownDescription: "ID of the workspace whose fleets get the " + what + " (on every device they hold " +
-				"when the action runs). It must be set explicitly: the provider's `workspace_id` is not used, so that " +
-				"leaving out `device_id` cannot target a whole workspace by mistake. Exactly one of `device_id` and " +
-				"`workspace_id` must be set.",
-			Optional:   true,
-			Validators: notEmpty,
-		},
-		"fleet_ids": schema.SetAttribute{
-			MarkdownDescription: "IDs of the fleets of `workspace_id` that get the " + what + "; every fleet of the " +
-				"workspace when not set (an empty set is an error). Only with `workspace_id`.",
-			ElementType: types.StringType,
-			Optional:    true,
-			Validators: []validator.Set{
-				setvalidator.SizeAtLeast(1),
-				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), notBlank{}),
-			},
-		},
-		"wait": schema.BoolAttribute{
-			MarkdownDescription: "Wait until every targeted device reports the " + what + " `done`, polling each " +
-				"device every `poll_interval`. Defaults to `false`: the action ends once the " + what + " is scheduled.",
-			Optional: true,
-		},
-		"timeout": schema.StringAttribute{
-			MarkdownDescription: "With `wait`, how long to wait, as a duration such as `\"10m\"`; the action fails " +
-				"after it naming the devices not done. Defaults to `5m`.",
-			Optional:   true,
-			Validators: []validator.String{duration{}},
-		},
-		"poll_interval": schema.StringAttribute{
-			MarkdownDescription: "With `wait`, the time between two polls of the devices, as a duration such as " +
-				"`\"30s\"`; at most `timeout`. Defaults to `5s`. Each poll reads every device not done yet.",
-			Optional:   true,
-			Validators: []validator.String{duration{}},
-		},
-	}
-}
-
-// actionTargetValidators check the targets of the scheduling actions.
-func actionTargetValidators() []action.ConfigValidator {
-	return []action.ConfigValidator{
-		actionvalidator.ExactlyOneOf(path.MatchRoot("device_id"), path.MatchRoot("workspace_id")),
-		actionvalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("fleet_ids")),
-	}
-}
-
-// validateWaitOptions checks that poll_interval is not longer than timeout,
-// and warns when they are set without wait.
-func validateWaitOptions(wait types.Bool, timeout, interval types.String, diags *diag.Diagnostics) {
-	if wait.IsUnknown() || timeout.IsUnknown() || interval.IsUnknown() {
-		return
-	}
-	if !wait.ValueBool() {
-		for name, v := range map[string]types.String{"timeout": timeout, "poll_interval": interval} {
-			if !v.IsNull() {
-				diags.AddAttributeWarning(path.Root(name), "Unused "+name, name+" only applies with wait = true.")
-			}
-		}
-		return
-	}
-	o := parseWaitOptions(wait, timeout, interval)
-	if o.interval > o.timeout {
-		diags.AddAttributeError(path.Root("poll_interval"), "Invalid poll_interval",
-			fmt.Sprintf("poll_interval (%s) must not be longer than timeout (%s).", o.interval, o.timeout))
-	}
-}
-
-// progressFunc sends progress messages of an invocation.
-func progressFunc(resp *action.InvokeResponse) func(string) {
-	return func(msg string) {
-		if resp.SendProgress != nil {
-			resp.SendProgress(action.InvokeProgressEvent{Message: msg})
-		}
-	}
-}
-
-// reportScheduled reports what a fleet-wide schedule reached, and warns
-// when it reached no device. It returns whether there are devices to wait
-// for.
-func reportScheduled(what, ws string, fleets, devices []string, progress func(string), diags *diag.Diagnostics) bool {
-	target := describeFleets(ws, fleets)
-	if len(devices) == 0 {
-		diags.AddWarning("No device got the "+what,
-			"The "+what+" was scheduled on "+target+", which hold no device.")
-		return false
-	}
-	progress(fmt.Sprintf("Scheduled %s on %s: %d devices (%s)", what, target, len(devices), abbreviate(devices)))
-	return true
-}
-
-// abbreviate lists at most ten items.
-func abbreviate(items []string) string {
-	const most = 10
-	if len(items) <= most {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(items[:most], ", ") + fmt.Sprintf(" and %d more", len(items)-most)
 }

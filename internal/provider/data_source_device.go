@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -24,25 +23,6 @@ func newDeviceDataSource() datasource.DataSource {
 // deviceDataSource reads one device of a workspace by ID or name.
 type deviceDataSource struct {
 	data *providerData
-}
-
-// deviceAttributes are the read-only attributes of a device in data sources.
-func deviceAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"id":             schema.StringAttribute{MarkdownDescription: "Device ID.", Computed: true},
-		"workspace_id":   schema.StringAttribute{MarkdownDescription: "ID of the workspace of the device.", Computed: true},
-		"name":           schema.StringAttribute{MarkdownDescription: "Device name.", Computed: true},
-		"fleet_id":       schema.StringAttribute{MarkdownDescription: "ID of the fleet of the device.", Computed: true},
-		"fleet_name":     schema.StringAttribute{MarkdownDescription: "Name of the fleet of the device.", Computed: true},
-		"workspace_name": schema.StringAttribute{MarkdownDescription: "Name of the workspace of the device.", Computed: true},
-		"account_id":     schema.StringAttribute{MarkdownDescription: "ID of the account that owns the device.", Computed: true},
-		"created_at":     schema.StringAttribute{MarkdownDescription: "Creation time (RFC 3339).", Computed: true},
-		"phys_id":        schema.StringAttribute{MarkdownDescription: "Physical device ID.", Computed: true},
-		"identities": schema.StringAttribute{
-			MarkdownDescription: "Identities of the device as a JSON array (decode it with `jsondecode`); null when it has none.",
-			Computed:            true,
-		},
-	}
 }
 
 func (d *deviceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -32,53 +31,6 @@ type deviceJobsModel struct {
 	DeviceID types.String   `tfsdk:"device_id"`
 	Status   types.String   `tfsdk:"status"`
 	Jobs     []jobItemModel `tfsdk:"jobs"`
-}
-
-// jobItemModel is one job of a device in data sources.
-type jobItemModel struct {
-	Name        types.String `tfsdk:"name"`
-	Status      types.String `tfsdk:"status"`
-	ScheduledAt types.String `tfsdk:"scheduled_at"`
-	Value       types.String `tfsdk:"value"`
-}
-
-// flattenJobItem copies an API job into the model; the value is compact JSON.
-func flattenJobItem(j *client.Job) jobItemModel {
-	return jobItemModel{
-		Name:        types.StringValue(j.Name),
-		Status:      types.StringValue(j.Status),
-		ScheduledAt: types.StringValue(j.ScheduledAt),
-		Value:       types.StringValue(compactJSON(j.Value)),
-	}
-}
-
-// deviceIDAttribute is the required device_id of the job and firmware data
-// sources.
-func deviceIDAttribute(description string) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: description,
-		Required:            true,
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
-	}
-}
-
-// jobItemAttributes are the read-only attributes of a job in data sources.
-func jobItemAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"name": schema.StringAttribute{MarkdownDescription: "Job name.", Computed: true},
-		"status": schema.StringAttribute{
-			MarkdownDescription: "Job status: `pending` until the device has run the job, then `done`.",
-			Computed:            true,
-		},
-		"scheduled_at": schema.StringAttribute{
-			MarkdownDescription: "When the job was (last) scheduled (RFC 3339).",
-			Computed:            true,
-		},
-		"value": schema.StringAttribute{
-			MarkdownDescription: "Arguments of the job, as compact JSON text (decode it with `jsondecode`).",
-			Computed:            true,
-		},
-	}
 }
 
 func (d *deviceJobsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {

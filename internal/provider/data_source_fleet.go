@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -24,24 +23,6 @@ func newFleetDataSource() datasource.DataSource {
 // fleetDataSource reads one fleet of a workspace by ID or name.
 type fleetDataSource struct {
 	data *providerData
-}
-
-// fleetAttributes are the read-only attributes of a fleet in data sources.
-func fleetAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"id":           schema.StringAttribute{MarkdownDescription: "Fleet ID.", Computed: true},
-		"workspace_id": schema.StringAttribute{MarkdownDescription: "ID of the workspace of the fleet.", Computed: true},
-		"name":         schema.StringAttribute{MarkdownDescription: "Fleet name.", Computed: true},
-		"description":  schema.StringAttribute{MarkdownDescription: "Fleet description.", Computed: true},
-		"account_id":   schema.StringAttribute{MarkdownDescription: "ID of the account that owns the fleet.", Computed: true},
-		"created_at":   schema.StringAttribute{MarkdownDescription: "Creation time (RFC 3339).", Computed: true},
-	}
-}
-
-// workspaceLookupAttribute is the workspace_id of data sources that read in
-// one workspace.
-func workspaceLookupAttribute() schema.StringAttribute {
-	return lookupAttribute("ID of the workspace to read from; defaults to the provider's `workspace_id`.")
 }
 
 func (d *fleetDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {

@@ -2,17 +2,11 @@ package provider
 
 import (
 	"context"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -29,28 +23,6 @@ func newWorkspaceDataSource() datasource.DataSource {
 // workspaceDataSource reads one workspace of the key's account by ID or name.
 type workspaceDataSource struct {
 	data *providerData
-}
-
-// workspaceAttributes are the read-only attributes of a workspace in data
-// sources; lookup attributes are made optional by the caller.
-func workspaceAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"id":          schema.StringAttribute{MarkdownDescription: "Workspace ID.", Computed: true},
-		"name":        schema.StringAttribute{MarkdownDescription: "Workspace name.", Computed: true},
-		"description": schema.StringAttribute{MarkdownDescription: "Workspace description.", Computed: true},
-		"account_id":  schema.StringAttribute{MarkdownDescription: "ID of the account that owns the workspace.", Computed: true},
-		"created_at":  schema.StringAttribute{MarkdownDescription: "Creation time (RFC 3339).", Computed: true},
-	}
-}
-
-// lookupAttribute is an optional string that selects the object to read.
-func lookupAttribute(description string) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: description,
-		Optional:            true,
-		Computed:            true,
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
-	}
 }
 
 func (d *workspaceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -119,59 +91,4 @@ func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 	state := flattenWorkspace(&found[0])
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-// lookupByIDOrName reads the kind object of scope named by id (when not
-// null) with one get, or else by name with one list, where the name must be
-// unique. It reports what went wrong on diags and returns nil then.
-func lookupByIDOrName[T any](kind, scope string, id, name types.String, get func(string) (*T, error), list func() ([]T, error), nameOf, idOf func(T) string, diags *diag.Diagnostics) *T {
-	if !id.IsNull() {
-		want := id.ValueString()
-		o, err := get(want)
-		if client.IsNotFound(err) {
-			checkUnique(diags, kind, "id", want, scope, nil)
-			return nil
-		}
-		if err != nil {
-			diags.AddError("Cannot read "+kind+" "+want+" of "+scope, err.Error())
-			return nil
-		}
-		return o
-	}
-	want := name.ValueString()
-	all, err := list()
-	if err != nil {
-		diags.AddError("Cannot list the "+kind+"s of "+scope, err.Error())
-		return nil
-	}
-	var found []T
-	var ids []string
-	for _, o := range all {
-		if nameOf(o) == want {
-			found = append(found, o)
-			ids = append(ids, idOf(o))
-		}
-	}
-	if !checkUnique(diags, kind, "name", want, scope, ids) {
-		return nil
-	}
-	return &found[0]
-}
-
-// checkUnique reports an error on attr when the lookup of kind by attr =
-// want in scope found no object or several (listed by ID); it tells whether
-// exactly one was found.
-func checkUnique(diags *diag.Diagnostics, kind, attr, want, scope string, ids []string) bool {
-	switch len(ids) {
-	case 1:
-		return true
-	case 0:
-		diags.AddAttributeError(path.Root(attr), "No "+kind+" found",
-			"No "+kind+" with "+attr+" "+quote(want)+" exists in "+scope+".")
-	default:
-		diags.AddAttributeError(path.Root(attr), "Several "+kind+"s found",
-			"The "+kind+" "+attr+" "+quote(want)+" is not unique in "+scope+": it matches "+
-				strings.Join(ids, ", ")+". Look the "+kind+" up by id instead.")
-	}
-	return false
 }

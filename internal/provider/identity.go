@@ -262,3 +262,19 @@ func importInWorkspace(ctx context.Context, d *providerData, kind string, req re
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("workspace_id"), ws)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 }
+
+// deviceJobID is the ID (and import ID) of a device job.
+func deviceJobID(deviceID, name string) string {
+	return deviceID + "/" + name
+}
+
+// parseDeviceJobID splits "<device_id>/<job_name>" at the first "/": the job
+// name may contain "/", the device ID may not.
+func parseDeviceJobID(raw string) (deviceID, name string, err error) {
+	dev, name, ok := strings.Cut(raw, "/")
+	if !ok || strings.TrimSpace(dev) == "" || strings.TrimSpace(name) == "" {
+		return "", "", fmt.Errorf("import ID %q is not \"<device_id>/<job_name>\" (the job name is everything after "+
+			"the first \"/\")", raw)
+	}
+	return dev, name, nil
+}

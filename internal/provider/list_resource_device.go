@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -149,64 +148,4 @@ func deviceMatcher(cfg deviceListModel) (func(*client.Device) bool, error) {
 			(prefix == "" || strings.HasPrefix(d.Name, prefix)) &&
 			(re == nil || re.MatchString(d.Name))
 	}, nil
-}
-
-// displayName is the display name of a listed object: "name (id)".
-func displayName(name, id string) string {
-	return name + " (" + id + ")"
-}
-
-// streamResults streams the objects of all that match accepts as list
-// results, at most req.Limit of them: each with the display name and identity
-// that describe gives, and with include_resource the resource model that
-// model builds from the same list answer (no request per object).
-func streamResults[T, M any](ctx context.Context, req list.ListRequest, all []T, match func(*T) bool,
-	describe func(*T) (name, id string, identity any), model func(*T) M) func(push func(list.ListResult) bool) {
-	return func(push func(list.ListResult) bool) {
-		var n int64
-		for i := range all {
-			o := &all[i]
-			if !match(o) {
-				continue
-			}
-			if req.Limit > 0 && n >= req.Limit {
-				return
-			}
-			n++
-			name, id, identity := describe(o)
-			result := req.NewListResult(ctx)
-			result.DisplayName = displayName(name, id)
-			setIdentity(ctx, result.Identity, identity, &result.Diagnostics)
-			if req.IncludeResource {
-				m := model(o)
-				result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
-			}
-			if !push(result) {
-				return
-			}
-		}
-	}
-}
-
-// regexString checks that a string is a valid RE2 regular expression.
-type regexString struct{}
-
-var _ validator.String = regexString{}
-
-func (regexString) Description(context.Context) string {
-	return "must be a valid regular expression (RE2 syntax)"
-}
-
-func (v regexString) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v regexString) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := regexp.Compile(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
-			"The value of "+req.Path.String()+" "+v.Description(ctx)+": "+err.Error()+".")
-	}
 }

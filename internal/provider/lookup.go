@@ -2,7 +2,11 @@ package provider
 
 import (
 	"context"
+	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -19,4 +23,59 @@ func deviceExists(ctx context.Context, c *client.Client, deviceID string) (bool,
 	default:
 		return true, nil
 	}
+}
+
+// lookupByIDOrName reads the kind object of scope named by id (when not
+// null) with one get, or else by name with one list, where the name must be
+// unique. It reports what went wrong on diags and returns nil then.
+func lookupByIDOrName[T any](kind, scope string, id, name types.String, get func(string) (*T, error), list func() ([]T, error), nameOf, idOf func(T) string, diags *diag.Diagnostics) *T {
+	if !id.IsNull() {
+		want := id.ValueString()
+		o, err := get(want)
+		if client.IsNotFound(err) {
+			checkUnique(diags, kind, "id", want, scope, nil)
+			return nil
+		}
+		if err != nil {
+			diags.AddError("Cannot read "+kind+" "+want+" of "+scope, err.Error())
+			return nil
+		}
+		return o
+	}
+	want := name.ValueString()
+	all, err := list()
+	if err != nil {
+		diags.AddError("Cannot list the "+kind+"s of "+scope, err.Error())
+		return nil
+	}
+	var found []T
+	var ids []string
+	for _, o := range all {
+		if nameOf(o) == want {
+			found = append(found, o)
+			ids = append(ids, idOf(o))
+		}
+	}
+	if !checkUnique(diags, kind, "name", want, scope, ids) {
+		return nil
+	}
+	return &found[0]
+}
+
+// checkUnique reports an error on attr when the lookup of kind by attr =
+// want in scope found no object or several (listed by ID); it tells whether
+// exactly one was found.
+func checkUnique(diags *diag.Diagnostics, kind, attr, want, scope string, ids []string) bool {
+	switch len(ids) {
+	case 1:
+		return true
+	case 0:
+		diags.AddAttributeError(path.Root(attr), "No "+kind+" found",
+			"No "+kind+" with "+attr+" "+quote(want)+" exists in "+scope+".")
+	default:
+		diags.AddAttributeError(path.Root(attr), "Several "+kind+"s found",
+			"The "+kind+" "+attr+" "+quote(want)+" is not unique in "+scope+": it matches "+
+				strings.Join(ids, ", ")+". Look the "+kind+" up by id instead.")
+	}
+	return false
 }

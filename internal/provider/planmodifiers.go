@@ -7,10 +7,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 )
 
 // jsonValuePlan plans a job value (an optional and computed JSON object): a
@@ -119,4 +119,32 @@ func replacedPaths(ctx context.Context, plan tfsdk.Plan, state tfsdk.State, path
 		}
 	}
 	return out
+}
+
+// fleetNameUnchanged keeps the fleet_name of the state while neither the
+// fleet nor the name of the device changes; otherwise fleet_name stays
+// unknown until the update answers.
+type fleetNameUnchanged struct{}
+
+func (fleetNameUnchanged) Description(context.Context) string {
+	return "Keeps the value of the state while fleet_id and name do not change."
+}
+
+func (m fleetNameUnchanged) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (fleetNameUnchanged) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || !req.PlanValue.IsUnknown() {
+		return
+	}
+	for _, p := range []path.Path{path.Root("fleet_id"), path.Root("name")} {
+		var planned, prior types.String
+		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, p, &planned)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, p, &prior)...)
+		if resp.Diagnostics.HasError() || planned.IsUnknown() || !planned.Equal(prior) {
+			return
+		}
+	}
+	resp.PlanValue = req.StateValue
 }

@@ -1,9 +1,7 @@
 package provider
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -14,9 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -36,59 +32,6 @@ func newDeviceResource() resource.Resource {
 // (name and fleet) devices but not delete them.
 type deviceResource struct {
 	data *providerData
-}
-
-// deviceModel maps the zdm_device resource and data source.
-type deviceModel struct {
-	ID            types.String `tfsdk:"id"`
-	WorkspaceID   types.String `tfsdk:"workspace_id"`
-	Name          types.String `tfsdk:"name"`
-	FleetID       types.String `tfsdk:"fleet_id"`
-	FleetName     types.String `tfsdk:"fleet_name"`
-	WorkspaceName types.String `tfsdk:"workspace_name"`
-	AccountID     types.String `tfsdk:"account_id"`
-	CreatedAt     types.String `tfsdk:"created_at"`
-	PhysID        types.String `tfsdk:"phys_id"`
-	Identities    types.String `tfsdk:"identities"`
-}
-
-// flattenDevice copies an API device into the model. The workspace of the
-// request is used when the answer does not name one.
-func flattenDevice(d *client.Device, workspaceID string) deviceModel {
-	ws := d.WorkspaceID
-	if ws == "" {
-		ws = workspaceID
-	}
-	return deviceModel{
-		ID:            types.StringValue(d.ID),
-		WorkspaceID:   types.StringValue(ws),
-		Name:          types.StringValue(d.Name),
-		FleetID:       types.StringValue(d.FleetID),
-		FleetName:     types.StringValue(d.FleetName),
-		WorkspaceName: types.StringValue(d.WorkspaceName),
-		AccountID:     types.StringValue(d.AccountID),
-		CreatedAt:     types.StringValue(d.CreatedAt),
-		PhysID:        types.StringValue(d.PhysID),
-		Identities:    flattenIdentities(d.Identities),
-	}
-}
-
-// flattenIdentities returns the identities as compact JSON, or null when the
-// device has none (field absent, null or an empty array).
-func flattenIdentities(raw json.RawMessage) types.String {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
-		return types.StringNull()
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, trimmed); err != nil {
-		// Not JSON: keep the text as the service sent it.
-		return types.StringValue(string(trimmed))
-	}
-	if buf.String() == "[]" {
-		return types.StringNull()
-	}
-	return types.StringValue(buf.String())
 }
 
 func (r *deviceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -168,34 +111,6 @@ func (r *deviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			},
 		},
 	}
-}
-
-// fleetNameUnchanged keeps the fleet_name of the state while neither the
-// fleet nor the name of the device changes; otherwise fleet_name stays
-// unknown until the update answers.
-type fleetNameUnchanged struct{}
-
-func (fleetNameUnchanged) Description(context.Context) string {
-	return "Keeps the value of the state while fleet_id and name do not change."
-}
-
-func (m fleetNameUnchanged) MarkdownDescription(ctx context.Context) string {
-	return m.Description(ctx)
-}
-
-func (fleetNameUnchanged) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || !req.PlanValue.IsUnknown() {
-		return
-	}
-	for _, p := range []path.Path{path.Root("fleet_id"), path.Root("name")} {
-		var planned, prior types.String
-		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, p, &planned)...)
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, p, &prior)...)
-		if resp.Diagnostics.HasError() || planned.IsUnknown() || !planned.Equal(prior) {
-			return
-		}
-	}
-	resp.PlanValue = req.StateValue
 }
 
 func (r *deviceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {

@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -17,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -47,45 +44,6 @@ type deviceJobModel struct {
 	Triggers    types.Map    `tfsdk:"triggers"`
 	Status      types.String `tfsdk:"status"`
 	ScheduledAt types.String `tfsdk:"scheduled_at"`
-}
-
-// deviceJobID is the ID (and import ID) of a device job.
-func deviceJobID(deviceID, name string) string {
-	return deviceID + "/" + name
-}
-
-// parseDeviceJobID splits "<device_id>/<job_name>" at the first "/": the job
-// name may contain "/", the device ID may not.
-func parseDeviceJobID(raw string) (deviceID, name string, err error) {
-	dev, name, ok := strings.Cut(raw, "/")
-	if !ok || strings.TrimSpace(dev) == "" || strings.TrimSpace(name) == "" {
-		return "", "", fmt.Errorf("import ID %q is not \"<device_id>/<job_name>\" (the job name is everything after "+
-			"the first \"/\")", raw)
-	}
-	return dev, name, nil
-}
-
-// jobValueAttribute is the value attribute of the job resources.
-func jobValueAttribute(what string) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: "Arguments of the job: a JSON object, best written with `jsonencode({...})`; `{}` when " +
-			"not set. The JSON is checked at plan time. Changing the value " + what + " with the new value; " +
-			"reformatting it (white space, order of keys) changes nothing.",
-		Optional:      true,
-		Computed:      true,
-		Validators:    []validator.String{jsonObject{}},
-		PlanModifiers: []planmodifier.String{jsonValuePlan{}},
-	}
-}
-
-// triggersAttribute is the triggers attribute of the scheduling resources.
-func triggersAttribute(what string) schema.MapAttribute {
-	return schema.MapAttribute{
-		MarkdownDescription: "Arbitrary strings (such as a release tag or a timestamp) that " + what + " again, in " +
-			"place, whenever any of them changes; the service does not see them.",
-		ElementType: types.StringType,
-		Optional:    true,
-	}
 }
 
 func (r *deviceJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {

@@ -13,9 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -35,33 +33,6 @@ func newFleetResource() resource.Resource {
 // neither update nor delete them.
 type fleetResource struct {
 	data *providerData
-}
-
-// fleetModel maps the zdm_fleet resource and data source.
-type fleetModel struct {
-	ID          types.String `tfsdk:"id"`
-	WorkspaceID types.String `tfsdk:"workspace_id"`
-	Name        types.String `tfsdk:"name"`
-	Description types.String `tfsdk:"description"`
-	AccountID   types.String `tfsdk:"account_id"`
-	CreatedAt   types.String `tfsdk:"created_at"`
-}
-
-// flattenFleet copies an API fleet into the model. The workspace of the
-// request is used when the answer does not name one.
-func flattenFleet(f *client.Fleet, workspaceID string) fleetModel {
-	ws := f.WorkspaceID
-	if ws == "" {
-		ws = workspaceID
-	}
-	return fleetModel{
-		ID:          types.StringValue(f.ID),
-		WorkspaceID: types.StringValue(ws),
-		Name:        types.StringValue(f.Name),
-		Description: types.StringValue(f.Description),
-		AccountID:   types.StringValue(f.AccountID),
-		CreatedAt:   types.StringValue(f.CreatedAt),
-	}
 }
 
 func (r *fleetResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {

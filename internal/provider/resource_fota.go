@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -18,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -66,19 +64,6 @@ func (m *fotaModel) target(ctx context.Context, diags *diag.Diagnostics) string 
 		return "device " + m.DeviceID.ValueString()
 	}
 	return describeFleets(m.WorkspaceID.ValueString(), setStrings(ctx, m.FleetIDs, diags))
-}
-
-// fleetIDsAttribute is the fleet_ids attribute of the fleet-wide resources.
-func fleetIDsAttribute(description string) schema.SetAttribute {
-	return schema.SetAttribute{
-		MarkdownDescription: description,
-		ElementType:         types.StringType,
-		Optional:            true,
-		Validators: []validator.Set{
-			setvalidator.SizeAtLeast(1),
-			setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), notBlank{}),
-		},
-	}
 }
 
 func (r *fotaResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {

@@ -13,9 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -35,26 +33,6 @@ func newWorkspaceResource() resource.Resource {
 // workspaces but neither update nor delete them.
 type workspaceResource struct {
 	data *providerData
-}
-
-// workspaceModel maps the zdm_workspace resource and data source.
-type workspaceModel struct {
-	ID          types.String `tfsdk:"id"`
-	Name        types.String `tfsdk:"name"`
-	Description types.String `tfsdk:"description"`
-	AccountID   types.String `tfsdk:"account_id"`
-	CreatedAt   types.String `tfsdk:"created_at"`
-}
-
-// flattenWorkspace copies an API workspace into the model.
-func flattenWorkspace(w *client.Workspace) workspaceModel {
-	return workspaceModel{
-		ID:          types.StringValue(w.ID),
-		Name:        types.StringValue(w.Name),
-		Description: types.StringValue(w.Description),
-		AccountID:   types.StringValue(w.AccountID),
-		CreatedAt:   types.StringValue(w.CreatedAt),
-	}
 }
 
 func (r *workspaceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {

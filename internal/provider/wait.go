@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
@@ -98,4 +100,27 @@ func waitDone(ctx context.Context, what string, devices []string, o waitOptions,
 		}
 		timer.Reset(min(o.interval, left))
 	}
+}
+
+// progressFunc sends progress messages of an invocation.
+func progressFunc(resp *action.InvokeResponse) func(string) {
+	return func(msg string) {
+		if resp.SendProgress != nil {
+			resp.SendProgress(action.InvokeProgressEvent{Message: msg})
+		}
+	}
+}
+
+// reportScheduled reports what a fleet-wide schedule reached, and warns
+// when it reached no device. It returns whether there are devices to wait
+// for.
+func reportScheduled(what, ws string, fleets, devices []string, progress func(string), diags *diag.Diagnostics) bool {
+	target := describeFleets(ws, fleets)
+	if len(devices) == 0 {
+		diags.AddWarning("No device got the "+what,
+			"The "+what+" was scheduled on "+target+", which hold no device.")
+		return false
+	}
+	progress(fmt.Sprintf("Scheduled %s on %s: %d devices (%s)", what, target, len(devices), abbreviate(devices)))
+	return true
 }

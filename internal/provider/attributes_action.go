@@ -1,0 +1,58 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// actionTargetAttributes are the target and wait attributes of the
+// scheduling actions; what names what is scheduled ("job", "firmware update").
+func actionTargetAttributes(what string) map[string]schema.Attribute {
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
+	return map[string]schema.Attribute{
+		"device_id": schema.StringAttribute{
+			MarkdownDescription: "ID of the device that gets the " + what + ". Exactly one of `device_id` and " +
+				"`workspace_id` must be set.",
+			Optional:   true,
+			Validators: notEmpty,
+		},
+		"workspace_id": schema.StringAttribute{
+			MarkdownDescription: "ID of the workspace whose fleets get the " + what + " (on every device they hold " +
+				"when the action runs). It must be set explicitly: the provider's `workspace_id` is not used, so that " +
+				"leaving out `device_id` cannot target a whole workspace by mistake. Exactly one of `device_id` and " +
+				"`workspace_id` must be set.",
+			Optional:   true,
+			Validators: notEmpty,
+		},
+		"fleet_ids": schema.SetAttribute{
+			MarkdownDescription: "IDs of the fleets of `workspace_id` that get the " + what + "; every fleet of the " +
+				"workspace when not set (an empty set is an error). Only with `workspace_id`.",
+			ElementType: types.StringType,
+			Optional:    true,
+			Validators: []validator.Set{
+				setvalidator.SizeAtLeast(1),
+				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), notBlank{}),
+			},
+		},
+		"wait": schema.BoolAttribute{
+			MarkdownDescription: "Wait until every targeted device reports the " + what + " `done`, polling each " +
+				"device every `poll_interval`. Defaults to `false`: the action ends once the " + what + " is scheduled.",
+			Optional: true,
+		},
+		"timeout": schema.StringAttribute{
+			MarkdownDescription: "With `wait`, how long to wait, as a duration such as `\"10m\"`; the action fails " +
+				"after it naming the devices not done. Defaults to `5m`.",
+			Optional:   true,
+			Validators: []validator.String{duration{}},
+		},
+		"poll_interval": schema.StringAttribute{
+			MarkdownDescription: "With `wait`, the time between two polls of the devices, as a duration such as " +
+				"`\"30s\"`; at most `timeout`. Defaults to `5s`. Each poll reads every device not done yet.",
+			Optional:   true,
+			Validators: []validator.String{duration{}},
+		},
+	}
+}
