@@ -8,6 +8,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 )
 
+// Adoption after an ambiguous create: when the connection fails after a
+// create request was sent, the object is adopted only when a listing proves
+// it can only be ours.
+
 // createSkew is how much older than the local clock just before a POST an
 // object may look and still be adopted after an ambiguous create, to absorb
 // clock differences between this machine and the service.

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// Schema attributes shared by the actions.
+
 // actionTargetAttributes are the target and wait attributes of the
 // scheduling actions; what names what is scheduled ("job", "firmware update").
 func actionTargetAttributes(what string) map[string]schema.Attribute {

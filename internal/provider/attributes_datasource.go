@@ -6,6 +6,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
+// Schema attributes shared by the data sources.
+
 // workspaceAttributes are the read-only attributes of a workspace in data
 // sources; lookup attributes are made optional by the caller.
 func workspaceAttributes() map[string]schema.Attribute {

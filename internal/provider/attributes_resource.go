@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// Schema attributes shared by the resources.
+
 // jobValueAttribute is the value attribute of the job resources.
 func jobValueAttribute(what string) schema.StringAttribute {
 	return schema.StringAttribute{

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// Sets and lists of strings.
+
 // setStrings returns the elements of a set of strings, sorted; nil when the
 // set is null or unknown.
 func setStrings(ctx context.Context, s types.Set, diags *diag.Diagnostics) []string {

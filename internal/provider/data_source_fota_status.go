@@ -35,26 +35,6 @@ type fotaStatusModel struct {
 	FirmwareVersion types.String `tfsdk:"firmware_version"`
 }
 
-// flattenFOTAStatus copies the FOTA of a device into the model; nil means the
-// device never had a firmware update.
-func flattenFOTAStatus(deviceID string, f *client.FOTA) fotaStatusModel {
-	if f == nil {
-		return fotaStatusModel{
-			DeviceID: types.StringValue(deviceID), Scheduled: types.BoolValue(false),
-			ScheduledAt: types.StringNull(), Status: types.StringNull(),
-			FirmwareID: types.StringNull(), FirmwareVersion: types.StringNull(),
-		}
-	}
-	return fotaStatusModel{
-		DeviceID:        types.StringValue(deviceID),
-		Scheduled:       types.BoolValue(true),
-		ScheduledAt:     types.StringValue(f.ScheduledAt),
-		Status:          types.StringValue(f.Status),
-		FirmwareID:      types.StringValue(f.Value.FirmwareID),
-		FirmwareVersion: types.StringValue(f.Value.FirmwareVersion),
-	}
-}
-
 func (d *fotaStatusDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_fota_status"
 }
@@ -127,4 +107,24 @@ func (d *fotaStatusDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	}
 	state := flattenFOTAStatus(dev, f)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// flattenFOTAStatus copies the FOTA of a device into the model; nil means the
+// device never had a firmware update.
+func flattenFOTAStatus(deviceID string, f *client.FOTA) fotaStatusModel {
+	if f == nil {
+		return fotaStatusModel{
+			DeviceID: types.StringValue(deviceID), Scheduled: types.BoolValue(false),
+			ScheduledAt: types.StringNull(), Status: types.StringNull(),
+			FirmwareID: types.StringNull(), FirmwareVersion: types.StringNull(),
+		}
+	}
+	return fotaStatusModel{
+		DeviceID:        types.StringValue(deviceID),
+		Scheduled:       types.BoolValue(true),
+		ScheduledAt:     types.StringValue(f.ScheduledAt),
+		Status:          types.StringValue(f.Status),
+		FirmwareID:      types.StringValue(f.Value.FirmwareID),
+		FirmwareVersion: types.StringValue(f.Value.FirmwareVersion),
+	}
 }

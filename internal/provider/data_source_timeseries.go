@@ -1,28 +1,21 @@
 package provider
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
@@ -32,15 +25,6 @@ var (
 	_ datasource.DataSourceWithConfigure        = (*timeseriesDataSource)(nil)
 	_ datasource.DataSourceWithConfigValidators = (*timeseriesDataSource)(nil)
 	_ datasource.DataSourceWithValidateConfig   = (*timeseriesDataSource)(nil)
-)
-
-// Limits of the paging attributes.
-const (
-	// maxTimeseriesPoints caps max_points.
-	maxTimeseriesPoints = 10_000_000
-	// defaultTimeseriesPageSize is the page size when reading every page up
-	// to max_points and size is not set.
-	defaultTimeseriesPageSize = 10_000
 )
 
 func newTimeseriesDataSource() datasource.DataSource {
@@ -68,20 +52,6 @@ type timeseriesModel struct {
 	PointsJSON  types.String `tfsdk:"points_json"`
 	PointCount  types.Int64  `tfsdk:"point_count"`
 }
-
-// pointFields are the attribute names of a point, in the order of
-// pointValue.fields.
-var pointFields = [...]string{"timestamp_device", "timestamp_in", "fleet_id", "device_id", "tag", "payload"}
-
-// Indexes of pointValue.fields.
-const (
-	pointTimestampDevice = iota
-	pointTimestampIn
-	pointFleetID
-	pointDeviceID
-	pointTag
-	pointPayload
-)
 
 func (d *timeseriesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_timeseries"
@@ -226,11 +196,6 @@ func (d *timeseriesDataSource) ValidateConfig(ctx context.Context, req datasourc
 	}
 }
 
-// known reports whether s is neither null nor unknown.
-func known(s types.String) bool {
-	return !s.IsNull() && !s.IsUnknown()
-}
-
 func (d *timeseriesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	d.data = configureData("Data Source", req.ProviderData, &resp.Diagnostics)
 }
@@ -300,6 +265,20 @@ func (d *timeseriesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		cfg.PointCount = types.Int64Value(int64(len(b.elems)))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
+
+// Limits of the paging attributes.
+const (
+	// maxTimeseriesPoints caps max_points.
+	maxTimeseriesPoints = 10_000_000
+	// defaultTimeseriesPageSize is the page size when reading every page up
+	// to max_points and size is not set.
+	defaultTimeseriesPageSize = 10_000
+)
+
+// known reports whether s is neither null nor unknown.
+func known(s types.String) bool {
+	return !s.IsNull() && !s.IsUnknown()
 }
 
 // addTimeseriesError reports a failed read, explaining a 403.
@@ -379,313 +358,4 @@ func readTimeseries(ctx context.Context, stream streamFunc, ws string, q client.
 			return nil
 		}
 	}
-}
-
-// pointsBuilder turns streamed data points into the list value of the
-// points attribute, without reflection. The fleet, device and tag strings,
-// which repeat, are shared among points.
-type pointsBuilder struct {
-	elems  []attr.Value
-	shared map[string]string
-	buf    bytes.Buffer
-}
-
-// maxShared bounds the table of shared strings.
-const maxShared = 1 << 14
-
-func newPointsBuilder(capacity int) *pointsBuilder {
-	return &pointsBuilder{elems: make([]attr.Value, 0, capacity), shared: make(map[string]string, 64)}
-}
-
-// share returns s, or the equal string an earlier point holds.
-func (b *pointsBuilder) share(s string) string {
-	if v, ok := b.shared[s]; ok {
-		return v
-	}
-	if len(b.shared) < maxShared {
-		b.shared[s] = s
-	}
-	return s
-}
-
-// payload returns the payload as compact JSON text.
-func (b *pointsBuilder) payload(raw []byte) string {
-	if len(raw) == 0 {
-		return "null"
-	}
-	// The decoder hands over valid JSON: only white space may need removing.
-	if !bytes.ContainsAny(raw, " \t\r\n") {
-		return string(raw)
-	}
-	b.buf.Reset()
-	if err := json.Compact(&b.buf, raw); err != nil {
-		return string(bytes.TrimSpace(raw))
-	}
-	return b.buf.String()
-}
-
-func (b *pointsBuilder) add(p client.DataPoint) error {
-	b.elems = append(b.elems, pointValue{state: attr.ValueStateKnown, fields: [len(pointFields)]string{
-		pointTimestampDevice: p.TimestampDevice,
-		pointTimestampIn:     p.TimestampIn,
-		pointFleetID:         b.share(p.FleetID),
-		pointDeviceID:        b.share(p.DeviceID),
-		pointTag:             b.share(p.Tag),
-		pointPayload:         b.payload(p.Payload),
-	}})
-	return nil
-}
-
-// list returns the points read so far.
-func (b *pointsBuilder) list() types.List {
-	return types.ListValueMust(pointObjectType, b.elems)
-}
-
-// pointsJSONBuilder writes streamed data points as one compact JSON array,
-// the value of points_json, straight into a strings.Builder: no point is
-// kept, and the text is not copied when the string is taken.
-type pointsJSONBuilder struct {
-	sb       strings.Builder
-	n        int
-	capacity int  // points expected, to size the builder
-	sized    bool // the builder was grown to the estimate
-	buf      bytes.Buffer
-}
-
-// pointsJSONSample is the number of points written before the builder is
-// grown to the size their average predicts for capacity points.
-const pointsJSONSample = 64
-
-func newPointsJSONBuilder(capacity int) *pointsJSONBuilder {
-	b := &pointsJSONBuilder{capacity: capacity}
-	b.sb.Grow(256 * min(capacity, pointsJSONSample))
-	b.sb.WriteByte('[')
-	return b
-}
-
-func (b *pointsJSONBuilder) add(p client.DataPoint) error {
-	if b.n > 0 {
-		b.sb.WriteByte(',')
-	}
-	b.n++
-	for i, v := range [...]string{p.TimestampDevice, p.TimestampIn, p.FleetID, p.DeviceID, p.Tag} {
-		if i == 0 {
-			b.sb.WriteString(`{"`)
-		} else {
-			b.sb.WriteString(`,"`)
-		}
-		b.sb.WriteString(pointFields[i])
-		b.sb.WriteString(`":`)
-		b.writeString(v)
-	}
-	b.sb.WriteString(`,"payload":`)
-	b.writePayload(p.Payload)
-	b.sb.WriteByte('}')
-	if !b.sized && b.n == pointsJSONSample && b.capacity > b.n {
-		// Grow once to the estimate (with 1/16 to spare) rather than
-		// through the successive copies of appending.
-		b.sized = true
-		per := b.sb.Len() / b.n
-		b.sb.Grow(per*(b.capacity-b.n) + per*b.capacity/16)
-	}
-	return nil
-}
-
-// writeString writes s as a JSON string.
-func (b *pointsJSONBuilder) writeString(s string) {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		b.sb.WriteByte('"')
-		b.sb.WriteString(s)
-		b.sb.WriteByte('"')
-		return
-	}
-	b.buf.Reset()
-	enc := json.NewEncoder(&b.buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	b.sb.Write(bytes.TrimSuffix(b.buf.Bytes(), []byte{'\n'}))
-}
-
-// writePayload writes the payload as a compact JSON value, null when the
-// point has none.
-func (b *pointsJSONBuilder) writePayload(raw []byte) {
-	if len(raw) == 0 {
-		b.sb.WriteString("null")
-		return
-	}
-	// The decoder hands over valid JSON: only white space may need removing.
-	if !bytes.ContainsAny(raw, " \t\r\n") {
-		b.sb.Write(raw)
-		return
-	}
-	b.buf.Reset()
-	if err := json.Compact(&b.buf, raw); err != nil {
-		b.sb.Write(bytes.TrimSpace(raw))
-		return
-	}
-	b.sb.Write(b.buf.Bytes())
-}
-
-// finish closes the array and returns the text. When far fewer points came
-// than the estimate allowed for (max_points above what the service holds),
-// the text is copied so that the unused room is not kept with it.
-func (b *pointsJSONBuilder) finish() string {
-	b.sb.WriteByte(']')
-	s := b.sb.String()
-	if b.sb.Cap()-len(s) > len(s)/4 {
-		s = strings.Clone(s)
-	}
-	return s
-}
-
-// A point is stored as a pointValue of the custom object type pointType
-// rather than as a types.Object: a types.Object holds a map of six values,
-// and the framework copies its attribute types map each time it asks the
-// value for its type. For 175,000 points that is several times the memory
-// of the answer; a pointValue is one allocation of six strings.
-
-// pointAttrTypes are the attribute types of a point.
-var pointAttrTypes = func() map[string]attr.Type {
-	m := make(map[string]attr.Type, len(pointFields))
-	for _, name := range pointFields {
-		m[name] = types.StringType
-	}
-	return m
-}()
-
-// pointObjectType is the type of a point.
-var pointObjectType = pointType{ObjectType: basetypes.ObjectType{AttrTypes: pointAttrTypes}}
-
-// pointTerraformType is the Terraform type of a point.
-var pointTerraformType = pointObjectType.TerraformType(context.Background())
-
-var (
-	_ basetypes.ObjectTypable  = pointType{}
-	_ basetypes.ObjectValuable = pointValue{}
-)
-
-// pointType is the object type of the points attribute.
-type pointType struct {
-	basetypes.ObjectType
-}
-
-func (t pointType) Equal(o attr.Type) bool {
-	_, ok := o.(pointType)
-	return ok
-}
-
-func (t pointType) String() string {
-	return "pointType"
-}
-
-func (t pointType) ValueType(context.Context) attr.Value {
-	return pointValue{}
-}
-
-func (t pointType) ValueFromObject(_ context.Context, obj basetypes.ObjectValue) (basetypes.ObjectValuable, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	switch {
-	case obj.IsNull():
-		return pointValue{state: attr.ValueStateNull}, nil
-	case obj.IsUnknown():
-		return pointValue{state: attr.ValueStateUnknown}, nil
-	}
-	v := pointValue{state: attr.ValueStateKnown}
-	attrs := obj.Attributes()
-	for i, name := range pointFields {
-		s, ok := attrs[name].(basetypes.StringValue)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			diags.AddError("Invalid data point", fmt.Sprintf("The attribute %s of a point is not a known string.", name))
-			return pointValue{state: attr.ValueStateUnknown}, diags
-		}
-		v.fields[i] = s.ValueString()
-	}
-	return v, diags
-}
-
-func (t pointType) ValueFromTerraform(_ context.Context, in tftypes.Value) (attr.Value, error) {
-	switch {
-	case !in.IsKnown():
-		return pointValue{state: attr.ValueStateUnknown}, nil
-	case in.IsNull():
-		return pointValue{state: attr.ValueStateNull}, nil
-	}
-	var attrs map[string]tftypes.Value
-	if err := in.As(&attrs); err != nil {
-		return nil, err
-	}
-	v := pointValue{state: attr.ValueStateKnown}
-	for i, name := range pointFields {
-		a, ok := attrs[name]
-		if !ok || !a.IsKnown() || a.IsNull() {
-			return nil, fmt.Errorf("the attribute %s of a point is not a known string", name)
-		}
-		if err := a.As(&v.fields[i]); err != nil {
-			return nil, fmt.Errorf("the attribute %s of a point: %w", name, err)
-		}
-	}
-	return v, nil
-}
-
-// pointValue is one data point of the points attribute.
-type pointValue struct {
-	state  attr.ValueState
-	fields [len(pointFields)]string
-}
-
-func (v pointValue) Type(context.Context) attr.Type {
-	return pointObjectType
-}
-
-func (v pointValue) ToTerraformValue(context.Context) (tftypes.Value, error) {
-	switch v.state {
-	case attr.ValueStateNull:
-		return tftypes.NewValue(pointTerraformType, nil), nil
-	case attr.ValueStateUnknown:
-		return tftypes.NewValue(pointTerraformType, tftypes.UnknownValue), nil
-	}
-	attrs := make(map[string]tftypes.Value, len(pointFields))
-	for i, name := range pointFields {
-		attrs[name] = tftypes.NewValue(tftypes.String, v.fields[i])
-	}
-	return tftypes.NewValue(pointTerraformType, attrs), nil
-}
-
-func (v pointValue) Equal(o attr.Value) bool {
-	other, ok := o.(pointValue)
-	return ok && v.state == other.state && v.fields == other.fields
-}
-
-func (v pointValue) IsNull() bool {
-	return v.state == attr.ValueStateNull
-}
-
-func (v pointValue) IsUnknown() bool {
-	return v.state == attr.ValueStateUnknown
-}
-
-func (v pointValue) String() string {
-	obj, _ := v.ToObjectValue(context.Background())
-	return obj.String()
-}
-
-func (v pointValue) ToObjectValue(context.Context) (basetypes.ObjectValue, diag.Diagnostics) {
-	switch v.state {
-	case attr.ValueStateNull:
-		return basetypes.NewObjectNull(pointAttrTypes), nil
-	case attr.ValueStateUnknown:
-		return basetypes.NewObjectUnknown(pointAttrTypes), nil
-	}
-	attrs := make(map[string]attr.Value, len(pointFields))
-	for i, name := range pointFields {
-		attrs[name] = types.StringValue(v.fields[i])
-	}
-	return basetypes.NewObjectValue(pointAttrTypes, attrs)
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// JSON values: compaction, comparison, and the JSON objects of jobs.
+
 // emptyJSONObject is the value of a job scheduled without arguments.
 const emptyJSONObject = "{}"
 

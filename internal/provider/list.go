@@ -6,6 +6,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 )
 
+// Streaming of list-resource results.
+
 // displayName is the display name of a listed object: "name (id)".
 func displayName(name, id string) string {
 	return name + " (" + id + ")"

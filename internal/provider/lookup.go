@@ -7,8 +7,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
+
+// Lookups shared by data sources: by ID or by name, and whether a device exists.
 
 // deviceExists tells whether the service knows a device, for the error of a
 // 404 on a device-addressed path that may mean either an unknown device or

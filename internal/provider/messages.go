@@ -5,6 +5,8 @@ import (
 	"strings"
 )
 
+// Pieces of diagnostics and progress messages.
+
 // describeFleets names the target fleets in messages.
 func describeFleets(workspaceID string, fleetIDs []string) string {
 	if len(fleetIDs) == 0 {

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
+
+// Models shared by resources, data sources and list resources, and the
+// flatten functions that fill them from the client's objects.
 
 // jobItemModel is one job of a device in data sources.
 type jobItemModel struct {

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// Plan modifiers and the plan helpers called from ModifyPlan.
+
 // jsonValuePlan plans a job value (an optional and computed JSON object): a
 // configuration that holds the same JSON as the state (white space, key
 // order) keeps the state's text, so that reformatting plans no change, and a

@@ -8,8 +8,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
+
+// What resources, data sources, list resources and actions receive from
+// the provider's Configure, and the default workspace rules.
 
 // configureData turns the ProviderData handed to Configure of a resource or
 // data source (named kind, such as "Resource") into *providerData. It returns

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -160,18 +161,6 @@ func (r *deviceResource) Create(ctx context.Context, req resource.CreateRequest,
 	setIdentity(ctx, resp.Identity, inWorkspaceIdentityModel{WorkspaceID: state.WorkspaceID, ID: state.ID}, &resp.Diagnostics)
 }
 
-// adoptCreated resolves an ambiguous create: it adopts the only device of ws
-// with the same name (and fleet, when given) created since before, or
-// reports an error and returns nil.
-func (r *deviceResource) adoptCreated(ctx context.Context, ws, name, fleet string, before time.Time, cause error, resp *resource.CreateResponse) *client.Device {
-	all, err := r.data.client.ListDevices(ctx, ws)
-	return adoptCreated("device", name, "Cannot create device "+quote(name)+" in workspace "+ws, all, err, cause,
-		func(d client.Device) bool {
-			return d.Name == name && (fleet == "" || d.FleetID == fleet) && createdSince(d.CreatedAt, before)
-		},
-		func(d client.Device) string { return d.ID }, &resp.Diagnostics)
-}
-
 func (r *deviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	if r.data == nil {
 		// The provider configuration is not known yet: keep the state.
@@ -243,4 +232,16 @@ func (r *deviceResource) Delete(ctx context.Context, req resource.DeleteRequest,
 
 func (r *deviceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importInWorkspaceWithIdentity(ctx, r.data, "device", req, resp)
+}
+
+// adoptCreated resolves an ambiguous create: it adopts the only device of ws
+// with the same name (and fleet, when given) created since before, or
+// reports an error and returns nil.
+func (r *deviceResource) adoptCreated(ctx context.Context, ws, name, fleet string, before time.Time, cause error, resp *resource.CreateResponse) *client.Device {
+	all, err := r.data.client.ListDevices(ctx, ws)
+	return adoptCreated("device", name, "Cannot create device "+quote(name)+" in workspace "+ws, all, err, cause,
+		func(d client.Device) bool {
+			return d.Name == name && (fleet == "" || d.FleetID == fleet) && createdSince(d.CreatedAt, before)
+		},
+		func(d client.Device) string { return d.ID }, &resp.Diagnostics)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -107,58 +108,6 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	warnDestroyOrReplace(ctx, "job", req, resp, path.Root("device_id"), path.Root("name"))
 }
 
-// flattenDeviceJob copies an API job into the model, keeping the text of
-// value (from the plan or the prior state) while it holds the same JSON.
-func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
-	m.ID = types.StringValue(deviceJobID(deviceID, name))
-	m.DeviceID = types.StringValue(deviceID)
-	m.Name = types.StringValue(name)
-	m.Value = refreshedJSON(m.Value, j.Value)
-	m.Status = types.StringValue(j.Status)
-	m.ScheduledAt = types.StringValue(j.ScheduledAt)
-}
-
-// schedule schedules the job of plan and stores the answer in plan; it
-// reports errors to diags under the operation op ("create", "update").
-func (r *deviceJobResource) schedule(ctx context.Context, plan *deviceJobModel, op string, diags *diag.Diagnostics) bool {
-	dev, name := plan.DeviceID.ValueString(), plan.Name.ValueString()
-	value, err := jobValue(plan.Value)
-	if err != nil {
-		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
-		return false
-	}
-	before := time.Now()
-	job, err := r.data.client.ScheduleJob(ctx, dev, name, value)
-	if errors.Is(err, client.ErrAmbiguous) {
-		job = r.findScheduled(ctx, dev, name, string(value), before)
-		if job == nil {
-			diags.AddError("Cannot "+op+" job "+quote(name)+" on device "+dev,
-				err.Error()+". Reading the job back did not show it scheduled with this value: apply again.")
-			return false
-		}
-		diags.AddWarning("Adopted a job after an interrupted request",
-			"The connection failed after job "+quote(name)+" was sent to device "+dev+"; reading it back showed it "+
-				"scheduled with this value since the request, so it is taken as scheduled.")
-	} else if err != nil {
-		diags.AddError("Cannot "+op+" job "+quote(name)+" on device "+dev, err.Error())
-		return false
-	}
-	tflog.Trace(ctx, "scheduled job", map[string]any{"device_id": dev, "name": name})
-	flattenDeviceJob(plan, dev, name, job)
-	return true
-}
-
-// findScheduled returns the job when it is scheduled with value since
-// before (give or take clock skew), after an ambiguous request.
-func (r *deviceJobResource) findScheduled(ctx context.Context, dev, name, value string, before time.Time) *client.Job {
-	job, err := r.data.client.GetJob(ctx, dev, name)
-	if err != nil || job.Status != client.JobStatusPending || !createdSince(job.ScheduledAt, before) ||
-		!jsonEqual(compactJSON(job.Value), value) {
-		return nil
-	}
-	return job
-}
-
 func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	if r.data == nil {
 		notConfigured(&resp.Diagnostics)
@@ -234,4 +183,56 @@ func (r *deviceJobResource) ImportState(ctx context.Context, req resource.Import
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), deviceJobID(dev, name))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("device_id"), dev)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+}
+
+// flattenDeviceJob copies an API job into the model, keeping the text of
+// value (from the plan or the prior state) while it holds the same JSON.
+func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
+	m.ID = types.StringValue(deviceJobID(deviceID, name))
+	m.DeviceID = types.StringValue(deviceID)
+	m.Name = types.StringValue(name)
+	m.Value = refreshedJSON(m.Value, j.Value)
+	m.Status = types.StringValue(j.Status)
+	m.ScheduledAt = types.StringValue(j.ScheduledAt)
+}
+
+// schedule schedules the job of plan and stores the answer in plan; it
+// reports errors to diags under the operation op ("create", "update").
+func (r *deviceJobResource) schedule(ctx context.Context, plan *deviceJobModel, op string, diags *diag.Diagnostics) bool {
+	dev, name := plan.DeviceID.ValueString(), plan.Name.ValueString()
+	value, err := jobValue(plan.Value)
+	if err != nil {
+		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
+		return false
+	}
+	before := time.Now()
+	job, err := r.data.client.ScheduleJob(ctx, dev, name, value)
+	if errors.Is(err, client.ErrAmbiguous) {
+		job = r.findScheduled(ctx, dev, name, string(value), before)
+		if job == nil {
+			diags.AddError("Cannot "+op+" job "+quote(name)+" on device "+dev,
+				err.Error()+". Reading the job back did not show it scheduled with this value: apply again.")
+			return false
+		}
+		diags.AddWarning("Adopted a job after an interrupted request",
+			"The connection failed after job "+quote(name)+" was sent to device "+dev+"; reading it back showed it "+
+				"scheduled with this value since the request, so it is taken as scheduled.")
+	} else if err != nil {
+		diags.AddError("Cannot "+op+" job "+quote(name)+" on device "+dev, err.Error())
+		return false
+	}
+	tflog.Trace(ctx, "scheduled job", map[string]any{"device_id": dev, "name": name})
+	flattenDeviceJob(plan, dev, name, job)
+	return true
+}
+
+// findScheduled returns the job when it is scheduled with value since
+// before (give or take clock skew), after an ambiguous request.
+func (r *deviceJobResource) findScheduled(ctx context.Context, dev, name, value string, before time.Time) *client.Job {
+	job, err := r.data.client.GetJob(ctx, dev, name)
+	if err != nil || job.Status != client.JobStatusPending || !createdSince(job.ScheduledAt, before) ||
+		!jsonEqual(compactJSON(job.Value), value) {
+		return nil
+	}
+	return job
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -139,18 +140,6 @@ func (r *fleetResource) Create(ctx context.Context, req resource.CreateRequest, 
 	setIdentity(ctx, resp.Identity, inWorkspaceIdentityModel{WorkspaceID: state.WorkspaceID, ID: state.ID}, &resp.Diagnostics)
 }
 
-// adoptCreated resolves an ambiguous create: it adopts the only fleet of ws
-// with the same name and description created since before, or reports an
-// error and returns nil.
-func (r *fleetResource) adoptCreated(ctx context.Context, ws, name, desc string, before time.Time, cause error, resp *resource.CreateResponse) *client.Fleet {
-	all, err := r.data.client.ListFleets(ctx, ws)
-	return adoptCreated("fleet", name, "Cannot create fleet "+quote(name)+" in workspace "+ws, all, err, cause,
-		func(f client.Fleet) bool {
-			return f.Name == name && f.Description == desc && createdSince(f.CreatedAt, before)
-		},
-		func(f client.Fleet) string { return f.ID }, &resp.Diagnostics)
-}
-
 func (r *fleetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	if r.data == nil {
 		// The provider configuration is not known yet: keep the state.
@@ -203,4 +192,16 @@ func (r *fleetResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 
 func (r *fleetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importInWorkspaceWithIdentity(ctx, r.data, "fleet", req, resp)
+}
+
+// adoptCreated resolves an ambiguous create: it adopts the only fleet of ws
+// with the same name and description created since before, or reports an
+// error and returns nil.
+func (r *fleetResource) adoptCreated(ctx context.Context, ws, name, desc string, before time.Time, cause error, resp *resource.CreateResponse) *client.Fleet {
+	all, err := r.data.client.ListFleets(ctx, ws)
+	return adoptCreated("fleet", name, "Cannot create fleet "+quote(name)+" in workspace "+ws, all, err, cause,
+		func(f client.Fleet) bool {
+			return f.Name == name && f.Description == desc && createdSince(f.CreatedAt, before)
+		},
+		func(f client.Fleet) string { return f.ID }, &resp.Diagnostics)
 }

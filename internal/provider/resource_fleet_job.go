@@ -118,39 +118,6 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	warnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
 }
 
-// schedule schedules the job of plan on its fleets and stores the answer in
-// plan.
-func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, diags *diag.Diagnostics) bool {
-	ws := r.data.workspaceOrDefault(plan.WorkspaceID, path.Root("workspace_id"), diags)
-	fleets := setStrings(ctx, plan.FleetIDs, diags)
-	if diags.HasError() {
-		return false
-	}
-	name := plan.Name.ValueString()
-	value, err := jobValue(plan.Value)
-	if err != nil {
-		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
-		return false
-	}
-	job, err := r.data.client.ScheduleFleetJob(ctx, ws, name, fleets, value)
-	if err != nil {
-		detail := err.Error()
-		if errors.Is(err, client.ErrAmbiguous) {
-			detail += ". Applying again schedules the job again, which is harmless: the service replaces the job " +
-				"of that name on each device."
-		}
-		diags.AddError("Cannot schedule job "+quote(name)+" on "+describeFleets(ws, fleets), detail)
-		return false
-	}
-	tflog.Trace(ctx, "scheduled fleet job", map[string]any{"workspace_id": ws, "name": name, "devices": len(job.Devices)})
-	plan.ID = types.StringValue(deviceJobID(ws, name))
-	plan.WorkspaceID = types.StringValue(ws)
-	plan.Value = refreshedJSON(plan.Value, job.Value)
-	plan.Devices = sortedList(job.Devices)
-	plan.ScheduledAt = types.StringValue(job.ScheduledAt)
-	return true
-}
-
 func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	if r.data == nil {
 		notConfigured(&resp.Diagnostics)
@@ -241,6 +208,39 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 		ScheduledAt: types.StringValue(latest.ScheduledAt),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// schedule schedules the job of plan on its fleets and stores the answer in
+// plan.
+func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, diags *diag.Diagnostics) bool {
+	ws := r.data.workspaceOrDefault(plan.WorkspaceID, path.Root("workspace_id"), diags)
+	fleets := setStrings(ctx, plan.FleetIDs, diags)
+	if diags.HasError() {
+		return false
+	}
+	name := plan.Name.ValueString()
+	value, err := jobValue(plan.Value)
+	if err != nil {
+		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
+		return false
+	}
+	job, err := r.data.client.ScheduleFleetJob(ctx, ws, name, fleets, value)
+	if err != nil {
+		detail := err.Error()
+		if errors.Is(err, client.ErrAmbiguous) {
+			detail += ". Applying again schedules the job again, which is harmless: the service replaces the job " +
+				"of that name on each device."
+		}
+		diags.AddError("Cannot schedule job "+quote(name)+" on "+describeFleets(ws, fleets), detail)
+		return false
+	}
+	tflog.Trace(ctx, "scheduled fleet job", map[string]any{"workspace_id": ws, "name": name, "devices": len(job.Devices)})
+	plan.ID = types.StringValue(deviceJobID(ws, name))
+	plan.WorkspaceID = types.StringValue(ws)
+	plan.Value = refreshedJSON(plan.Value, job.Value)
+	plan.Devices = sortedList(job.Devices)
+	plan.ScheduledAt = types.StringValue(job.ScheduledAt)
+	return true
 }
 
 // scheduledLater reports whether the RFC 3339 time a is after b (compared as

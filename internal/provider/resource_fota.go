@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -179,66 +180,6 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 }
 
-// fotaFlatten copies the answer of the service into the model.
-func fotaFlatten(m *fotaModel, f *client.FOTA) {
-	m.Status = types.StringValue(f.Status)
-	m.ScheduledAt = types.StringValue(f.ScheduledAt)
-	if f.Value.FirmwareID != "" {
-		m.FirmwareID = types.StringValue(f.Value.FirmwareID)
-	}
-	if f.Value.FirmwareVersion != "" {
-		m.FirmwareVersion = types.StringValue(f.Value.FirmwareVersion)
-	}
-	if m.deviceMode() {
-		m.ID = m.DeviceID
-		m.Devices = stringList([]string{m.DeviceID.ValueString()})
-		return
-	}
-	m.ID = m.WorkspaceID
-	m.Devices = sortedList(f.Devices)
-}
-
-// schedule schedules the update of plan and stores the answer in plan.
-func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, diags *diag.Diagnostics) bool {
-	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
-	target := plan.target(ctx, diags)
-	if diags.HasError() {
-		return false
-	}
-	summary := "Cannot schedule firmware " + fw + " " + ver + " on " + target
-	var f *client.FOTA
-	var err error
-	before := time.Now()
-	if plan.deviceMode() {
-		dev := plan.DeviceID.ValueString()
-		f, err = r.data.client.ScheduleFOTA(ctx, dev, fw, ver)
-		if errors.Is(err, client.ErrAmbiguous) {
-			if found, gerr := r.data.client.GetFOTA(ctx, dev); gerr == nil && found.Value.FirmwareID == fw &&
-				found.Value.FirmwareVersion == ver && createdSince(found.ScheduledAt, before) {
-				diags.AddWarning("Adopted a firmware update after an interrupted request",
-					"The connection failed after the update was sent to device "+dev+"; reading it back showed "+
-						"it scheduled since the request, so it is taken as scheduled.")
-				f, err = found, nil
-			}
-		}
-	} else {
-		fleets := setStrings(ctx, plan.FleetIDs, diags)
-		f, err = r.data.client.ScheduleFleetFOTA(ctx, plan.WorkspaceID.ValueString(), fw, ver, fleets)
-	}
-	if err != nil {
-		detail := err.Error()
-		if errors.Is(err, client.ErrAmbiguous) {
-			detail += ". Applying again schedules the update again, which is harmless: the service replaces a " +
-				"device's current update."
-		}
-		diags.AddError(summary, detail)
-		return false
-	}
-	tflog.Trace(ctx, "scheduled firmware update", map[string]any{"target": target, "devices": len(f.Devices)})
-	fotaFlatten(plan, f)
-	return true
-}
-
 func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	if r.data == nil {
 		notConfigured(&resp.Diagnostics)
@@ -313,4 +254,64 @@ func (r *fotaResource) ImportState(ctx context.Context, req resource.ImportState
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), dev)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("device_id"), dev)...)
+}
+
+// fotaFlatten copies the answer of the service into the model.
+func fotaFlatten(m *fotaModel, f *client.FOTA) {
+	m.Status = types.StringValue(f.Status)
+	m.ScheduledAt = types.StringValue(f.ScheduledAt)
+	if f.Value.FirmwareID != "" {
+		m.FirmwareID = types.StringValue(f.Value.FirmwareID)
+	}
+	if f.Value.FirmwareVersion != "" {
+		m.FirmwareVersion = types.StringValue(f.Value.FirmwareVersion)
+	}
+	if m.deviceMode() {
+		m.ID = m.DeviceID
+		m.Devices = stringList([]string{m.DeviceID.ValueString()})
+		return
+	}
+	m.ID = m.WorkspaceID
+	m.Devices = sortedList(f.Devices)
+}
+
+// schedule schedules the update of plan and stores the answer in plan.
+func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, diags *diag.Diagnostics) bool {
+	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
+	target := plan.target(ctx, diags)
+	if diags.HasError() {
+		return false
+	}
+	summary := "Cannot schedule firmware " + fw + " " + ver + " on " + target
+	var f *client.FOTA
+	var err error
+	before := time.Now()
+	if plan.deviceMode() {
+		dev := plan.DeviceID.ValueString()
+		f, err = r.data.client.ScheduleFOTA(ctx, dev, fw, ver)
+		if errors.Is(err, client.ErrAmbiguous) {
+			if found, gerr := r.data.client.GetFOTA(ctx, dev); gerr == nil && found.Value.FirmwareID == fw &&
+				found.Value.FirmwareVersion == ver && createdSince(found.ScheduledAt, before) {
+				diags.AddWarning("Adopted a firmware update after an interrupted request",
+					"The connection failed after the update was sent to device "+dev+"; reading it back showed "+
+						"it scheduled since the request, so it is taken as scheduled.")
+				f, err = found, nil
+			}
+		}
+	} else {
+		fleets := setStrings(ctx, plan.FleetIDs, diags)
+		f, err = r.data.client.ScheduleFleetFOTA(ctx, plan.WorkspaceID.ValueString(), fw, ver, fleets)
+	}
+	if err != nil {
+		detail := err.Error()
+		if errors.Is(err, client.ErrAmbiguous) {
+			detail += ". Applying again schedules the update again, which is harmless: the service replaces a " +
+				"device's current update."
+		}
+		diags.AddError(summary, detail)
+		return false
+	}
+	tflog.Trace(ctx, "scheduled firmware update", map[string]any{"target": target, "devices": len(f.Devices)})
+	fotaFlatten(plan, f)
+	return true
 }

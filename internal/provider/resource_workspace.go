@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
@@ -122,18 +123,6 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	setIdentity(ctx, resp.Identity, workspaceIdentityModel{ID: state.ID}, &resp.Diagnostics)
 }
 
-// adoptCreated resolves an ambiguous create: it adopts the only workspace
-// with the same name and description created since before, or reports an
-// error and returns nil.
-func (r *workspaceResource) adoptCreated(ctx context.Context, name, desc string, before time.Time, cause error, resp *resource.CreateResponse) *client.Workspace {
-	all, err := r.data.client.ListWorkspaces(ctx)
-	return adoptCreated("workspace", name, "Cannot create workspace "+quote(name), all, err, cause,
-		func(w client.Workspace) bool {
-			return w.Name == name && w.Description == desc && createdSince(w.CreatedAt, before)
-		},
-		func(w client.Workspace) string { return w.ID }, &resp.Diagnostics)
-}
-
 func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	if r.data == nil {
 		// The provider configuration is not known yet: keep the state.
@@ -165,22 +154,6 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	clearImported(ctx, resp)
 }
 
-// findWorkspace returns the workspace id of the key's account, or nil when
-// there is none. It lists the workspaces because a key may read the list of
-// its account but not every workspace of it.
-func findWorkspace(ctx context.Context, c *client.Client, id string) (*client.Workspace, error) {
-	all, err := c.ListWorkspaces(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for i := range all {
-		if all[i].ID == id {
-			return &all[i], nil
-		}
-	}
-	return nil, nil
-}
-
 // Update is never called with a change: every configurable attribute
 // requires a replace.
 func (r *workspaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -201,4 +174,32 @@ func (r *workspaceResource) Delete(ctx context.Context, req resource.DeleteReque
 
 func (r *workspaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importWorkspace(ctx, req, resp)
+}
+
+// adoptCreated resolves an ambiguous create: it adopts the only workspace
+// with the same name and description created since before, or reports an
+// error and returns nil.
+func (r *workspaceResource) adoptCreated(ctx context.Context, name, desc string, before time.Time, cause error, resp *resource.CreateResponse) *client.Workspace {
+	all, err := r.data.client.ListWorkspaces(ctx)
+	return adoptCreated("workspace", name, "Cannot create workspace "+quote(name), all, err, cause,
+		func(w client.Workspace) bool {
+			return w.Name == name && w.Description == desc && createdSince(w.CreatedAt, before)
+		},
+		func(w client.Workspace) string { return w.ID }, &resp.Diagnostics)
+}
+
+// findWorkspace returns the workspace id of the key's account, or nil when
+// there is none. It lists the workspaces because a key may read the list of
+// its account but not every workspace of it.
+func findWorkspace(ctx context.Context, c *client.Client, id string) (*client.Workspace, error) {
+	all, err := c.ListWorkspaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		if all[i].ID == id {
+			return &all[i], nil
+		}
+	}
+	return nil, nil
 }

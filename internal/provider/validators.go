@@ -16,6 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// Every validator of the provider.
+
 // notBlank rejects strings made only of white space.
 type notBlank struct{}
 

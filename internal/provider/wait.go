@@ -10,8 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
+
+// Waiting and polling: the wait options of the actions and the loop that
+// polls devices until what was scheduled is done.
 
 // Defaults of the actions' wait attributes.
 const (
