@@ -1,12 +1,23 @@
 package provider
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"net"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
@@ -20,6 +31,11 @@ type badInput struct {
 	name string
 	// attr is the attribute the error must name; it must appear in want.
 	attr string
+	// at is the top-level attribute the provider's diagnostic points at,
+	// when it is not attr (a conflict between two attributes is reported at
+	// the one declaring the rule), or noAttribute for a diagnostic of the
+	// whole block (such as "exactly one of").
+	at string
 	// want are parts of the error, in order (see errorPattern).
 	want []string
 
@@ -39,15 +55,28 @@ type badInput struct {
 	tf114 bool
 }
 
+// noAttribute is badInput.at of a diagnostic that points at no attribute.
+const noAttribute = "-"
+
+// Placeholders of the table's addresses, replaced by a listener of the row's
+// own that counts every connection (see badInputEnv.expand): a row never
+// names a host outside the test.
+const (
+	// hostRemote is a non-loopback address of this machine.
+	hostRemote = "REMOTE"
+	// hostLocalhost is "localhost:PORT", a host name of the loopback.
+	hostLocalhost = "LOCALHOST"
+)
+
 // badInputs covers every kind of object: the provider block, resources,
 // data sources, import IDs and identities, and list resources.
 var badInputs = []badInput{
 	// Provider block.
 	{name: "provider/base_url without scheme", attr: "base_url",
-		provider: map[string]string{"base_url": `"api.example.com"`},
+		provider: map[string]string{"base_url": `"LOCALHOST"`},
 		want:     []string{`Invalid base_url`, `must start with https://`}},
 	{name: "provider/base_url other scheme", attr: "base_url",
-		provider: map[string]string{"base_url": `"ftp://api.example.com"`},
+		provider: map[string]string{"base_url": `"ftp://REMOTE"`},
 		want:     []string{`Invalid base_url`, `must start with https://`}},
 	{name: "provider/base_url without host", attr: "base_url",
 		provider: map[string]string{"base_url": `"https://"`},
@@ -56,32 +85,32 @@ var badInputs = []badInput{
 		provider: map[string]string{"base_url": `""`},
 		want:     []string{`Invalid base_url`, `must not be empty`}},
 	{name: "provider/base_url path v2", attr: "base_url",
-		provider: map[string]string{"base_url": `"https://api.example.com/v2"`},
+		provider: map[string]string{"base_url": `"https://REMOTE/v2"`},
 		want:     []string{`Invalid base_url`, `the path "/v2"`, `"/v3"`}},
 	{name: "provider/base_url path below v3", attr: "base_url",
-		provider: map[string]string{"base_url": `"https://api.example.com/v3/workspaces"`},
+		provider: map[string]string{"base_url": `"https://REMOTE/v3/workspaces"`},
 		want:     []string{`Invalid base_url`, `the path "/v3/workspaces"`}},
 	{name: "provider/base_url query", attr: "base_url",
-		provider: map[string]string{"base_url": `"https://api.example.com/v3?debug=1"`},
+		provider: map[string]string{"base_url": `"https://REMOTE/v3?debug=1"`},
 		want:     []string{`Invalid base_url`, `must not have a query`}},
 	{name: "provider/base_url fragment", attr: "base_url",
-		provider: map[string]string{"base_url": `"https://api.example.com/#v3"`},
+		provider: map[string]string{"base_url": `"https://REMOTE/#v3"`},
 		want:     []string{`Invalid base_url`, `fragment`}},
 	{name: "provider/base_url credentials", attr: "base_url",
 		//nolint:gosec // G101: a made-up credential, which the validation under test refuses.
-		provider: map[string]string{"base_url": `"https://user:secret@api.example.com"`},
+		provider: map[string]string{"base_url": `"https://user:secret@REMOTE"`},
 		want:     []string{`Invalid base_url`, `must not carry credentials; set api_key instead`}},
 	{name: "provider/base_url plain http remote", attr: "base_url",
-		provider: map[string]string{"base_url": `"http://api.example.com"`},
+		provider: map[string]string{"base_url": `"http://REMOTE"`},
 		want:     []string{`Invalid base_url`, `plain http`, `insecure_http = true`}},
 	{name: "provider/base_url plain http insecure_http false", attr: "base_url",
-		provider: map[string]string{"base_url": `"http://10.0.0.8:8080"`, "insecure_http": "false"},
+		provider: map[string]string{"base_url": `"http://REMOTE"`, "insecure_http": "false"},
 		want:     []string{`Invalid base_url`, `not a loopback address`}},
 	{name: "provider/storage_url plain http remote", attr: "storage_url",
-		provider: map[string]string{"storage_url": `"http://storage.example.com/v3"`},
+		provider: map[string]string{"storage_url": `"http://REMOTE/v3"`},
 		want:     []string{`Invalid storage_url`, `plain http`}},
 	{name: "provider/storage_url path", attr: "storage_url",
-		provider: map[string]string{"storage_url": `"https://storage.example.com/data"`},
+		provider: map[string]string{"storage_url": `"https://REMOTE/data"`},
 		want:     []string{`Invalid storage_url`, `the path "/data"`}},
 	{name: "provider/api_key empty", attr: "api_key",
 		provider: map[string]string{"api_key": `""`},
@@ -162,7 +191,7 @@ var badInputs = []badInput{
 	{name: "import/zdm_workspace blank", attr: "import ID",
 		body: `resource "zdm_workspace" "w" { name = "w" }`, importTo: "zdm_workspace.w", importID: "  ",
 		want: []string{`Invalid import ID`, `Expected the workspace ID`}},
-	{name: "import block/zdm_workspace empty identity", attr: "id",
+	{name: "import block/zdm_workspace empty identity", attr: "id", at: noAttribute,
 		body: `
 import {
   to       = zdm_workspace.w
@@ -180,7 +209,7 @@ resource "zdm_device" "d" { name = "d" }`,
 		want: []string{`Invalid import ID`, `has 3 parts`}},
 
 	// Data sources.
-	{name: "zdm_workspace data/neither id nor name", attr: "id",
+	{name: "zdm_workspace data/neither id nor name", attr: "id", at: noAttribute,
 		body: `data "zdm_workspace" "w" {}`,
 		want: []string{`Missing Attribute Configuration`, `Exactly one of these attributes must be configured: [id,name]`}},
 	{name: "zdm_workspace data/id and name", attr: "id",
@@ -195,7 +224,7 @@ resource "zdm_device" "d" { name = "d" }`,
 	{name: "zdm_fleet data/name blank", attr: "name",
 		body: `data "zdm_fleet" "f" { name = " " }`,
 		want: []string{`Blank value`, `name must contain`}},
-	{name: "zdm_fleet data/neither id nor name", attr: "id",
+	{name: "zdm_fleet data/neither id nor name", attr: "id", at: noAttribute,
 		body: `data "zdm_fleet" "f" {}`,
 		want: []string{`Missing Attribute Configuration`, `Exactly one of these attributes must be configured: [id,name]`}},
 	{name: "zdm_fleet data/workspace_id empty", attr: "workspace_id",
@@ -276,7 +305,7 @@ resource "zdm_device" "d" { name = "d" }`,
 	{name: "zdm_timeseries/unknown sort", attr: "sort",
 		body: `data "zdm_timeseries" "t" { sort = "newest" }`,
 		want: []string{`Attribute sort value must be one of`, `"newest"`}},
-	{name: "zdm_timeseries/from and max_points", attr: "max_points",
+	{name: "zdm_timeseries/from and max_points", attr: "max_points", at: "from",
 		body: `data "zdm_timeseries" "t" {
   from       = 1
   max_points = 10
@@ -343,7 +372,7 @@ resource "zdm_device" "d" { name = "d" }`,
 	{name: "zdm_fleet_job/name empty", attr: "name",
 		body: `resource "zdm_fleet_job" "j" { name = "" }`,
 		want: []string{`Attribute name string length must be at least 1`}},
-	{name: "zdm_fota/device_id and workspace_id", attr: "workspace_id",
+	{name: "zdm_fota/device_id and workspace_id", attr: "workspace_id", at: "device_id",
 		body: `resource "zdm_fota" "u" {
   device_id        = "dev-1"
   workspace_id     = "wks-1"
@@ -351,13 +380,13 @@ resource "zdm_device" "d" { name = "d" }`,
   firmware_version = "1.0"
 }`,
 		want: []string{`Invalid Attribute Combination`, `[device_id,workspace_id]`}},
-	{name: "zdm_fota/neither device_id nor workspace_id", attr: "device_id",
+	{name: "zdm_fota/neither device_id nor workspace_id", attr: "device_id", at: noAttribute,
 		body: `resource "zdm_fota" "u" {
   firmware_id      = "fw"
   firmware_version = "1.0"
 }`,
 		want: []string{`Missing Attribute Configuration`, `[device_id,workspace_id]`}},
-	{name: "zdm_fota/device_id with fleet_ids", attr: "fleet_ids",
+	{name: "zdm_fota/device_id with fleet_ids", attr: "fleet_ids", at: "device_id",
 		body: `resource "zdm_fota" "u" {
   device_id        = "dev-1"
   fleet_ids        = ["flt-1"]
@@ -413,14 +442,14 @@ resource "zdm_device" "d" { name = "d" }`,
   }
 }`,
 		want: []string{`Invalid JSON in value`, `The value of value`}},
-	{name: "action zdm_schedule_job/no target", attr: "device_id", tf114: true,
+	{name: "action zdm_schedule_job/no target", attr: "device_id", at: noAttribute, tf114: true,
 		body: `action "zdm_schedule_job" "a" {
   config {
     name = "reboot"
   }
 }`,
 		want: []string{`Missing Attribute Configuration`, `[device_id,workspace_id]`}},
-	{name: "action zdm_schedule_job/device_id with fleet_ids", attr: "fleet_ids", tf114: true,
+	{name: "action zdm_schedule_job/device_id with fleet_ids", attr: "fleet_ids", at: "device_id", tf114: true,
 		body: `action "zdm_schedule_job" "a" {
   config {
     device_id = "dev-1"
@@ -467,7 +496,7 @@ resource "zdm_device" "d" { name = "d" }`,
   }
 }`,
 		want: []string{`Attribute firmware_id string length must be at least 1`}},
-	{name: "action zdm_schedule_fota/device_id and workspace_id", attr: "workspace_id", tf114: true,
+	{name: "action zdm_schedule_fota/device_id and workspace_id", attr: "workspace_id", at: "device_id", tf114: true,
 		body: `action "zdm_schedule_fota" "a" {
   config {
     device_id        = "dev-1"
@@ -492,7 +521,7 @@ resource "zdm_device" "d" { name = "d" }`,
 	{name: "list zdm_device/name_regex unbalanced", attr: "name_regex",
 		list: "zdm_device", query: `name_regex = "sensor-("`,
 		want: []string{`Invalid name_regex`, `must be a valid regular expression`}},
-	{name: "list zdm_device/name and name_prefix", attr: "name_prefix",
+	{name: "list zdm_device/name and name_prefix", attr: "name_prefix", at: "name",
 		list: "zdm_device", query: "name = \"a\"\n    name_prefix = \"b\"",
 		want: []string{`Invalid Attribute Combination`, `name_prefix`}},
 	{name: "list zdm_device/fleet_id empty", attr: "fleet_id",
@@ -510,7 +539,8 @@ resource "zdm_device" "d" { name = "d" }`,
 }
 
 // TestBadInputTable checks that the rows of the table are well formed: each
-// names its attribute in the expected error, and the table is large enough.
+// names its attribute, as a whole word, in the expected error, and the
+// table is large enough.
 func TestBadInputTable(t *testing.T) {
 	t.Parallel()
 	if len(badInputs) < 50 {
@@ -522,7 +552,7 @@ func TestBadInputTable(t *testing.T) {
 			t.Errorf("duplicate row %q", row.name)
 		}
 		seen[row.name] = true
-		if row.attr == "" || !slices.ContainsFunc(row.want, func(w string) bool { return strings.Contains(w, row.attr) }) {
+		if row.attr == "" || !slices.ContainsFunc(row.want, func(w string) bool { return namesWord(w, row.attr) }) {
 			t.Errorf("row %q: the expected error does not name the attribute %q: %q", row.name, row.attr, row.want)
 		}
 		kinds := 0
@@ -534,60 +564,153 @@ func TestBadInputTable(t *testing.T) {
 		if kinds != 1 {
 			t.Errorf("row %q: describe the configuration with exactly one of provider, body, importTo or list", row.name)
 		}
+		for _, v := range row.provider {
+			if strings.Contains(v, "example") || strings.Contains(v, "10.0.") {
+				t.Errorf("row %q: %s names a host the test does not own; use %s or %s", row.name, v, hostRemote, hostLocalhost)
+			}
+		}
+	}
+}
+
+// namesWord reports whether text contains word, not as part of a longer
+// identifier: "id" is named by "[id,name]" but not by "Invalid".
+func namesWord(text, word string) bool {
+	isIdent := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	for i := 0; ; {
+		j := strings.Index(text[i:], word)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(word)
+		before, _ := utf8.DecodeLastRuneInString(text[:start])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if (start == 0 || !isIdent(before)) && (end == len(text) || !isIdent(after)) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func TestNamesWord(t *testing.T) {
+	for _, tt := range []struct {
+		text, word string
+		want       bool
+	}{
+		{"Invalid import identity", "id", false},
+		{"needs a non-empty id", "id", true},
+		{"[id,name]", "id", true},
+		{"device_id must contain", "id", false},
+		{"device_id must contain", "device_id", true},
+		{"fleet_ids", "fleet_id", false},
+		{"Invalid end", "end", true},
+		{"the end.", "end", true},
+		{"extended", "end", false},
+	} {
+		if got := namesWord(tt.text, tt.word); got != tt.want {
+			t.Errorf("namesWord(%q, %q) = %v, want %v", tt.text, tt.word, got, tt.want)
+		}
 	}
 }
 
 // TestAccBadInput runs every row of the table with the real CLI against a
 // server of its own: the configuration must be refused at validate or plan
-// time, with the expected error, and without any API request.
+// time, by an error diagnostic of the provider that points at the row's
+// attribute and says what the row expects, and without any connection to
+// any address the row names.
 func TestAccBadInput(t *testing.T) {
 	for _, row := range badInputs {
 		t.Run(row.name, func(t *testing.T) {
 			t.Parallel()
-			e := acctest.New(t, New("test"))
-			tc := resource.TestCase{ProtoV6ProviderFactories: e.Factories, Steps: row.steps(e)}
+			b := newBadInputEnv(t)
+			tc := resource.TestCase{ProtoV6ProviderFactories: b.factories, Steps: row.steps(b)}
 			if row.list != "" || row.tf114 {
 				tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
 			}
 			resource.UnitTest(t, tc)
-			if n := e.Server.TotalRequests(); n != 0 {
-				t.Errorf("the invalid configuration made %d API requests, want 0: %v", n, e.Server.Counters())
+			if t.Skipped() {
+				return
+			}
+			b.checkDiagnostic(t, row)
+			if n, by := b.connections(); n != 0 {
+				t.Errorf("the invalid configuration made %d connections or API requests, want 0: %v", n, by)
 			}
 		})
 	}
 }
 
-// steps returns the test steps of a row.
-func (row badInput) steps(e *acctest.Env) []resource.TestStep {
-	want := errorPattern(row.want...)
+// TestAccBadInputControls are the positive controls of TestAccBadInput:
+// valid configurations run the same way, and each listener a row can name
+// counts the connections made to it.
+func TestAccBadInputControls(t *testing.T) {
+	t.Run("valid data source read", func(t *testing.T) {
+		t.Parallel()
+		b := newBadInputEnv(t)
+		if err := b.Server.SetStorage(b.Bootstrap.WorkspaceID, true); err != nil {
+			t.Fatal(err)
+		}
+		resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: b.factories, Steps: []resource.TestStep{{
+			Config: b.config(`data "zdm_workspaces" "all" {}
+data "zdm_timeseries" "t" { size = 1 }`),
+		}}})
+		_, by := b.connections()
+		if by["base_url"] == 0 || by["storage_url"] == 0 || by["server requests"] == 0 {
+			t.Errorf("a read counted %v: want connections to base_url and storage_url, and requests", by)
+		}
+		if errs := b.rec.errors(); len(errs) != 0 {
+			t.Errorf("a valid read recorded error diagnostics: %v", errs)
+		}
+	})
+	t.Run("valid provider block at a remote address", func(t *testing.T) {
+		t.Parallel()
+		b := newBadInputEnv(t)
+		resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: b.factories, Steps: []resource.TestStep{{
+			Config: b.providerBlock(map[string]string{"base_url": b.expand(`"https://REMOTE"`), "max_retries": "0"}) +
+				`data "zdm_workspaces" "all" {}`,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`Error: `),
+		}}})
+		if _, by := b.connections(); by["REMOTE"] == 0 {
+			t.Errorf("the remote listener counted no connection: %v", by)
+		}
+	})
+	t.Run("valid provider block at localhost", func(t *testing.T) {
+		t.Parallel()
+		b := newBadInputEnv(t)
+		resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: b.factories, Steps: []resource.TestStep{{
+			Config: b.providerBlock(map[string]string{"base_url": b.expand(`"http://LOCALHOST"`), "max_retries": "0"}) +
+				`data "zdm_workspaces" "all" {}`,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`Error: `),
+		}}})
+		if _, by := b.connections(); by["LOCALHOST"] == 0 {
+			t.Errorf("the localhost listener counted no connection: %v", by)
+		}
+	})
+}
+
+// steps returns the test steps of a row. The step only has to fail: what
+// it fails with is checked on the provider's diagnostics (checkDiagnostic).
+func (row badInput) steps(b *badInputEnv) []resource.TestStep {
+	failed := regexp.MustCompile(`Error: `)
 	switch {
 	case row.provider != nil:
-		args := map[string]string{
-			"base_url":     fmt.Sprintf("%q", e.Server.BaseURL()),
-			"api_key":      fmt.Sprintf("%q", e.Bootstrap.APIKey),
-			"workspace_id": fmt.Sprintf("%q", e.Bootstrap.WorkspaceID),
+		overrides := map[string]string{}
+		for k, v := range row.provider {
+			overrides[k] = b.expand(v)
 		}
-		maps.Copy(args, row.provider)
-		var b strings.Builder
-		b.WriteString("provider \"zdm\" {\n")
-		for _, k := range slices.Sorted(maps.Keys(args)) {
-			if args[k] != "" {
-				fmt.Fprintf(&b, "  %s = %s\n", k, args[k])
-			}
-		}
-		b.WriteString("}\ndata \"zdm_workspaces\" \"all\" {}\n")
-		return []resource.TestStep{{Config: b.String(), PlanOnly: true, ExpectError: want}}
+		cfg := b.providerBlock(overrides) + "data \"zdm_workspaces\" \"all\" {}\n"
+		return []resource.TestStep{{Config: cfg, PlanOnly: true, ExpectError: failed}}
 	case row.importTo != "":
 		return []resource.TestStep{{
-			Config:        e.Config(row.body),
+			Config:        b.config(row.body),
 			ResourceName:  row.importTo,
 			ImportState:   true,
 			ImportStateId: row.importID,
-			ExpectError:   want,
+			ExpectError:   failed,
 		}}
 	case row.list != "":
 		return []resource.TestStep{
-			{Config: e.Config("")},
+			{Config: b.config("")},
 			{
 				Query: true,
 				Config: fmt.Sprintf(`
@@ -598,49 +721,402 @@ list %q "bad" {
   }
 }
 `, row.list, row.query),
-				ExpectError: want,
+				ExpectError: failed,
 			},
 		}
 	default:
-		return []resource.TestStep{{Config: e.Config(row.body), PlanOnly: true, ExpectError: want}}
+		return []resource.TestStep{{Config: b.config(row.body), PlanOnly: true, ExpectError: failed}}
 	}
+}
+
+// badInputEnv is the server of a row, behind listeners of the row's own
+// that count every connection: the fronts of the management and storage
+// services, and two listeners that only count (and close) connections, for
+// the other hosts a row names: a non-loopback address of this machine
+// (REMOTE), and localhost (LOCALHOST). It records the diagnostics of the
+// provider.
+type badInputEnv struct {
+	*acctest.Env
+	fronts    map[string]*countingListener // by name: base_url, storage_url, REMOTE, LOCALHOST
+	rec       *diagRecorder
+	factories map[string]func() (tfprotov6.ProviderServer, error)
+}
+
+func newBadInputEnv(t *testing.T) *badInputEnv {
+	t.Helper()
+	e := acctest.New(t, New("test"))
+	b := &badInputEnv{Env: e, rec: &diagRecorder{}, fronts: map[string]*countingListener{}}
+	b.fronts["base_url"] = listenCounting(t, "127.0.0.1:0", strings.TrimPrefix(e.Server.BaseURL(), "http://"))
+	b.fronts["storage_url"] = listenCounting(t, "127.0.0.1:0", strings.TrimPrefix(e.Server.StorageURL(), "http://"))
+	b.fronts[hostLocalhost] = listenCounting(t, "127.0.0.1:0", "")
+	b.fronts[hostRemote] = listenCounting(t, net.JoinHostPort(nonLoopbackIP(t), "0"), "")
+	inner := e.Factories["zdm"]
+	b.factories = map[string]func() (tfprotov6.ProviderServer, error){
+		"zdm": func() (tfprotov6.ProviderServer, error) {
+			s, err := inner()
+			if err != nil {
+				return nil, err
+			}
+			return &recordingServer{ProviderServer: s, rec: b.rec}, nil
+		},
+	}
+	return b
+}
+
+// expand replaces the host placeholders of an HCL value.
+func (b *badInputEnv) expand(v string) string {
+	_, port, _ := net.SplitHostPort(b.fronts[hostLocalhost].addr)
+	v = strings.ReplaceAll(v, hostLocalhost, net.JoinHostPort("localhost", port))
+	return strings.ReplaceAll(v, hostRemote, b.fronts[hostRemote].addr)
+}
+
+// providerBlock is a valid provider block for the fronts, with arguments
+// overridden (HCL expressions; "" removes the argument).
+func (b *badInputEnv) providerBlock(overrides map[string]string) string {
+	args := map[string]string{
+		"base_url":     fmt.Sprintf("%q", "http://"+b.fronts["base_url"].addr),
+		"storage_url":  fmt.Sprintf("%q", "http://"+b.fronts["storage_url"].addr),
+		"api_key":      fmt.Sprintf("%q", b.Bootstrap.APIKey),
+		"workspace_id": fmt.Sprintf("%q", b.Bootstrap.WorkspaceID),
+	}
+	maps.Copy(args, overrides)
+	var sb strings.Builder
+	sb.WriteString("provider \"zdm\" {\n")
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		if args[k] != "" {
+			fmt.Fprintf(&sb, "  %s = %s\n", k, args[k])
+		}
+	}
+	sb.WriteString("}\n")
+	return sb.String()
+}
+
+// config is a valid provider block followed by body.
+func (b *badInputEnv) config(body string) string { return b.providerBlock(nil) + body }
+
+// connections returns the connections counted by every listener and the
+// requests the server counted, in total and by name.
+func (b *badInputEnv) connections() (int64, map[string]int64) {
+	by := map[string]int64{"server requests": b.Server.TotalRequests()}
+	total := by["server requests"]
+	for name, l := range b.fronts {
+		by[name] = l.n.Load()
+		total += by[name]
+	}
+	return total, by
+}
+
+// checkDiagnostic checks the error diagnostics the provider returned for a
+// row: there is at least one; each points at the row's attribute (an
+// import ID error, at none, from ImportResourceState); and one says, in its
+// summary and detail, the parts of row.want in order.
+func (b *badInputEnv) checkDiagnostic(t *testing.T, row badInput) {
+	t.Helper()
+	errs := b.rec.errors()
+	if len(errs) == 0 {
+		t.Fatalf("the provider returned no error diagnostic: the refusal came from elsewhere")
+	}
+	want := errorPattern(row.want...)
+	matched := false
+	at := row.at
+	if at == "" {
+		at = row.attr
+	}
+	for _, d := range errs {
+		switch {
+		case row.attr == "import ID":
+			if d.rpc != "ImportResourceState" || d.diag.Attribute != nil {
+				t.Errorf("%s returned %q at %v; want an import ID error of ImportResourceState, at no attribute", d.rpc, d.diag.Summary, d.diag.Attribute)
+			}
+		case at == noAttribute:
+			if d.diag.Attribute != nil {
+				t.Errorf("%s returned %q at %v, want it at no attribute", d.rpc, d.diag.Summary, d.diag.Attribute)
+			}
+		default:
+			if got := rootAttribute(d.diag.Attribute); got != at {
+				t.Errorf("%s returned %q at the attribute %q (%v), want %q", d.rpc, d.diag.Summary, got, d.diag.Attribute, at)
+			}
+		}
+		if want.MatchString(d.diag.Summary + "\n" + d.diag.Detail) {
+			matched = true
+		}
+	}
+	if !matched {
+		t.Errorf("no error diagnostic matches %q: %v", row.want, errs)
+	}
+}
+
+// rootAttribute is the name of the top-level attribute of p ("" for none).
+func rootAttribute(p *tftypes.AttributePath) string {
+	if p == nil || len(p.Steps()) == 0 {
+		return ""
+	}
+	if name, ok := p.Steps()[0].(tftypes.AttributeName); ok {
+		return string(name)
+	}
+	return ""
+}
+
+// nonLoopbackIP returns an address of this machine that is not a loopback
+// address (the provider refuses plain http to it), so that a connection
+// made to it reaches a listener of the test.
+func nonLoopbackIP(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatalf("interface addresses: %v", err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && n.IP.IsGlobalUnicast() {
+			return n.IP.String()
+		}
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.IsGlobalUnicast() {
+			return n.IP.String()
+		}
+	}
+	t.Fatalf("this machine has no address other than loopback ones: %v", addrs)
+	return ""
+}
+
+// countingListener counts the connections it accepts. With a target, it
+// forwards each connection there; without, it closes it.
+type countingListener struct {
+	addr string
+	n    atomic.Int64
+}
+
+func listenCounting(t *testing.T, addr, target string) *countingListener {
+	t.Helper()
+	var lc net.ListenConfig
+	ln, err := lc.Listen(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatalf("listen on %s: %v", addr, err)
+	}
+	l := &countingListener{addr: ln.Addr().String()}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			l.n.Add(1)
+			if target == "" {
+				_ = conn.Close()
+				continue
+			}
+			go forward(conn, target)
+		}
+	}()
+	return l
+}
+
+// forward copies between conn and a new connection to target, both ways.
+func forward(conn net.Conn, target string) {
+	defer conn.Close()
+	var d net.Dialer
+	up, err := d.DialContext(context.Background(), "tcp", target)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(up, conn); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(conn, up); done <- struct{}{} }()
+	<-done
+}
+
+// diagRecorder collects the diagnostics the provider returns.
+type diagRecorder struct {
+	mu    sync.Mutex
+	diags []recordedDiag
+}
+
+type recordedDiag struct {
+	rpc  string
+	diag tfprotov6.Diagnostic
+}
+
+func (r recordedDiag) String() string {
+	return fmt.Sprintf("%s: %q (%q) at %v", r.rpc, r.diag.Summary, r.diag.Detail, r.diag.Attribute)
+}
+
+func (r *diagRecorder) add(rpc string, diags []*tfprotov6.Diagnostic) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range diags {
+		if d != nil {
+			r.diags = append(r.diags, recordedDiag{rpc: rpc, diag: *d})
+		}
+	}
+}
+
+// errors returns the error diagnostics recorded so far.
+func (r *diagRecorder) errors() []recordedDiag {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []recordedDiag
+	for _, d := range r.diags {
+		if d.diag.Severity == tfprotov6.DiagnosticSeverityError {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// recordingServer is the provider server, recording the diagnostics of
+// every call that validates, configures, plans, reads or imports.
+type recordingServer struct {
+	tfprotov6.ProviderServer
+	rec *diagRecorder
+}
+
+// record passes a response through, recording its diagnostics.
+func record[R any](rec *diagRecorder, rpc string, resp *R, err error, diags func(*R) []*tfprotov6.Diagnostic) (*R, error) {
+	if resp != nil {
+		rec.add(rpc, diags(resp))
+	}
+	return resp, err
+}
+
+func (s *recordingServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
+	resp, err := s.ProviderServer.ValidateProviderConfig(ctx, req)
+	return record(s.rec, "ValidateProviderConfig", resp, err, func(r *tfprotov6.ValidateProviderConfigResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+}
+
+func (s *recordingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
+	resp, err := s.ProviderServer.ConfigureProvider(ctx, req)
+	return record(s.rec, "ConfigureProvider", resp, err, func(r *tfprotov6.ConfigureProviderResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+}
+
+func (s *recordingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	resp, err := s.ProviderServer.ValidateResourceConfig(ctx, req)
+	return record(s.rec, "ValidateResourceConfig", resp, err, func(r *tfprotov6.ValidateResourceConfigResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+}
+
+func (s *recordingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	resp, err := s.ProviderServer.ValidateDataResourceConfig(ctx, req)
+	return record(s.rec, "ValidateDataResourceConfig", resp, err, func(r *tfprotov6.ValidateDataResourceConfigResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+}
+
+func (s *recordingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	resp, err := s.ProviderServer.ReadDataSource(ctx, req)
+	return record(s.rec, "ReadDataSource", resp, err, func(r *tfprotov6.ReadDataSourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+}
+
+func (s *recordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
+	return record(s.rec, "PlanResourceChange", resp, err, func(r *tfprotov6.PlanResourceChangeResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+}
+
+func (s *recordingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	resp, err := s.ProviderServer.ReadResource(ctx, req)
+	return record(s.rec, "ReadResource", resp, err, func(r *tfprotov6.ReadResourceResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+}
+
+func (s *recordingServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
+	resp, err := s.ProviderServer.ImportResourceState(ctx, req)
+	return record(s.rec, "ImportResourceState", resp, err, func(r *tfprotov6.ImportResourceStateResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+}
+
+func (s *recordingServer) ValidateListResourceConfig(ctx context.Context, req *tfprotov6.ValidateListResourceConfigRequest) (*tfprotov6.ValidateListResourceConfigResponse, error) {
+	ls, ok := s.ProviderServer.(tfprotov6.ListResourceServer)
+	if !ok {
+		return nil, errors.New("the provider has no list resources")
+	}
+	resp, err := ls.ValidateListResourceConfig(ctx, req)
+	return record(s.rec, "ValidateListResourceConfig", resp, err, func(r *tfprotov6.ValidateListResourceConfigResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+}
+
+func (s *recordingServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
+	ls, ok := s.ProviderServer.(tfprotov6.ListResourceServer)
+	if !ok {
+		return nil, errors.New("the provider has no list resources")
+	}
+	stream, err := ls.ListResource(ctx, req)
+	if stream == nil || stream.Results == nil {
+		return stream, err
+	}
+	results := stream.Results
+	return &tfprotov6.ListResourceServerStream{Results: func(yield func(tfprotov6.ListResourceResult) bool) {
+		for r := range results {
+			s.rec.add("ListResource", r.Diagnostics)
+			if !yield(r) {
+				return
+			}
+		}
+	}}, err
+}
+
+func (s *recordingServer) ValidateActionConfig(ctx context.Context, req *tfprotov6.ValidateActionConfigRequest) (*tfprotov6.ValidateActionConfigResponse, error) {
+	as, ok := s.ProviderServer.(tfprotov6.ActionServer)
+	if !ok {
+		return nil, errors.New("the provider has no actions")
+	}
+	resp, err := as.ValidateActionConfig(ctx, req)
+	return record(s.rec, "ValidateActionConfig", resp, err, func(r *tfprotov6.ValidateActionConfigResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+}
+
+func (s *recordingServer) PlanAction(ctx context.Context, req *tfprotov6.PlanActionRequest) (*tfprotov6.PlanActionResponse, error) {
+	as, ok := s.ProviderServer.(tfprotov6.ActionServer)
+	if !ok {
+		return nil, errors.New("the provider has no actions")
+	}
+	resp, err := as.PlanAction(ctx, req)
+	return record(s.rec, "PlanAction", resp, err, func(r *tfprotov6.PlanActionResponse) []*tfprotov6.Diagnostic { return r.Diagnostics })
+}
+
+func (s *recordingServer) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
+	as, ok := s.ProviderServer.(tfprotov6.ActionServer)
+	if !ok {
+		return nil, errors.New("the provider has no actions")
+	}
+	return as.InvokeAction(ctx, req)
 }
 
 // TestAccInsecureHTTP is the other side of the plain-http rows: with
 // insecure_http (or ZDM_INSECURE_HTTP), a plain http address of a host that
 // is not a loopback address is accepted. Planning a create needs no API call,
-// so nothing is sent to that host.
+// so nothing is sent to that host (a listener of the test's own, which
+// counts connections).
 func TestAccInsecureHTTP(t *testing.T) {
-	e := acctest.New(t, New("test"))
+	b := newBadInputEnv(t)
 	body := `
 resource "zdm_fleet" "f" {
   name = "f"
 }
 `
-	block := func(extra string) string {
-		return fmt.Sprintf(`
-provider "zdm" {
-  base_url     = "http://zdm.example.invalid:8080/v3"
-  storage_url  = "http://storage.zdm.example.invalid"
-  api_key      = %q
-  workspace_id = %q
-%s
-}
-`, e.Bootstrap.APIKey, e.Bootstrap.WorkspaceID, extra) + body
+	block := func(extra map[string]string) string {
+		args := map[string]string{
+			"base_url":    b.expand(`"http://REMOTE/v3"`),
+			"storage_url": b.expand(`"http://REMOTE"`),
+		}
+		maps.Copy(args, extra)
+		return b.providerBlock(args) + body
 	}
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.Factories,
+		ProtoV6ProviderFactories: b.factories,
 		Steps: []resource.TestStep{
-			{Config: block("  insecure_http = true"), PlanOnly: true, ExpectNonEmptyPlan: true},
+			{Config: block(map[string]string{"insecure_http": "true"}), PlanOnly: true, ExpectNonEmptyPlan: true},
 			{
 				PreConfig:          func() { t.Setenv(envInsecureHTTP, "true") },
-				Config:             block(""),
+				Config:             block(nil),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 			},
 		},
 	})
-	if n := e.Server.TotalRequests(); n != 0 {
-		t.Errorf("%d API requests, want 0", n)
+	if errs := b.rec.errors(); len(errs) != 0 {
+		t.Errorf("error diagnostics: %v", errs)
+	}
+	if n, by := b.connections(); n != 0 {
+		t.Errorf("%d connections or API requests, want 0: %v", n, by)
 	}
 }
+
+var (
+	_ tfprotov6.ProviderServerWithListResource = (*recordingServer)(nil)
+	_ tfprotov6.ProviderServerWithActions      = (*recordingServer)(nil)
+)
