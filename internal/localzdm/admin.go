@@ -316,8 +316,9 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 }
 
 // Reset deletes all state (accounts, workspaces, keys, data points,
-// webhooks), zeroes the counters, clears the faults, returns to the choices
-// of Options and drops queued webhook batches.
+// webhooks), zeroes the counters, clears the faults and the planned device
+// answers, returns to the choices and device behaviour of Options and drops
+// queued webhook batches.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	s.dataMu.Lock()
@@ -330,6 +331,10 @@ func (s *Server) Reset() {
 	s.SetFaults(Faults{})
 	s.ClearRequestFaults()
 	s.choices.set(s.opts.Choices)
+	s.clearAnswers()
+	s.mu.Lock()
+	s.behavior = s.opts.DeviceBehavior.normalized()
+	s.mu.Unlock()
 	s.hooks.clear()
 }
 

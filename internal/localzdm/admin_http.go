@@ -133,6 +133,11 @@ func (s *Server) newAdminRouter() *router {
 		&route{method: http.MethodPut, pattern: "/admin/choices", handle: (*call).adminSetChoices,
 			body: `{"missing_fota","shuffle_lists","publish_before_read","job_value","workspace_list_limit","hidden_workspaces","seed"}`,
 			doc:  `SetChoices -> Choices (replaces every choice)`},
+		&route{method: http.MethodGet, pattern: "/admin/behavior", handle: (*call).adminGetBehavior,
+			doc: `CurrentDeviceBehavior -> DeviceBehavior, plus "pending_answers": PendingAnswers`},
+		&route{method: http.MethodPut, pattern: "/admin/behavior", handle: (*call).adminSetBehavior,
+			body: `{"enabled","delay","jitter","fota_success_status","failure_status","job_failure_status","failure_fraction","fail_devices","silent_fraction","silent_devices","seed"}`,
+			doc:  `SetDeviceBehavior -> DeviceBehavior (replaces every setting)`},
 		&route{method: http.MethodGet, pattern: "/admin/webhooks", handle: (*call).adminWebhookStats,
 			doc: `WebhookStats`},
 		&route{method: http.MethodPost, pattern: "/admin/webhooks/flush", handle: (*call).adminFlushWebhooks,
@@ -520,4 +525,33 @@ func (c *call) adminSetChoices() (any, error) {
 		return nil, err
 	}
 	return c.s.CurrentChoices(), nil
+}
+
+func (c *call) adminGetBehavior() (any, error) {
+	return behaviorAnswer(c.s)
+}
+
+func (c *call) adminSetBehavior() (any, error) {
+	var b DeviceBehavior
+	if err := c.adminBody(&b); err != nil {
+		return nil, err
+	}
+	if err := c.s.SetDeviceBehavior(b); err != nil {
+		return nil, err
+	}
+	return behaviorAnswer(c.s)
+}
+
+// behaviorAnswer is the device behaviour with the number of answers planned.
+func behaviorAnswer(s *Server) (any, error) {
+	data, err := json.Marshal(s.CurrentDeviceBehavior())
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]json.RawMessage // keeps a large seed exact
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	out["pending_answers"] = json.RawMessage(strconv.Itoa(s.PendingAnswers()))
+	return out, nil
 }

@@ -131,6 +131,36 @@
 //     /workspaces shows only the first N workspaces and never the hidden
 //     ones; GET /workspaces/{id} still answers them.
 //
+// # Device behaviour
+//
+// By default devices never answer: jobs and FOTA stay pending until
+// SetJobStatus or SetFOTAStatus (PUT /admin/devices/{device_id}/jobs/
+// {job_name}/status, PUT /admin/devices/{device_id}/fota/status) move them.
+// A DeviceBehavior (Options.DeviceBehavior, SetDeviceBehavior, GET and PUT
+// /admin/behavior; a PUT replaces every setting, Reset returns to Options)
+// scripts the devices for the jobs and FOTA scheduled afterwards, single or
+// fleet-wide:
+//
+//   - enabled: devices answer, "delay" (plus up to "jitter", fixed by the
+//     seed) after the scheduling; a delay of 0 answers by the time the
+//     scheduling request is answered (which still says pending). A job
+//     becomes done, a FOTA "fota_success_status" (default done).
+//   - failing devices ("fail_devices" by ID or name, and exactly
+//     round("failure_fraction" × n) of the n devices of the workspace) end
+//     a FOTA in "failure_status" (default failed) and a job in
+//     "job_failure_status", or leave it pending when that is empty (the
+//     specification knows only pending and done for jobs).
+//   - silent devices ("silent_devices", and round("silent_fraction" × n)
+//     more) never answer.
+//
+// The fractions are taken in an order given by a hash of "seed" and the
+// device names, so the same seed, device names and calls fail and silence
+// the same devices in every run. A rescheduling replaces the planned
+// answer; a status set by hand meanwhile is kept. Planned answers are not
+// persisted; PendingAnswers (and "pending_answers" in GET /admin/behavior)
+// counts them. Each answer sends a "job" or "fota" event (direction d2c) to
+// the webhook.
+//
 // # Counters and faults
 //
 // Every API request (both services, not the admin API) is counted under

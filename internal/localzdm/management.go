@@ -465,10 +465,13 @@ func (c *call) scheduleJob() (any, error) {
 		return nil, err
 	}
 	now := time.Now()
+	w := s.workspaces[d.WorkspaceID]
 	j := setJobLocked(d, name, value, timestamp(now))
+	out := j.toJSON()
 	s.changed(d)
-	s.emitLocked(s.workspaces[d.WorkspaceID], []event{jobEvent(d, j, directionC2D, now)})
-	return map[string]any{"job": j.toJSON()}, nil
+	s.emitLocked(w, []event{jobEvent(d, j, directionC2D, now)})
+	s.planLocked(s.newPlannerLocked(w), d, target{job: j}, now)
+	return map[string]any{"job": out}, nil
 }
 
 // fleetsFromQueryLocked resolves the repeatable "fleet" parameter to fleet
@@ -499,7 +502,7 @@ func (s *Server) fleetsFromQueryLocked(w *workspace, ids []string) (map[string]b
 // records the change, emits the events schedule returns, and answers the IDs
 // of the devices reached (never nil). Nothing changes when a fleet ID is
 // invalid. s.mu is held for writing.
-func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device) event) ([]string, error) {
+func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device) (event, target)) ([]string, error) {
 	s := c.s
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
@@ -512,17 +515,26 @@ func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device
 	devices := []string{}
 	var events []event
 	var reached []*device
+	var targets []target
 	for _, id := range w.Devices {
 		d := s.devices[id]
 		if !fleets[d.FleetID] {
 			continue
 		}
-		events = append(events, schedule(d))
+		ev, t := schedule(d)
+		events = append(events, ev)
+		targets = append(targets, t)
 		devices = append(devices, d.ID)
 		reached = append(reached, d)
 	}
 	s.changed(devicesChanged(reached)...)
 	s.emitLocked(w, events)
+	if p := s.newPlannerLocked(w); p != nil {
+		now := time.Now()
+		for i, id := range devices {
+			s.planLocked(p, s.devices[id], targets[i], now)
+		}
+	}
 	return devices, nil
 }
 
@@ -551,8 +563,9 @@ func (c *call) scheduleFleetJob() (any, error) {
 	defer s.mu.Unlock()
 	now := time.Now()
 	at := timestamp(now)
-	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) event {
-		return jobEvent(d, setJobLocked(d, name, value, at), directionC2D, now)
+	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) (event, target) {
+		j := setJobLocked(d, name, value, at)
+		return jobEvent(d, j, directionC2D, now), target{job: j}
 	})
 	if err != nil {
 		return nil, err
@@ -598,10 +611,13 @@ func (c *call) scheduleFOTA() (any, error) {
 		return nil, err
 	}
 	now := time.Now()
+	w := s.workspaces[d.WorkspaceID]
 	d.FOTA = &fota{ScheduledAt: timestamp(now), Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
+	out := d.FOTA.toJSON()
 	s.changed(d)
-	s.emitLocked(s.workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionC2D, now)})
-	return map[string]any{"fota": d.FOTA.toJSON()}, nil
+	s.emitLocked(w, []event{fotaEvent(d, d.FOTA, directionC2D, now)})
+	s.planLocked(s.newPlannerLocked(w), d, target{fota: d.FOTA}, now)
+	return map[string]any{"fota": out}, nil
 }
 
 func (c *call) scheduleFleetFOTA() (any, error) {
@@ -621,9 +637,9 @@ func (c *call) scheduleFleetFOTA() (any, error) {
 	defer s.mu.Unlock()
 	now := time.Now()
 	at := timestamp(now)
-	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) event {
+	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) (event, target) {
 		d.FOTA = &fota{ScheduledAt: at, Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
-		return fotaEvent(d, d.FOTA, directionC2D, now)
+		return fotaEvent(d, d.FOTA, directionC2D, now), target{fota: d.FOTA}
 	})
 	if err != nil {
 		return nil, err

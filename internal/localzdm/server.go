@@ -35,6 +35,9 @@ type Options struct {
 	// Choices select answers where the API specification is silent (see
 	// Choices); Reset returns to them.
 	Choices Choices
+	// DeviceBehavior scripts how devices answer jobs and FOTA (see
+	// DeviceBehavior); Reset returns to it.
+	DeviceBehavior DeviceBehavior
 }
 
 // Server is the local ZDM server: the device management service (with the
@@ -52,6 +55,7 @@ type Server struct {
 	devices      map[string]*device
 	keys         map[string]string // API key -> workspace ID
 	bootstrap    *Bootstrap
+	behavior     DeviceBehavior
 
 	// dataMu guards series. Lock order: mu before dataMu.
 	dataMu sync.RWMutex
@@ -62,6 +66,7 @@ type Server struct {
 	// reqFaults are the faults aimed at chosen requests.
 	reqFaults requestFaults
 	choices   choiceState
+	answers   answers
 
 	cmu      sync.Mutex
 	counters map[string]int64
@@ -106,6 +111,11 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("localzdm: choices: %w", err)
 	}
 	s.choices.set(opts.Choices)
+	if err := opts.DeviceBehavior.validate(); err != nil {
+		return nil, fmt.Errorf("localzdm: device behavior: %w", err)
+	}
+	s.behavior = opts.DeviceBehavior.normalized()
+	s.answers.wake = make(chan struct{}, 1)
 	s.limiter.init()
 	s.apiRoutes = s.newAPIRouter()
 	s.storageRoutes = s.newStorageRouter()

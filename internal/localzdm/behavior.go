@@ -1,0 +1,424 @@
+package localzdm
+
+import (
+	"container/heap"
+	"encoding/binary"
+	"encoding/json"
+	"hash/fnv"
+	"math"
+	"slices"
+	"sync"
+	"time"
+)
+
+// DeviceBehavior scripts how the simulated devices answer the jobs and FOTA
+// scheduled on them. The zero DeviceBehavior is the default: devices never
+// answer, and jobs and FOTA stay pending until SetJobStatus or
+// SetFOTAStatus moves them.
+//
+// With Enabled, every job or FOTA scheduled afterwards (single device or
+// fleet-wide) is answered by its device Delay (plus up to Jitter) after it
+// was scheduled: a job becomes "done" and a FOTA FOTASuccessStatus. Failing
+// devices end a FOTA in FailureStatus and a job in JobFailureStatus (when
+// set; jobs stay pending otherwise, since the specification knows only
+// pending and done). Silent devices never answer. A rescheduling replaces
+// the pending answer; a status set meanwhile by hand is kept.
+//
+// Which devices fail or stay silent is decided when a job or FOTA is
+// scheduled, over the devices of its workspace: those listed in
+// FailDevices or SilentDevices (by ID or name), plus exactly
+// round(SilentFraction × n) silent and round(FailureFraction × n) failing
+// devices of the n devices of the workspace, taken in an order given by a
+// hash of Seed and the device names (ties in creation order). The same
+// seed, device names and calls give the same outcome in every run.
+type DeviceBehavior struct {
+	// Enabled makes devices answer what is scheduled on them.
+	Enabled bool `json:"enabled"`
+	// Delay is how long after scheduling a device answers (0: at once, by
+	// the time the scheduling request is answered). At most MaxFaultDelay.
+	Delay time.Duration `json:"delay"`
+	// Jitter adds to Delay a duration in [0, Jitter] per device and job or
+	// firmware, fixed by Seed. At most MaxFaultDelay.
+	Jitter time.Duration `json:"jitter"`
+	// FOTASuccessStatus is the FOTA status of a device that succeeds
+	// (default "done").
+	FOTASuccessStatus string `json:"fota_success_status"`
+	// FailureStatus is the FOTA status of a failing device (default
+	// "failed").
+	FailureStatus string `json:"failure_status"`
+	// JobFailureStatus is the job status of a failing device; empty leaves
+	// its jobs pending.
+	JobFailureStatus string `json:"job_failure_status"`
+	// FailureFraction (0..1) of the devices of a workspace fail.
+	FailureFraction float64 `json:"failure_fraction"`
+	// FailDevices fail, by device ID or name.
+	FailDevices []string `json:"fail_devices"`
+	// SilentFraction (0..1) of the devices of a workspace never answer.
+	SilentFraction float64 `json:"silent_fraction"`
+	// SilentDevices never answer, by device ID or name.
+	SilentDevices []string `json:"silent_devices"`
+	// Seed picks the failing and silent fractions and the jitter.
+	Seed uint64 `json:"seed"`
+}
+
+// deviceBehaviorJSON is the admin API shape of DeviceBehavior: durations
+// are Go duration strings or numbers of milliseconds.
+type deviceBehaviorJSON struct {
+	Enabled           bool     `json:"enabled"`
+	Delay             any      `json:"delay"`
+	Jitter            any      `json:"jitter"`
+	FOTASuccessStatus string   `json:"fota_success_status"`
+	FailureStatus     string   `json:"failure_status"`
+	JobFailureStatus  string   `json:"job_failure_status"`
+	FailureFraction   float64  `json:"failure_fraction"`
+	FailDevices       []string `json:"fail_devices"`
+	SilentFraction    float64  `json:"silent_fraction"`
+	SilentDevices     []string `json:"silent_devices"`
+	Seed              uint64   `json:"seed"`
+}
+
+// MarshalJSON renders durations as Go duration strings.
+func (b DeviceBehavior) MarshalJSON() ([]byte, error) {
+	return json.Marshal(deviceBehaviorJSON{
+		Enabled: b.Enabled, Delay: b.Delay.String(), Jitter: b.Jitter.String(),
+		FOTASuccessStatus: b.FOTASuccessStatus, FailureStatus: b.FailureStatus, JobFailureStatus: b.JobFailureStatus,
+		FailureFraction: b.FailureFraction, FailDevices: b.FailDevices,
+		SilentFraction: b.SilentFraction, SilentDevices: b.SilentDevices, Seed: b.Seed,
+	})
+}
+
+// UnmarshalJSON accepts durations as Go duration strings or milliseconds.
+func (b *DeviceBehavior) UnmarshalJSON(data []byte) error {
+	var in deviceBehaviorJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	delay, err := parseDurationJSON("delay", in.Delay)
+	if err != nil {
+		return err
+	}
+	jitter, err := parseDurationJSON("jitter", in.Jitter)
+	if err != nil {
+		return err
+	}
+	*b = DeviceBehavior{
+		Enabled: in.Enabled, Delay: delay, Jitter: jitter,
+		FOTASuccessStatus: in.FOTASuccessStatus, FailureStatus: in.FailureStatus, JobFailureStatus: in.JobFailureStatus,
+		FailureFraction: in.FailureFraction, FailDevices: in.FailDevices,
+		SilentFraction: in.SilentFraction, SilentDevices: in.SilentDevices, Seed: in.Seed,
+	}
+	return nil
+}
+
+// validate reports the first invalid setting.
+func (b DeviceBehavior) validate() error {
+	switch {
+	case b.Delay < 0 || b.Delay > MaxFaultDelay:
+		return invalidArgument("\"delay\" must be between 0 and %s, got %s", MaxFaultDelay, b.Delay)
+	case b.Jitter < 0 || b.Jitter > MaxFaultDelay:
+		return invalidArgument("\"jitter\" must be between 0 and %s, got %s", MaxFaultDelay, b.Jitter)
+	case math.IsNaN(b.FailureFraction) || b.FailureFraction < 0 || b.FailureFraction > 1:
+		return invalidArgument("\"failure_fraction\" must be between 0 and 1, got %g", b.FailureFraction)
+	case math.IsNaN(b.SilentFraction) || b.SilentFraction < 0 || b.SilentFraction > 1:
+		return invalidArgument("\"silent_fraction\" must be between 0 and 1, got %g", b.SilentFraction)
+	case b.FailureFraction+b.SilentFraction > 1:
+		return invalidArgument("\"failure_fraction\" and \"silent_fraction\" must add up to at most 1, got %g", b.FailureFraction+b.SilentFraction)
+	}
+	for _, f := range []struct{ name, v string }{
+		{"fota_success_status", b.FOTASuccessStatus}, {"failure_status", b.FailureStatus},
+	} {
+		if f.v != "" && !fotaStatusRE.MatchString(f.v) {
+			return invalidArgument("%q must be a lower-case word of at most 32 characters (e.g. \"done\", \"failed\"), not %q", f.name, f.v)
+		}
+	}
+	if b.JobFailureStatus != "" && (!fotaStatusRE.MatchString(b.JobFailureStatus) || b.JobFailureStatus == JobStatusDone) {
+		return invalidArgument("\"job_failure_status\" must be a lower-case word of at most 32 characters other than %q (e.g. \"failed\"), or empty to leave jobs pending, not %q", JobStatusDone, b.JobFailureStatus)
+	}
+	for _, l := range []struct {
+		name string
+		ids  []string
+	}{{"fail_devices", b.FailDevices}, {"silent_devices", b.SilentDevices}} {
+		for i, id := range l.ids {
+			if id == "" {
+				return invalidArgument("\"%s[%d]\" must not be empty", l.name, i)
+			}
+		}
+	}
+	return nil
+}
+
+// normalized spells the defaults out.
+func (b DeviceBehavior) normalized() DeviceBehavior {
+	if b.FOTASuccessStatus == "" {
+		b.FOTASuccessStatus = JobStatusDone
+	}
+	if b.FailureStatus == "" {
+		b.FailureStatus = "failed"
+	}
+	b.FailDevices = slices.Clone(b.FailDevices)
+	if b.FailDevices == nil {
+		b.FailDevices = []string{}
+	}
+	b.SilentDevices = slices.Clone(b.SilentDevices)
+	if b.SilentDevices == nil {
+		b.SilentDevices = []string{}
+	}
+	return b
+}
+
+// SetDeviceBehavior replaces the device behaviour (see DeviceBehavior) for
+// the jobs and FOTA scheduled from now on; answers already planned stay
+// planned. Invalid settings are refused and change nothing.
+func (s *Server) SetDeviceBehavior(b DeviceBehavior) error {
+	if err := b.validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.behavior = b.normalized()
+	s.mu.Unlock()
+	return nil
+}
+
+// CurrentDeviceBehavior returns the device behaviour in effect.
+func (s *Server) CurrentDeviceBehavior() DeviceBehavior {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.behavior.normalized()
+}
+
+// PendingAnswers is the number of device answers planned and not given yet.
+func (s *Server) PendingAnswers() int {
+	s.answers.mu.Lock()
+	defer s.answers.mu.Unlock()
+	return len(s.answers.q)
+}
+
+// target is what a device answers: a job (by name) or its FOTA.
+type target struct {
+	job  *job  // nil for a FOTA
+	fota *fota // nil for a job
+}
+
+func (t target) key() string {
+	if t.job != nil {
+		return "job\x00" + t.job.Name
+	}
+	return "fota\x00" + t.fota.FirmwareID + "\x00" + t.fota.FirmwareVersion
+}
+
+// answer is a device's planned answer to one scheduling.
+type answer struct {
+	due    time.Time
+	dev    *device
+	t      target
+	status string
+}
+
+// answerQueue is a min-heap of planned answers by due time.
+type answerQueue []*answer
+
+func (q answerQueue) Len() int           { return len(q) }
+func (q answerQueue) Less(i, j int) bool { return q[i].due.Before(q[j].due) }
+func (q answerQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *answerQueue) Push(x any)        { *q = append(*q, x.(*answer)) }
+func (q *answerQueue) Pop() any {
+	old := *q
+	a := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return a
+}
+
+// answers holds the planned answers and wakes the loop that gives them.
+type answers struct {
+	mu    sync.Mutex
+	q     answerQueue
+	wake  chan struct{}
+	start sync.Once // starts answerLoop at the first delayed answer
+}
+
+// planner decides the outcome of schedulings in one workspace, for one
+// request.
+type planner struct {
+	b    DeviceBehavior
+	rank map[string]int // device ID -> position in the seeded order
+	n    int
+}
+
+// newPlannerLocked returns nil when devices do not answer; s.mu is held.
+func (s *Server) newPlannerLocked(w *workspace) *planner {
+	b := s.behavior
+	if !b.Enabled {
+		return nil
+	}
+	p := &planner{b: b, n: len(w.Devices)}
+	if b.FailureFraction > 0 || b.SilentFraction > 0 {
+		type ranked struct {
+			id  string
+			h   uint64
+			pos int
+		}
+		rs := make([]ranked, 0, len(w.Devices))
+		for i, id := range w.Devices {
+			rs = append(rs, ranked{id, seededHash(b.Seed, s.devices[id].Name), i})
+		}
+		slices.SortFunc(rs, func(a, b ranked) int {
+			switch {
+			case a.h < b.h:
+				return -1
+			case a.h > b.h:
+				return 1
+			}
+			return a.pos - b.pos
+		})
+		p.rank = make(map[string]int, len(rs))
+		for i, r := range rs {
+			p.rank[r.id] = i
+		}
+	}
+	return p
+}
+
+func seededHash(seed uint64, parts ...string) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], seed)
+	_, _ = h.Write(b[:])
+	for _, p := range parts {
+		_, _ = h.Write([]byte(p))
+		_, _ = h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// outcome is "silent", "fail" or "succeed" for a device.
+func (p *planner) outcome(d *device) string {
+	listed := func(l []string) bool { return slices.Contains(l, d.ID) || slices.Contains(l, d.Name) }
+	silentN := int(math.Round(p.b.SilentFraction * float64(p.n)))
+	failN := int(math.Round(p.b.FailureFraction * float64(p.n)))
+	r, ranked := p.rank[d.ID]
+	switch {
+	case listed(p.b.SilentDevices) || (ranked && r < silentN):
+		return "silent"
+	case listed(p.b.FailDevices) || (ranked && r < silentN+failN):
+		return "fail"
+	}
+	return "succeed"
+}
+
+// planLocked plans the answer of device d to the scheduling t made at now,
+// giving it at once when it is due at once; s.mu is held for writing.
+func (s *Server) planLocked(p *planner, d *device, t target, now time.Time) {
+	if p == nil {
+		return
+	}
+	var status string
+	switch p.outcome(d) {
+	case "silent":
+		return
+	case "fail":
+		status = p.b.FailureStatus
+		if t.job != nil {
+			status = p.b.JobFailureStatus
+		}
+	default:
+		status = p.b.FOTASuccessStatus
+		if t.job != nil {
+			status = JobStatusDone
+		}
+	}
+	if status == "" {
+		return // a failing device leaves its job pending
+	}
+	delay := p.b.Delay
+	if p.b.Jitter > 0 {
+		frac := float64(seededHash(p.b.Seed, d.Name, "jitter", t.key())>>11) / (1 << 53)
+		delay += time.Duration(frac * float64(p.b.Jitter))
+	}
+	a := &answer{due: now.Add(delay), dev: d, t: t, status: status}
+	if delay == 0 {
+		s.giveAnswerLocked(a, now)
+		return
+	}
+	s.answers.start.Do(func() { go s.answerLoop() })
+	s.answers.mu.Lock()
+	heap.Push(&s.answers.q, a)
+	s.answers.mu.Unlock()
+	select {
+	case s.answers.wake <- struct{}{}:
+	default:
+	}
+}
+
+// giveAnswerLocked applies a device's answer when its scheduling is still
+// the current one and pending; s.mu is held for writing.
+func (s *Server) giveAnswerLocked(a *answer, now time.Time) {
+	d := a.dev
+	if s.devices[d.ID] != d {
+		return // deleted
+	}
+	var ev event
+	switch {
+	case a.t.job != nil:
+		if d.Jobs[a.t.job.Name] != a.t.job || a.t.job.Status != JobStatusPending {
+			return // rescheduled, purged or set by hand
+		}
+		a.t.job.Status = a.status
+		ev = jobEvent(d, a.t.job, directionD2C, now)
+	default:
+		if d.FOTA != a.t.fota || a.t.fota.Status != FOTAStatusPending {
+			return
+		}
+		a.t.fota.Status = a.status
+		ev = fotaEvent(d, a.t.fota, directionD2C, now)
+	}
+	s.changed(d)
+	s.emitLocked(s.workspaces[d.WorkspaceID], []event{ev})
+}
+
+// answerLoop gives the planned answers when they are due, until the server
+// closes.
+func (s *Server) answerLoop() {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		now := time.Now()
+		var due []*answer
+		next := time.Hour
+		s.answers.mu.Lock()
+		for len(s.answers.q) > 0 {
+			if wait := s.answers.q[0].due.Sub(now); wait > 0 {
+				next = wait
+				break
+			}
+			due = append(due, heap.Pop(&s.answers.q).(*answer))
+		}
+		s.answers.mu.Unlock()
+		if len(due) > 0 {
+			s.mu.Lock()
+			for _, a := range due {
+				s.giveAnswerLocked(a, now)
+			}
+			s.mu.Unlock()
+		}
+		t.Reset(next)
+		select {
+		case <-t.C:
+		case <-s.answers.wake:
+			if !t.Stop() {
+				select {
+				case <-t.C:
+				default:
+				}
+			}
+		case <-s.closing:
+			return
+		}
+	}
+}
+
+// clearAnswers drops every planned answer.
+func (s *Server) clearAnswers() {
+	s.answers.mu.Lock()
+	s.answers.q = nil
+	s.answers.mu.Unlock()
+}
