@@ -47,7 +47,8 @@ type DeviceBehavior struct {
 	// "failed").
 	FailureStatus string `json:"failure_status"`
 	// JobFailureStatus is the job status of a failing device; empty leaves
-	// its jobs pending.
+	// its jobs pending. It is a status beyond the specification (which
+	// knows pending and done), refused when the server has a state file.
 	JobFailureStatus string `json:"job_failure_status"`
 	// FailureFraction (0..1) of the devices of a workspace fail.
 	FailureFraction float64 `json:"failure_fraction"`
@@ -147,6 +148,18 @@ func (b DeviceBehavior) validate() error {
 	return nil
 }
 
+// checkBehavior validates b for this server: a job failure status is a
+// status beyond the specification, which a state file does not keep.
+func (s *Server) checkBehavior(b DeviceBehavior) error {
+	if err := b.validate(); err != nil {
+		return err
+	}
+	if b.JobFailureStatus != "" && s.opts.StateFile != "" {
+		return invalidArgument("\"job_failure_status\" %q cannot be used with a state file, which keeps only the job statuses of the API specification (%q and %q); leave it empty so that failing devices leave their jobs pending", b.JobFailureStatus, JobStatusPending, JobStatusDone)
+	}
+	return nil
+}
+
 // normalized spells the defaults out.
 func (b DeviceBehavior) normalized() DeviceBehavior {
 	if b.FOTASuccessStatus == "" {
@@ -170,7 +183,7 @@ func (b DeviceBehavior) normalized() DeviceBehavior {
 // the jobs and FOTA scheduled from now on; answers already planned stay
 // planned. Invalid settings are refused and change nothing.
 func (s *Server) SetDeviceBehavior(b DeviceBehavior) error {
-	if err := b.validate(); err != nil {
+	if err := s.checkBehavior(b); err != nil {
 		return err
 	}
 	s.mu.Lock()

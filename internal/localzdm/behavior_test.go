@@ -305,6 +305,15 @@ func TestBehaviorInvalid(t *testing.T) {
 			t.Fatalf("New with %+v = %v", tc.b, err)
 		}
 	}
+	// A job status beyond the specification cannot go into a state file.
+	stateful := localzdm.StartTestWithOptions(t, localzdm.Options{StateFile: t.TempDir() + "/state.json"})
+	if err := stateful.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, JobFailureStatus: "failed"}); err == nil ||
+		!strings.Contains(err.Error(), "cannot be used with a state file") {
+		t.Fatalf("job failure status with a state file: %v", err)
+	}
+	if err := stateful.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, FailureFraction: 1}); err != nil {
+		t.Fatalf("behaviour without a job failure status, with a state file: %v", err)
+	}
 	// Durations may be numbers of milliseconds in the admin API.
 	var got struct {
 		Delay  string `json:"delay"`

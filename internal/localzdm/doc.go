@@ -149,7 +149,8 @@
 //     round("failure_fraction" × n) of the n devices of the workspace) end
 //     a FOTA in "failure_status" (default failed) and a job in
 //     "job_failure_status", or leave it pending when that is empty (the
-//     specification knows only pending and done for jobs).
+//     specification knows only pending and done for jobs, and a server with
+//     a state file refuses any other job status).
 //   - silent devices ("silent_devices", and round("silent_fraction" × n)
 //     more) never answer.
 //

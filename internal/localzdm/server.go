@@ -111,7 +111,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("localzdm: choices: %w", err)
 	}
 	s.choices.set(opts.Choices)
-	if err := opts.DeviceBehavior.validate(); err != nil {
+	if err := s.checkBehavior(opts.DeviceBehavior); err != nil {
 		return nil, fmt.Errorf("localzdm: device behavior: %w", err)
 	}
 	s.behavior = opts.DeviceBehavior.normalized()
