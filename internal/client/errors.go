@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 // ErrAmbiguous marks a request that failed after it may have reached the
@@ -177,7 +179,7 @@ func errorFields(obj map[string]json.RawMessage, depth int) (code, msg string) {
 			msg = s
 			break
 		}
-		if s := compactJSON(raw); s != "" && s != "null" {
+		if s := string(jsonvalue.Compact(raw, nil)); s != "" && s != "null" {
 			// e.g. FastAPI's {"detail":[{"loc":..,"msg":..}]}.
 			msg = s
 			break
@@ -235,26 +237,6 @@ func scalarString(raw json.RawMessage) (string, bool) {
 	default:
 		return string(raw), true
 	}
-}
-
-func compactJSON(raw json.RawMessage) string {
-	var b strings.Builder
-	b.Grow(len(raw))
-	inString, escaped := false, false
-	for _, c := range string(raw) {
-		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ' ' || c == '\n' || c == '\r' || c == '\t'):
-			continue
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 func firstNonEmpty(a, b string) string {

@@ -1,117 +1,39 @@
 package provider
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"math/big"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
-// JSON values: compaction, comparison, and the JSON objects of jobs.
+// JSON values of the provider: the JSON objects of jobs, compacted and
+// compared by package jsonvalue.
 
 // emptyJSONObject is the value of a job scheduled without arguments.
 const emptyJSONObject = "{}"
 
 // compactJSONObject checks that s is one JSON object and returns it without
-// insignificant white space (keys keep their order).
+// insignificant white space (keys keep their order): jsonvalue.CompactObject.
 func compactJSONObject(s string) (json.RawMessage, error) {
-	t := strings.TrimSpace(s)
-	if t == "" || t[0] != '{' {
-		return nil, errors.New(`must be a JSON object such as {"key": "value"} (use jsonencode)`)
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, []byte(t)); err != nil {
-		return nil, fmt.Errorf("is not valid JSON: %v", err)
-	}
-	return buf.Bytes(), nil
+	return jsonvalue.CompactObject(s)
 }
 
 // compactJSON returns raw without insignificant white space, or raw itself
-// when it is not valid JSON.
+// (trimmed) when it is not valid JSON; null when raw is empty.
 func compactJSON(raw []byte) string {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
+	c := jsonvalue.Compact(raw, nil)
+	if len(c) == 0 {
 		return "null"
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, t); err != nil {
-		return string(t)
-	}
-	return buf.String()
+	return string(c)
 }
 
-// jsonEqual reports whether a and b hold the same JSON value: white space,
-// the order of object keys and the spelling of numbers (1, 1.0, 1e0) do not
-// matter. Texts that are not JSON are equal only when identical.
+// jsonEqual reports whether a and b hold the same JSON value:
+// jsonvalue.Equal.
 func jsonEqual(a, b string) bool {
-	if a == b {
-		return true
-	}
-	va, errA := decodeJSONValue(a)
-	vb, errB := decodeJSONValue(b)
-	if errA != nil || errB != nil {
-		return false
-	}
-	return jsonValuesEqual(va, vb)
-}
-
-func decodeJSONValue(s string) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON value")
-	}
-	return v, nil
-}
-
-func jsonValuesEqual(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, vx := range x {
-			vy, ok := y[k]
-			if !ok || !jsonValuesEqual(vx, vy) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonValuesEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		y, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		if x == y {
-			return true
-		}
-		rx, okX := new(big.Rat).SetString(string(x))
-		ry, okY := new(big.Rat).SetString(string(y))
-		return okX && okY && rx.Cmp(ry) == 0
-	default: // string, bool, nil
-		return a == b
-	}
+	return jsonvalue.Equal(a, b)
 }
 
 // jobValue returns the JSON object of a planned value to send to the service.

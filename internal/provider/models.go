@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 // Models shared by resources, data sources and list resources, and the
@@ -119,13 +120,10 @@ func flattenIdentities(raw json.RawMessage) types.String {
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		return types.StringNull()
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, trimmed); err != nil {
-		// Not JSON: keep the text as the service sent it.
-		return types.StringValue(string(trimmed))
-	}
-	if buf.String() == "[]" {
+	// Text that is not JSON is kept as the service sent it.
+	c := string(jsonvalue.Compact(trimmed, nil))
+	if c == "[]" {
 		return types.StringNull()
 	}
-	return types.StringValue(buf.String())
+	return types.StringValue(c)
 }

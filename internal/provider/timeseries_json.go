@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 // The points_json value of zdm_timeseries, written as points stream in.
@@ -90,17 +91,7 @@ func (b *pointsJSONBuilder) writePayload(raw []byte) {
 		b.sb.WriteString("null")
 		return
 	}
-	// The decoder hands over valid JSON: only white space may need removing.
-	if !bytes.ContainsAny(raw, " \t\r\n") {
-		b.sb.Write(raw)
-		return
-	}
-	b.buf.Reset()
-	if err := json.Compact(&b.buf, raw); err != nil {
-		b.sb.Write(bytes.TrimSpace(raw))
-		return
-	}
-	b.sb.Write(b.buf.Bytes())
+	b.sb.Write(jsonvalue.Compact(raw, &b.buf))
 }
 
 // finish closes the array and returns the text. When far fewer points came

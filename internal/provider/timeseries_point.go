@@ -3,7 +3,6 @@ package provider
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -13,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 // The point type of the points attribute of zdm_timeseries, and the
@@ -209,15 +209,7 @@ func (b *pointsBuilder) payload(raw []byte) string {
 	if len(raw) == 0 {
 		return "null"
 	}
-	// The decoder hands over valid JSON: only white space may need removing.
-	if !bytes.ContainsAny(raw, " \t\r\n") {
-		return string(raw)
-	}
-	b.buf.Reset()
-	if err := json.Compact(&b.buf, raw); err != nil {
-		return string(bytes.TrimSpace(raw))
-	}
-	return b.buf.String()
+	return string(jsonvalue.Compact(raw, &b.buf))
 }
 
 func (b *pointsBuilder) add(p client.DataPoint) error {
