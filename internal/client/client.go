@@ -220,23 +220,11 @@ func parseBaseURL(what, raw, key string) (*baseURL, error) {
 	if raw == "" {
 		return nil, fmt.Errorf("client: the %s is empty", what)
 	}
-	u, err := url.Parse(raw)
+	u, err := parseServiceURL(raw, shown)
 	if err != nil {
-		return nil, fmt.Errorf("client: the %s %q is not a valid URL", what, shown)
+		return nil, fmt.Errorf("client: the %s %w", what, err)
 	}
-	scheme := strings.ToLower(u.Scheme)
-	if scheme != "http" && scheme != "https" {
-		return nil, fmt.Errorf("client: the %s %q must start with https:// (or http://)", what, shown)
-	}
-	if u.Host == "" || u.Opaque != "" {
-		return nil, fmt.Errorf("client: the %s %q has no host", what, shown)
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("client: the %s %q must not contain credentials", what, shown)
-	}
-	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return nil, fmt.Errorf("client: the %s %q must not have a query or fragment", what, shown)
-	}
+	scheme := u.Scheme
 	escaped := strings.TrimRight(u.EscapedPath(), "/")
 	if !strings.HasSuffix(escaped, "/v3") {
 		escaped += "/v3"

@@ -178,7 +178,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"other scheme", Config{BaseURL: "ftp://api.example.com", APIKey: "k"}, "must start with https://"},
 		{"no host", Config{BaseURL: "https:///v3", APIKey: "k"}, "has no host"},
 		{"opaque", Config{BaseURL: "https:api.example.com", APIKey: "k"}, "has no host"},
-		{"credentials", Config{BaseURL: (&url.URL{Scheme: "https", Host: "api.example.com", User: url.UserPassword("user", "pw")}).String(), APIKey: "k"}, "must not contain credentials"},
+		{"credentials", Config{BaseURL: (&url.URL{Scheme: "https", Host: "api.example.com", User: url.UserPassword("user", "pw")}).String(), APIKey: "k"}, "must not carry credentials"},
 		{"query", Config{BaseURL: "https://api.example.com?x=1", APIKey: "k"}, "query or fragment"},
 		{"fragment", Config{BaseURL: "https://api.example.com#x", APIKey: "k"}, "query or fragment"},
 		{"bad storage", Config{BaseURL: "https://h", StorageURL: "storage", APIKey: "k"}, "storage URL"},

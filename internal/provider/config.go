@@ -2,9 +2,8 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -275,58 +274,14 @@ func maskKey(ctx context.Context, key string) context.Context {
 	return tflog.MaskMessageStrings(ctx, key)
 }
 
-// checkServiceURL reports whether raw is an acceptable service address: an
-// absolute http or https URL with a host, no credentials, query or fragment,
-// and a path that is empty, "/" or "/v3" (the version segment is added by the
-// client when missing). Plain http is accepted for loopback hosts, and for any
-// host when insecure is true.
+// checkServiceURL checks base_url and storage_url: client.CheckServiceURL,
+// whose error about plain http names the setting that allows it.
 func checkServiceURL(raw string, insecure bool) error {
-	if strings.TrimSpace(raw) == "" {
-		return fmt.Errorf("must not be empty")
+	err := client.CheckServiceURL(raw, insecure)
+	if errors.Is(err, client.ErrPlainHTTP) {
+		return fmt.Errorf("%w; use https, or set insecure_http = true (%s=true) to allow it", err, envInsecureHTTP)
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("%q is not a valid URL: %w", raw, err)
-	}
-	if u.Scheme != "https" && u.Scheme != "http" {
-		return fmt.Errorf("%q must start with https:// (or http://)", raw)
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return fmt.Errorf("%q has no host", raw)
-	}
-	if u.User != nil {
-		return fmt.Errorf("%q must not carry credentials; set api_key instead", redactUserinfo(u))
-	}
-	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return fmt.Errorf("%q must not have a query or a fragment", raw)
-	}
-	switch u.Path {
-	case "", "/", "/v3", "/v3/":
-	default:
-		return fmt.Errorf("%q has the path %q; the path must be empty, \"/\" or \"/v3\"", raw, u.Path)
-	}
-	if u.Scheme == "http" && !insecure && !isLoopbackHost(u.Hostname()) {
-		return fmt.Errorf("%q uses plain http with a host that is not a loopback address; "+
-			"use https, or set insecure_http = true (%s=true) to allow it", raw, envInsecureHTTP)
-	}
-	return nil
-}
-
-// redactUserinfo returns u as a string with its user information hidden.
-func redactUserinfo(u *url.URL) string {
-	c := *u
-	c.User = url.User("REDACTED")
-	return c.String()
-}
-
-// isLoopbackHost reports whether host (without port) names the local machine.
-func isLoopbackHost(host string) bool {
-	h := strings.ToLower(strings.TrimSuffix(host, "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	return err
 }
 
 // parseRequestTimeout parses a request_timeout value such as "60s" or "2m".
