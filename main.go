@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/zdm/terraform-provider-zdm/internal/logging"
 	"github.com/zdm/terraform-provider-zdm/internal/provider"
 )
 
@@ -21,7 +22,7 @@ func main() {
 	flag.Parse()
 	if !debug {
 		// In debug mode the logs go to the terminal of the debug session.
-		if err := quietUnreadLogs(os.Environ(), os.Setenv); err != nil {
+		if err := logging.QuietUnreadLogs(os.Environ(), os.Setenv); err != nil {
 			log.Fatal(err.Error())
 		}
 	}

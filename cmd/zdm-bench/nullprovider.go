@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/zdm/terraform-provider-zdm/internal/logging"
 	zdm "github.com/zdm/terraform-provider-zdm/internal/provider"
 )
 
@@ -44,25 +45,14 @@ func serveNullProvider() error {
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return err
 	}
-	if !*debug && !hasLogVariable(os.Environ()) {
-		// As the real provider does (see logging.go at the root).
-		for _, name := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER_ZDM"} {
-			if err := os.Setenv(name, "off"); err != nil {
-				return err
-			}
+	if !*debug {
+		// As the real provider does.
+		if err := logging.QuietUnreadLogs(os.Environ(), os.Setenv); err != nil {
+			return err
 		}
 	}
 	return providerserver.Serve(context.Background(), func() provider.Provider { return nullProvider{} },
 		providerserver.ServeOpts{Address: providerAddress, Debug: *debug, ProtocolVersion: 6})
-}
-
-func hasLogVariable(environ []string) bool {
-	for _, kv := range environ {
-		if name, value, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "TF_LOG") && value != "" {
-			return true
-		}
-	}
-	return false
 }
 
 type nullProvider struct{}

@@ -1,4 +1,4 @@
-package main
+package logging
 
 import (
 	"maps"
@@ -24,7 +24,7 @@ func TestQuietUnreadLogs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			set := map[string]string{}
-			err := quietUnreadLogs(tc.environ, func(k, v string) error {
+			err := QuietUnreadLogs(tc.environ, func(k, v string) error {
 				set[k] = v
 				return nil
 			})

@@ -1,4 +1,6 @@
-package main
+// Package logging holds the logging setup shared by the provider's binary
+// and the benchmark's null provider.
+package logging
 
 import (
 	"strings"
@@ -9,14 +11,14 @@ import (
 // the provider's own (named after the provider's type name).
 var quietLogNames = []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER_ZDM"}
 
-// quietUnreadLogs turns the provider's logging off when no TF_LOG variable is
+// QuietUnreadLogs turns the provider's logging off when no TF_LOG variable is
 // set in environ. Terraform shows a provider's log lines only when a TF_LOG
 // variable asks for them, and otherwise reads and discards them; but the SDK
 // writes every request at trace level unless told otherwise, and encoding
 // those lines costs about a third of the provider's CPU in a large plan (and
 // Terraform's CPU to read them). With any TF_LOG variable set, even only
 // TF_LOG_PATH, logging is left as the SDK configures it.
-func quietUnreadLogs(environ []string, setenv func(key, value string) error) error {
+func QuietUnreadLogs(environ []string, setenv func(key, value string) error) error {
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "TF_LOG") && value != "" {
