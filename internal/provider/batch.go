@@ -12,47 +12,10 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
-// Batched reads.
-//
-// Terraform refreshes every resource with its own Read call, up to
-// -parallelism at a time. Reading N devices of a workspace with one GET each
-// costs N requests; the API can list the devices of a workspace in one. A
 // batcher answers the reads of one kind of object (devices, fleets) of a
-// workspace from one shared list call:
-//
-//   - Concurrent reads of workspace W share one in-flight list of W.
-//   - A completed list of W is reused for reads that start within
-//     defaultBatchTTL of the moment the list was requested.
-//   - An object missing from the list is confirmed with a single GET: it is
-//     dropped from the state only when that GET answers 404, and an object the
-//     list could not see yet (created after the list was taken) is still
-//     read. When a list fails, the reads fall back to one GET each.
-//   - Our own create or update of an object of W forgets the list of W (an
-//     in-flight list is detached: reads that already wait on it keep it, later
-//     reads start a new one), so a read that follows our own write never sees
-//     a list taken before that write.
-//   - The first read of a workspace is a plain GET: a configuration with one
-//     device of a workspace that holds thousands does not pay for listing
-//     them all. Listing starts with the second read.
-//   - When the service refuses the list itself (a 4xx other than 429), the
-//     batcher stops listing that workspace and reads it with GETs only.
-//
-// Why this never hides an external change made before the plan started: a
-// batcher belongs to one providerData, which Configure creates when
-// Terraform configures the provider at the start of each graph walk (plan,
-// apply, import, query), after the operation started; a reattached debug
-// server is configured again for each run too. Every list a read may
-// use was therefore requested after the operation began, so it contains
-// every change made before then. Nothing is kept across provider processes
-// or across configurations, and a reused list is at most defaultBatchTTL old,
-// which is no weaker than per-resource GETs: Terraform gives no order between
-// the reads of one refresh, so a GET of one resource may run seconds before
-// or after that of another anyway.
-//
-// Only resource reads use it. They run in the plan walk (refresh, import),
-// where nothing is written. Data sources also run in the apply walk, after
-// writes that another provider configuration (an alias) may have made
-// without this batcher knowing: they keep listing for themselves.
+// workspace from one shared list call. Its rules, and why they never hide a
+// change made before the operation started, are in DESIGN.md ("Batched
+// reads").
 type batcher[T any] struct {
 	kind string
 	list func(ctx context.Context, workspaceID string) ([]T, error)
