@@ -7,33 +7,28 @@ import (
 
 func TestCheckServiceURL(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		raw       string
-		allowHTTP bool
-		want      string // the whole error; "" for none
-	}{
-		{raw: "https://api.example.com"},
-		{raw: "https://api.example.com/v3/"},
-		{raw: "http://127.0.0.1:8080"},
-		{raw: "http://sub.localhost/v3"},
-		{raw: "http://api.example.com", allowHTTP: true},
-		{raw: "  ", want: "must not be empty"},
-		{raw: "ftp://h", want: `"ftp://h" must start with https:// (or http://)`},
-		{raw: "https://:443", want: `"https://:443" has no host`},
-		{raw: "https://u:p@h", want: `"https://[REDACTED]@h" must not carry credentials; set api_key instead`},
-		{raw: "https://h/?k=secret", want: `"https://h/?[REDACTED]" must not have a query or fragment`},
-		{raw: "https://h/v2", want: `"https://h/v2" has the path "/v2"; the path must be empty, "/" or "/v3"`},
-		{raw: "https://h/0123456789abcdef0123", want: `"https://h/[REDACTED]" has the path "/[REDACTED]"; the path must be empty, "/" or "/v3"`},
-		{raw: "http://10.0.0.1", want: `"http://10.0.0.1" uses plain http with a host that is not a loopback address`},
-	}
-	for _, tt := range tests {
-		err := CheckServiceURL(tt.raw, tt.allowHTTP)
-		got := ""
-		if err != nil {
-			got = err.Error()
+	for _, raw := range []string{"https://api.example.com", "https://api.example.com/v3/", "http://127.0.0.1:8080",
+		"http://sub.localhost/v3"} {
+		if err := CheckServiceURL(raw, false); err != nil {
+			t.Errorf("CheckServiceURL(%q, false) = %v, want nil", raw, err)
 		}
-		if got != tt.want {
-			t.Errorf("CheckServiceURL(%q, %v) = %q, want %q", tt.raw, tt.allowHTTP, got, tt.want)
+	}
+	if err := CheckServiceURL("http://api.example.com", true); err != nil {
+		t.Errorf("CheckServiceURL of plain http with allowHTTP = %v, want nil", err)
+	}
+	// The whole error of each rejected address, secrets hidden.
+	for raw, want := range map[string]string{
+		"  ":                             "must not be empty",
+		"ftp://h":                        `"ftp://h" must start with https:// (or http://)`,
+		"https://:443":                   `"https://:443" has no host`,
+		"https://u:p@h":                  `"https://[REDACTED]@h" must not carry credentials; set api_key instead`,
+		"https://h/?k=secret":            `"https://h/?[REDACTED]" must not have a query or fragment`,
+		"https://h/v2":                   `"https://h/v2" has the path "/v2"; the path must be empty, "/" or "/v3"`,
+		"https://h/0123456789abcdef0123": `"https://h/[REDACTED]" has the path "/[REDACTED]"; the path must be empty, "/" or "/v3"`,
+		"http://10.0.0.1":                `"http://10.0.0.1" uses plain http with a host that is not a loopback address`,
+	} {
+		if err := CheckServiceURL(raw, false); err == nil || err.Error() != want {
+			t.Errorf("CheckServiceURL(%q, false) = %v, want %q", raw, err, want)
 		}
 	}
 	if err := CheckServiceURL("http://10.0.0.1", false); !errors.Is(err, ErrPlainHTTP) {
