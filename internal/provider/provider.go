@@ -60,6 +60,7 @@ func (p *zdmProvider) DataSources(context.Context) []func() datasource.DataSourc
 		newDeviceJobsDataSource,
 		newDeviceJobDataSource,
 		newFOTAStatusDataSource,
+		newFleetStatusDataSource,
 		newTimeseriesDataSource,
 	}
 }
