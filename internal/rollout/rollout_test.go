@@ -1,0 +1,370 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
+)
+
+func TestParseWaves(t *testing.T) {
+	good := map[string][]int{ // waves -> reach of 200 devices
+		"1%,10%,50%,100%": {2, 20, 100, 200},
+		"5,50,100%":       {5, 50, 200},
+		"100%":            {200},
+		"0.5%,100%":       {1, 200},
+		"5,10%,100%":      {5, 20, 200},
+	}
+	for in, want := range good {
+		w, err := ParseWaves(strings.Split(in, ","))
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		for i, n := range want {
+			if got := w[i].Reach(200); got != n {
+				t.Errorf("%s: wave %d reaches %d of 200, want %d", in, i+1, got, n)
+			}
+		}
+	}
+	bad := map[string]string{
+		"":              "neither a percentage",
+		"10%,50%":       `must be "100%"`,
+		"50%,10%,100%":  "waves grow",
+		"10,5,100%":     "waves grow",
+		"0%,100%":       "above 0%",
+		"101%":          "at most 100%",
+		"-3,100%":       "at least 1",
+		"ten,100%":      "neither a percentage",
+		"100%,100%":     "waves grow",
+		"10%,NaN%,100%": "above 0%",
+	}
+	for in, want := range bad {
+		if _, err := ParseWaves(strings.Split(in, ",")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err = %v, want %q", in, err, want)
+		}
+	}
+	if _, err := ParseWaves(nil); err == nil {
+		t.Error("no waves: no error")
+	}
+	// 1% of a small fleet is one device; 10% of 30 is exactly 3.
+	w, _ := ParseWave("1%")
+	if w.Reach(10) != 1 || w.Reach(0) != 0 {
+		t.Errorf("1%% reaches %d of 10 and %d of 0", w.Reach(10), w.Reach(0))
+	}
+	w, _ = ParseWave("10%")
+	if w.Reach(30) != 3 {
+		t.Errorf("10%% of 30 = %d", w.Reach(30))
+	}
+	if MaxFailures(0.1, 10) != 1 || MaxFailures(0, 10) != 0 || MaxFailures(0.3, 10) != 3 || MaxFailures(1, 7) != 7 {
+		t.Error("MaxFailures")
+	}
+}
+
+func TestOrderIsStableAndSalted(t *testing.T) {
+	ids := make([]string, 50)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("dev-%02d", i)
+	}
+	a := Order("ws\x00fw\x001.0\x00", ids)
+	shuffled := slices.Clone(ids)
+	slices.Reverse(shuffled)
+	if b := Order("ws\x00fw\x001.0\x00", shuffled); !slices.Equal(a, b) {
+		t.Fatal("the order depends on the input order")
+	}
+	if slices.Equal(a, ids) {
+		t.Fatal("the order is the sorted order: not salted")
+	}
+	if c := Order("ws\x00fw\x001.1\x00", ids); slices.Equal(a, c) {
+		t.Fatal("another firmware version gives the same order")
+	}
+	// Adding devices keeps the relative order of the others.
+	more := Order("ws\x00fw\x001.0\x00", append(slices.Clone(ids), "dev-new-1", "dev-new-2"))
+	more = slices.DeleteFunc(more, func(s string) bool { return strings.HasPrefix(s, "dev-new") })
+	if !slices.Equal(a, more) {
+		t.Fatal("new devices changed the relative order of the others")
+	}
+}
+
+// env is a local server with a workspace of devices in two fleets and a
+// goroutine playing the devices: each pending update of the firmware is
+// set to "done", or to "failed" for the devices in fail.
+type env struct {
+	srv   *localzdm.Server
+	c     *client.Client
+	ws    string
+	fleet string
+	other string
+	ids   []string
+
+	mu   sync.Mutex
+	fail map[string]bool
+	off  bool
+}
+
+func newEnv(t *testing.T, n int) *env {
+	t.Helper()
+	srv := localzdm.StartTest(t)
+	b, err := srv.Bootstrap("rollout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(client.Config{BaseURL: srv.BaseURL(), APIKey: b.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{srv: srv, c: c, ws: b.WorkspaceID, fail: map[string]bool{}}
+	ctx := context.Background()
+	fl, err := c.CreateFleet(ctx, e.ws, "target", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := c.CreateFleet(ctx, e.ws, "other", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.fleet, e.other = fl.ID, other.ID
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("d%03d", i)
+	}
+	if e.ids, err = srv.CreateDevices(e.ws, fl.ID, names); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.CreateDevices(e.ws, other.ID, []string{"outside"}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			e.mu.Lock()
+			off := e.off
+			e.mu.Unlock()
+			if off {
+				continue
+			}
+			for _, id := range e.ids {
+				f, err := c.GetFOTA(ctx, id)
+				if err != nil || f.Status != "pending" {
+					continue
+				}
+				e.mu.Lock()
+				st := "done"
+				if e.fail[id] {
+					st = "failed"
+				}
+				e.mu.Unlock()
+				_ = srv.SetFOTAStatus(id, st)
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-done })
+	return e
+}
+
+func (e *env) spec(waves ...string) Spec {
+	w, err := ParseWaves(waves)
+	if err != nil {
+		panic(err)
+	}
+	return Spec{WorkspaceID: e.ws, FleetIDs: []string{e.fleet}, Firmware: fleetstatus.Firmware{ID: "fw", Version: "2.0"},
+		Waves: w, Failure: []string{"failed"}, WaveTimeout: 5 * time.Second, PollInterval: 10 * time.Millisecond,
+		Parallel: 4}
+}
+
+// schedules is the number of single-device firmware schedules the server
+// received.
+func (e *env) schedules() int64 {
+	return e.srv.Counters()["POST /v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}"]
+}
+
+func TestRunCompletes(t *testing.T) {
+	e := newEnv(t, 20)
+	var lines []string
+	rec, err := Run(context.Background(), e.c, e.spec("10%", "50%", "100%"), nil, func(s string) { lines = append(lines, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != StatusCompleted || rec.WavesCompleted() != 3 {
+		t.Fatalf("record = %+v", rec)
+	}
+	for k, want := range []int{2, 8, 10} {
+		w := rec.Waves[k]
+		if len(w.DeviceIDs) != want || w.Scheduled != want || w.Counts["done"] != want {
+			t.Errorf("wave %d: %d devices, %d scheduled, counts %v; want %d", k+1, len(w.DeviceIDs), w.Scheduled, w.Counts, want)
+		}
+	}
+	if got := rec.Devices(); !slices.Equal(got, slices.Sorted(slices.Values(e.ids))) {
+		t.Errorf("devices = %v, want every device of the fleet and none outside", got)
+	}
+	if n := e.schedules(); n != 20 {
+		t.Errorf("%d schedules sent, want 20", n)
+	}
+	// The first wave is the first two devices of the rollout's order.
+	order := Order(e.spec("100%").Identity(), e.ids)
+	if !slices.Equal(rec.Waves[0].DeviceIDs, slices.Sorted(slices.Values(order[:2]))) {
+		t.Errorf("wave 1 = %v, want the first of the order %v", rec.Waves[0].DeviceIDs, order[:2])
+	}
+	if len(lines) == 0 || !strings.Contains(strings.Join(lines, "\n"), "Wave 3 of 3 (100%): complete") {
+		t.Errorf("progress = %q", lines)
+	}
+	// Running again schedules nothing.
+	again, err := Run(context.Background(), e.c, e.spec("10%", "50%", "100%"), &rec, nil)
+	if err != nil || again.Status != StatusCompleted || e.schedules() != 20 {
+		t.Fatalf("second run: %v, %+v, %d schedules", err, again, e.schedules())
+	}
+}
+
+func TestRunGateStopsThenResumes(t *testing.T) {
+	e := newEnv(t, 20)
+	spec := e.spec("10%", "50%", "100%")
+	spec.MaxFailureRatio = 0.25
+	order := Order(spec.Identity(), e.ids)
+	// Wave 2 is order[2:10]: three of its eight fail, more than 25% (2).
+	e.mu.Lock()
+	for _, id := range order[3:6] {
+		e.fail[id] = true
+	}
+	e.mu.Unlock()
+	rec, err := Run(context.Background(), e.c, spec, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "Wave 2 of 3 (50%) stopped the rollout: 3 of 8 devices failed") {
+		t.Fatalf("err = %v", err)
+	}
+	for _, id := range order[3:6] {
+		if !strings.Contains(err.Error(), id+" (failed)") {
+			t.Errorf("error does not name %s (failed): %v", id, err)
+		}
+	}
+	if rec.Status != StatusStopped || rec.WavesCompleted() != 1 || len(rec.Waves[1].DeviceIDs) != 8 || len(rec.Waves[2].DeviceIDs) != 0 {
+		t.Fatalf("record = %+v", rec)
+	}
+	if n := e.schedules(); n != 10 {
+		t.Fatalf("%d schedules, want 10 (waves 1 and 2)", n)
+	}
+	// Re-running without a fix stops again at wave 2 and schedules nothing.
+	if _, err := Run(context.Background(), e.c, spec, &rec, nil); err == nil || e.schedules() != 10 {
+		t.Fatalf("rerun: %v, %d schedules", err, e.schedules())
+	}
+	// The failed devices are fixed (they install the firmware after all):
+	// the run resumes at wave 2 and schedules only wave 3.
+	for _, id := range order[3:6] {
+		if err := e.srv.SetFOTAStatus(id, "done"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resumed, err := Run(context.Background(), e.c, spec, &rec, nil)
+	if err != nil || resumed.Status != StatusCompleted {
+		t.Fatalf("resume: %v %+v", err, resumed)
+	}
+	if n := e.schedules(); n != 20 {
+		t.Errorf("%d schedules after the resume, want 20: no device twice", n)
+	}
+	if resumed.Waves[2].Scheduled != 10 || resumed.Waves[1].Scheduled != 8 {
+		t.Errorf("scheduled per wave = %d, %d, %d", resumed.Waves[0].Scheduled, resumed.Waves[1].Scheduled, resumed.Waves[2].Scheduled)
+	}
+}
+
+func TestRunWithoutRecordSchedulesNoDeviceTwice(t *testing.T) {
+	e := newEnv(t, 20)
+	spec := e.spec("10%", "50%", "100%")
+	order := Order(spec.Identity(), e.ids)
+	e.mu.Lock()
+	e.fail[order[4]] = true
+	e.mu.Unlock()
+	rec, err := Run(context.Background(), e.c, spec, nil, nil)
+	if err == nil || rec.WavesCompleted() != 1 {
+		t.Fatalf("first run: %v, %+v", err, rec)
+	}
+	if err := e.srv.SetFOTAStatus(order[4], "done"); err != nil {
+		t.Fatal(err)
+	}
+	// The record is lost (a replaced resource, the action): the devices
+	// that have the firmware are found and not scheduled again, and fall
+	// into the same waves.
+	resumed, err := Run(context.Background(), e.c, spec, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := e.schedules(); n != 20 {
+		t.Errorf("%d schedules, want 20", n)
+	}
+	if !slices.Equal(resumed.Waves[1].DeviceIDs, rec.Waves[1].DeviceIDs) || resumed.Waves[1].Scheduled != 0 || resumed.Waves[2].Scheduled != 10 {
+		t.Errorf("resumed waves = %+v, first run %+v", resumed.Waves, rec.Waves)
+	}
+}
+
+func TestRunTimesOutAndLateDevicesGoLast(t *testing.T) {
+	e := newEnv(t, 10)
+	e.mu.Lock()
+	e.off = true
+	e.mu.Unlock()
+	spec := e.spec("20%", "100%")
+	spec.WaveTimeout = 100 * time.Millisecond
+	rec, err := Run(context.Background(), e.c, spec, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "Wave 1 of 2 (20%) is not done after wave_timeout 100ms: 2 of 2 devices not done") ||
+		!strings.Contains(err.Error(), "(pending)") {
+		t.Fatalf("err = %v", err)
+	}
+	if rec.Waves[0].Counts["pending"] != 2 {
+		t.Errorf("counts = %v", rec.Waves[0].Counts)
+	}
+	// Devices created after the start go to the last wave, not the first:
+	// the next run schedules nothing in wave 1.
+	time.Sleep(5 * time.Millisecond)
+	late, err := e.srv.CreateDevices(e.ws, e.fleet, []string{"late-1", "late-2", "late-3", "late-4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mu.Lock()
+	e.off = false
+	e.ids = append(e.ids, late...)
+	e.mu.Unlock()
+	done, err := Run(context.Background(), e.c, spec, &rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done.Waves[0].DeviceIDs) != 2 || len(done.Waves[1].DeviceIDs) != 12 {
+		t.Errorf("waves = %+v", done.Waves)
+	}
+	for _, id := range late {
+		if !slices.Contains(done.Waves[1].DeviceIDs, id) {
+			t.Errorf("late device %s not in the last wave", id)
+		}
+	}
+	if n := e.schedules(); n != 14 {
+		t.Errorf("%d schedules, want 14", n)
+	}
+}
+
+func TestRunStopsWhenCancelled(t *testing.T) {
+	e := newEnv(t, 6)
+	e.mu.Lock()
+	e.off = true
+	e.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	spec := e.spec("50%", "100%")
+	spec.WaveTimeout = time.Hour
+	rec, err := Run(ctx, e.c, spec, nil, nil)
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	if rec.Status != StatusStopped || len(rec.Waves[0].DeviceIDs) != 3 {
+		t.Errorf("record = %+v: the scheduled devices must be recorded", rec)
+	}
+}

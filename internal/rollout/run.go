@@ -1,0 +1,455 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+)
+
+// Statuses of a rollout.
+const (
+	StatusCompleted = "completed"
+	StatusStopped   = "stopped"
+)
+
+// Spec is what a rollout is asked to do.
+type Spec struct {
+	WorkspaceID string
+	// FleetIDs are the target fleets; nil means every fleet of the
+	// workspace (the caller has checked that this was asked explicitly).
+	FleetIDs []string
+	Firmware fleetstatus.Firmware
+	Salt     string
+	Waves    []Wave
+	// Success and Failure are the statuses that end a device's update well
+	// or badly (Success defaults to "done").
+	Success, Failure []string
+	// MaxFailureRatio is the share of a wave's devices allowed to fail.
+	MaxFailureRatio float64
+	WaveTimeout     time.Duration
+	PollInterval    time.Duration
+	// Pause separates the waves.
+	Pause time.Duration
+	// Parallel bounds the requests in flight (reads and schedules).
+	Parallel int
+}
+
+// Identity is the spec's identity (see Identity).
+func (s Spec) Identity() string {
+	return Identity(s.WorkspaceID, s.Firmware.ID, s.Firmware.Version, s.Salt)
+}
+
+// WaveRecord is what a run did in one wave.
+type WaveRecord struct {
+	// Name is the wave as written ("10%").
+	Name string
+	// DeviceIDs are the devices of the wave that have the firmware: those
+	// the rollout scheduled and those found with it already, sorted.
+	DeviceIDs []string
+	// Scheduled is how many of them the rollout scheduled itself.
+	Scheduled int
+	// Complete is set once the wave passed its health gate.
+	Complete bool
+	// Counts are the devices of the wave per status, as last read.
+	Counts map[string]int
+}
+
+// Record is what the runs of a rollout did; the resource keeps it in its
+// state so that a later run resumes.
+type Record struct {
+	Status    string
+	StartedAt time.Time
+	Waves     []WaveRecord
+}
+
+// WavesCompleted is the number of waves, from the first, that passed their
+// gate.
+func (r Record) WavesCompleted() int {
+	n := 0
+	for _, w := range r.Waves {
+		if !w.Complete {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// Devices returns every device the record holds, sorted.
+func (r Record) Devices() []string {
+	var out []string
+	for _, w := range r.Waves {
+		out = append(out, w.DeviceIDs...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Progress receives one line per step of a run.
+type Progress func(string)
+
+// Run runs the rollout of spec, resuming prior (nil for a first run), and
+// returns the record of what happened, also when it fails: the caller saves
+// it. A wave prior marks complete is not gated again; no device prior holds,
+// nor any device that already has the firmware, is scheduled again.
+func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progress Progress) (Record, error) {
+	if progress == nil {
+		progress = func(string) {}
+	}
+	rec := newRecord(spec, prior)
+	devices, err := fleetstatus.ListDevices(ctx, c, fleetstatus.Scope{WorkspaceID: spec.WorkspaceID, FleetIDs: spec.FleetIDs})
+	if err != nil {
+		rec.Status = StatusStopped
+		return rec, err
+	}
+	current, err := fleetstatus.ReadDevices(ctx, c, devices, fleetstatus.FOTA, spec.Parallel)
+	if err != nil {
+		rec.Status = StatusStopped
+		return rec, err
+	}
+	has := map[string]bool{}
+	for _, d := range current {
+		if d.Has(spec.Firmware) {
+			has[d.ID] = true
+		}
+	}
+	if rec.StartedAt.IsZero() {
+		rec.StartedAt = startTime(devices)
+	}
+	plan := assign(spec, rec, devices, has)
+	progress(fmt.Sprintf("Rollout of firmware %s %s: %d devices in %d waves (%s), %d already have it",
+		spec.Firmware.ID, spec.Firmware.Version, len(devices), len(spec.Waves), describeWaves(spec.Waves, plan), len(has)))
+
+	for k := range spec.Waves {
+		w := &rec.Waves[k]
+		label := fmt.Sprintf("Wave %d of %d (%s)", k+1, len(spec.Waves), w.Name)
+		if w.Complete {
+			progress(label + ": complete already")
+			continue
+		}
+		members := plan[k]
+		if err := schedule(ctx, c, spec, w, members, has, label, progress); err != nil {
+			rec.Status = StatusStopped
+			return rec, err
+		}
+		if len(members) == 0 {
+			w.Complete = true
+			w.Counts = map[string]int{}
+			progress(label + ": no devices")
+			continue
+		}
+		res, err := fleetstatus.Wait(ctx, c, members, fleetstatus.WaitOptions{
+			Kind: fleetstatus.FOTA, Firmware: &spec.Firmware, Success: spec.Success, Failure: spec.Failure,
+			MaxFailures: MaxFailures(spec.MaxFailureRatio, len(members)), Timeout: spec.WaveTimeout,
+			Interval: spec.PollInterval, Parallel: spec.Parallel,
+			Progress: func(s string) { progress(label + ": " + s) },
+		})
+		w.Counts = countStatuses(res.Devices)
+		if err != nil {
+			rec.Status = StatusStopped
+			return rec, gateError(label, spec, len(members), err)
+		}
+		w.Complete = true
+		progress(fmt.Sprintf("%s: complete, %d of %d devices succeeded", label, len(res.Succeeded), len(members)))
+		if k < len(spec.Waves)-1 && spec.Pause > 0 {
+			progress(fmt.Sprintf("Pausing %s before wave %d", spec.Pause, k+2))
+			t := time.NewTimer(spec.Pause)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				rec.Status = StatusStopped
+				return rec, fmt.Errorf("stopped during the pause after %s: %w", strings.ToLower(label[:1])+label[1:], ctx.Err())
+			case <-t.C:
+			}
+		}
+	}
+	rec.Status = StatusCompleted
+	progress(fmt.Sprintf("Rollout of firmware %s %s complete on %d devices", spec.Firmware.ID, spec.Firmware.Version, len(devices)))
+	return rec, nil
+}
+
+// startTime is the start of a rollout without a prior record, on the
+// service's clock: the creation of the newest target device, so that every
+// device listed now is part of the waves and only devices created later
+// count as late.
+func startTime(devices []client.Device) time.Time {
+	var newest time.Time
+	for _, d := range devices {
+		if t, err := time.Parse(time.RFC3339Nano, d.CreatedAt); err == nil && t.After(newest) {
+			newest = t
+		}
+	}
+	if newest.IsZero() {
+		return time.Now().UTC()
+	}
+	return newest
+}
+
+// newRecord starts from a copy of prior, with one wave record per wave of
+// spec. Devices recorded in waves that spec no longer has go to its last
+// wave, not complete.
+func newRecord(spec Spec, prior *Record) Record {
+	rec := Record{Waves: make([]WaveRecord, len(spec.Waves))}
+	for k, w := range spec.Waves {
+		rec.Waves[k].Name = w.Text
+	}
+	if prior == nil {
+		return rec
+	}
+	rec.StartedAt = prior.StartedAt
+	last := len(spec.Waves) - 1
+	for k, pw := range prior.Waves {
+		i := min(k, last)
+		w := &rec.Waves[i]
+		w.DeviceIDs = append(w.DeviceIDs, pw.DeviceIDs...)
+		w.Scheduled += pw.Scheduled
+		if k <= last && pw.Complete {
+			w.Complete = true
+			w.Counts = pw.Counts
+		}
+	}
+	for k := range rec.Waves {
+		slices.Sort(rec.Waves[k].DeviceIDs)
+		rec.Waves[k].DeviceIDs = slices.Compact(rec.Waves[k].DeviceIDs)
+	}
+	return rec
+}
+
+// assign places every target device in a wave: recorded devices stay in
+// their wave; the others, in the rollout's order, fill each wave up to its
+// reach of the devices there were when the rollout started; devices created
+// since go to the last wave.
+func assign(spec Spec, rec Record, devices []client.Device, has map[string]bool) [][]string {
+	plan := make([][]string, len(spec.Waves))
+	placed := map[string]bool{}
+	target := map[string]bool{}
+	for _, d := range devices {
+		target[d.ID] = true
+	}
+	for k, w := range rec.Waves {
+		for _, id := range w.DeviceIDs {
+			if target[id] && !placed[id] {
+				plan[k] = append(plan[k], id)
+				placed[id] = true
+			}
+		}
+	}
+	var base []string
+	var late []string
+	for _, d := range devices {
+		if placed[d.ID] {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339Nano, d.CreatedAt); err == nil && t.After(rec.StartedAt) && !has[d.ID] {
+			late = append(late, d.ID)
+			continue
+		}
+		base = append(base, d.ID)
+	}
+	order := Order(spec.Identity(), base)
+	n := len(placed) + len(order)
+	reached := 0
+	for k, w := range spec.Waves {
+		reached += len(plan[k])
+		for reached < w.Reach(n) && len(order) > 0 {
+			plan[k] = append(plan[k], order[0])
+			order = order[1:]
+			reached++
+		}
+	}
+	last := len(spec.Waves) - 1
+	plan[last] = append(plan[last], order...)
+	plan[last] = append(plan[last], Order(spec.Identity(), late)...)
+	return plan
+}
+
+// schedule schedules the firmware on the members of a wave that neither
+// have it nor are recorded, parallel at a time, and records every member
+// that has it. A request already sent is finished even when ctx ends; no
+// new one starts after.
+func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, members []string, has map[string]bool, label string, progress Progress) error {
+	recorded := map[string]bool{}
+	for _, id := range w.DeviceIDs {
+		recorded[id] = true
+	}
+	var todo []string
+	for _, id := range members {
+		switch {
+		case recorded[id]:
+		case has[id]:
+			w.DeviceIDs = append(w.DeviceIDs, id)
+		default:
+			todo = append(todo, id)
+		}
+	}
+	defer func() {
+		slices.Sort(w.DeviceIDs)
+		w.DeviceIDs = slices.Compact(w.DeviceIDs)
+	}()
+	if len(todo) == 0 {
+		return nil
+	}
+	progress(fmt.Sprintf("%s: scheduling firmware %s %s on %d devices (%d have it already)", label,
+		spec.Firmware.ID, spec.Firmware.Version, len(todo), len(members)-len(todo)))
+	parallel := spec.Parallel
+	if parallel <= 0 {
+		parallel = fleetstatus.DefaultParallelism
+	}
+	var (
+		mu     sync.Mutex
+		failed []string
+		errs   []error
+		wg     sync.WaitGroup
+	)
+	next := make(chan string)
+	for range min(parallel, len(todo)) {
+		wg.Go(func() {
+			for id := range next {
+				err := scheduleOne(ctx, c, spec.Firmware, id)
+				mu.Lock()
+				if err != nil {
+					failed = append(failed, id)
+					errs = append(errs, fmt.Errorf("device %s: %w", id, err))
+				} else {
+					w.DeviceIDs = append(w.DeviceIDs, id)
+					w.Scheduled++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	stopped := false
+	for _, id := range todo {
+		mu.Lock()
+		stop := len(errs) > 0
+		mu.Unlock()
+		if stop || ctx.Err() != nil {
+			stopped = true
+			break
+		}
+		select {
+		case next <- id:
+		case <-ctx.Done():
+			stopped = true
+		}
+		if stopped {
+			break
+		}
+	}
+	close(next)
+	wg.Wait()
+	if len(errs) > 0 {
+		slices.Sort(failed)
+		return fmt.Errorf("%s: could not schedule firmware %s %s on %d devices (%s): %w", label, spec.Firmware.ID,
+			spec.Firmware.Version, len(failed), abbreviate(failed), errors.Join(errs[:min(len(errs), 5)]...))
+	}
+	if stopped {
+		return fmt.Errorf("%s: stopped while scheduling: %w", label, ctx.Err())
+	}
+	return nil
+}
+
+// scheduleOne schedules the firmware on one device. A request that may have
+// reached the service without an answer is read back: the device counts as
+// scheduled only when it shows the firmware.
+func scheduleOne(ctx context.Context, c *client.Client, fw fleetstatus.Firmware, id string) error {
+	ctx = context.WithoutCancel(ctx)
+	_, err := c.ScheduleFOTA(ctx, id, fw.ID, fw.Version)
+	if errors.Is(err, client.ErrAmbiguous) {
+		got, gerr := c.GetFOTA(ctx, id)
+		if gerr == nil && got.Value.FirmwareID == fw.ID && got.Value.FirmwareVersion == fw.Version {
+			return nil
+		}
+		return fmt.Errorf("%w; reading it back did not show the firmware scheduled, so it is not taken as "+
+			"scheduled: applying again schedules it", err)
+	}
+	return err
+}
+
+// countStatuses counts devices by status; a device without an update
+// counts as "not scheduled".
+func countStatuses(devices []fleetstatus.Device) map[string]int {
+	out := map[string]int{}
+	for _, d := range devices {
+		s := d.Status
+		switch {
+		case !d.Found:
+			s = "not scheduled"
+		case strings.HasPrefix(s, "replaced by "):
+			s = "replaced"
+		}
+		out[s]++
+	}
+	return out
+}
+
+// WaveCounts returns, per wave of rec, the devices per status in devices
+// (statuses read with fleetstatus): a device whose update is no longer fw
+// counts as "replaced", one without an update as "not scheduled".
+func WaveCounts(rec Record, fw fleetstatus.Firmware, devices []fleetstatus.Device) []map[string]int {
+	byID := make(map[string]fleetstatus.Device, len(devices))
+	for _, d := range devices {
+		if d.Found && !d.Has(fw) {
+			d.Status = "replaced by " + d.FirmwareID
+		}
+		byID[d.ID] = d
+	}
+	out := make([]map[string]int, len(rec.Waves))
+	for k, w := range rec.Waves {
+		ds := make([]fleetstatus.Device, 0, len(w.DeviceIDs))
+		for _, id := range w.DeviceIDs {
+			if d, ok := byID[id]; ok {
+				ds = append(ds, d)
+			} else {
+				ds = append(ds, fleetstatus.Device{ID: id})
+			}
+		}
+		out[k] = countStatuses(ds)
+	}
+	return out
+}
+
+// gateError is the error of a wave that did not pass its gate.
+func gateError(label string, spec Spec, n int, err error) error {
+	var we *fleetstatus.WaitError
+	if !errors.As(err, &we) {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	switch we.Reason {
+	case "failed":
+		return fmt.Errorf("%s stopped the rollout: %d of %d devices failed, more than max_failure_ratio %g allows "+
+			"(%d). Failed: %s", label, len(we.Result.Failed), n, spec.MaxFailureRatio,
+			MaxFailures(spec.MaxFailureRatio, n), we.Result.Describe(we.Result.Failed))
+	case "timeout":
+		return fmt.Errorf("%s is not done after wave_timeout %s: %d of %d devices not done: %s", label,
+			spec.WaveTimeout, len(we.Result.Pending), n, we.Result.Describe(we.Result.Pending))
+	default:
+		return fmt.Errorf("%s: %w", label, err)
+	}
+}
+
+// describeWaves names the size of each planned wave: "1%: 1, 50%: 9".
+func describeWaves(waves []Wave, plan [][]string) string {
+	parts := make([]string, len(waves))
+	for k, w := range waves {
+		parts[k] = fmt.Sprintf("%s: %d", w.Text, len(plan[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// abbreviate lists at most 20 IDs.
+func abbreviate(ids []string) string {
+	const most = 20
+	s := strings.Join(ids[:min(len(ids), most)], ", ")
+	if len(ids) > most {
+		s += fmt.Sprintf(" and %d more", len(ids)-most)
+	}
+	return s
+}
