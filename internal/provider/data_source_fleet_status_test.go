@@ -9,8 +9,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
@@ -74,7 +74,9 @@ data "zdm_fleet_status" "one" {
 }
 `, fleetB, a[3]))
 	const fota, job, one = "data.zdm_fleet_status.fota", "data.zdm_fleet_status.job", "data.zdm_fleet_status.one"
-	first := func(addr, attr string) tfjsonpath.Path { return tfjsonpath.New("devices").AtSliceIndex(0).AtMapKey(attr) }
+	first := func(addr, attr string) tfjsonpath.Path {
+		return tfjsonpath.New("devices").AtSliceIndex(0).AtMapKey(attr)
+	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
 		Steps: []resource.TestStep{
@@ -143,14 +145,14 @@ data "zdm_fleet_status" "one" {
 				},
 			},
 			{
-				Config:      e.Config(`data "zdm_fleet_status" "x" {
+				Config: e.Config(`data "zdm_fleet_status" "x" {
   fleet_ids = ["flt-nope"]
   fota = true
 }`),
 				ExpectError: regexp.MustCompile(`(?s)has no fleet flt-nope.*Check fleet_ids`),
 			},
 			{
-				Config:      e.Config(`data "zdm_fleet_status" "x" {
+				Config: e.Config(`data "zdm_fleet_status" "x" {
   device_ids = ["dev-nope"]
   job_name = "j"
 }`),
@@ -162,7 +164,7 @@ data "zdm_fleet_status" "one" {
 				ExpectError: regexp.MustCompile(`Missing job_name or fota`),
 			},
 			{
-				Config:      e.Config(`data "zdm_fleet_status" "x" {
+				Config: e.Config(`data "zdm_fleet_status" "x" {
   job_name = "j"
   fota = true
 }`),
@@ -170,7 +172,7 @@ data "zdm_fleet_status" "one" {
 				ExpectError: regexp.MustCompile(`Conflicting job_name and fota`),
 			},
 			{
-				Config:      e.Config(`data "zdm_fleet_status" "x" {
+				Config: e.Config(`data "zdm_fleet_status" "x" {
   fota = true
   parallelism = 0
 }`),
@@ -178,7 +180,7 @@ data "zdm_fleet_status" "one" {
 				ExpectError: regexp.MustCompile(`(?s)parallelism.*must be between 1 and 64`),
 			},
 			{
-				Config:      e.Config(`data "zdm_fleet_status" "x" {
+				Config: e.Config(`data "zdm_fleet_status" "x" {
   fota = true
   fleet_ids = []
 }`),
@@ -186,7 +188,7 @@ data "zdm_fleet_status" "one" {
 				ExpectError: regexp.MustCompile(`(?s)fleet_ids.*at least 1`),
 			},
 			{
-				Config:      e.Config(`data "zdm_fleet_status" "x" {
+				Config: e.Config(`data "zdm_fleet_status" "x" {
   fota = true
   firmware_id = "fw"
 }`),

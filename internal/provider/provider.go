@@ -45,6 +45,7 @@ func (p *zdmProvider) Resources(context.Context) []func() resource.Resource {
 		newDeviceJobResource,
 		newFOTAResource,
 		newFleetJobResource,
+		newFOTARolloutResource,
 	}
 }
 
