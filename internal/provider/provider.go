@@ -80,5 +80,6 @@ func (p *zdmProvider) Actions(context.Context) []func() action.Action {
 	return []func() action.Action{
 		newScheduleJobAction,
 		newScheduleFOTAAction,
+		newFOTARolloutAction,
 	}
 }
