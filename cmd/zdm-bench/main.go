@@ -16,6 +16,7 @@
 //
 //	go run ./cmd/zdm-bench [-quick] [-sizes 100,1000,2000] [-query-size 10000] [-points 175000]
 //	go run ./cmd/zdm-bench -only timeseries -json ts.json       # one section
+//	go run ./cmd/zdm-bench -only fleetstatus                    # zdm_fleet_status, 1,000 devices
 //	go run ./cmd/zdm-bench -render full.json,ts.json            # merged report
 //
 // With -out and -svg it writes the report (a template of tfplugindocs, which
@@ -42,6 +43,7 @@ type options struct {
 	sizes       []int
 	querySize   int
 	points      int
+	fleetStatus int
 	latency     time.Duration
 	parallelism int
 	planRepeat  int
@@ -92,6 +94,7 @@ func parseFlags(args []string) (options, error) {
 	sizes := fs.String("sizes", "100,1000,2000", "comma-separated numbers of devices for the apply/plan/update steps")
 	fs.IntVar(&o.querySize, "query-size", 10000, "number of devices listed by terraform query (0 skips the step)")
 	fs.IntVar(&o.points, "points", 175000, "number of data points read (0 skips the time-series step)")
+	fs.IntVar(&o.fleetStatus, "fleet-status", 1000, "number of devices whose firmware status zdm_fleet_status reads with -latency (0 skips the step)")
 	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "latency added to every API request in the latency steps (0 skips them)")
 	fs.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
 	fs.IntVar(&o.planRepeat, "plan-repeat", 3, "runs of each no-op plan (the median is reported)")
@@ -120,12 +123,13 @@ func parseFlags(args []string) (options, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if o.quick {
 		defaults := map[string]func(){
-			"sizes":       func() { *sizes = "100,500" },
-			"query-size":  func() { o.querySize = 1000 },
-			"points":      func() { o.points = 20000 },
-			"plan-repeat": func() { o.planRepeat = 1 },
-			"out":         func() { o.out = "" },
-			"svg":         func() { o.svg = "" },
+			"sizes":        func() { *sizes = "100,500" },
+			"query-size":   func() { o.querySize = 1000 },
+			"points":       func() { o.points = 20000 },
+			"fleet-status": func() { o.fleetStatus = 200 },
+			"plan-repeat":  func() { o.planRepeat = 1 },
+			"out":          func() { o.out = "" },
+			"svg":          func() { o.svg = "" },
 		}
 		for name, apply := range defaults {
 			if !set[name] {
@@ -156,17 +160,19 @@ func parseFlags(args []string) (options, error) {
 	switch o.only {
 	case "":
 	case "sizes":
-		o.querySize, o.points = 0, 0
+		o.querySize, o.points, o.fleetStatus = 0, 0, 0
 	case "query":
-		o.sizes, o.points = nil, 0
+		o.sizes, o.points, o.fleetStatus = nil, 0, 0
 	case "timeseries":
-		o.sizes, o.querySize = nil, 0
+		o.sizes, o.querySize, o.fleetStatus = nil, 0, 0
+	case "fleetstatus":
+		o.sizes, o.querySize, o.points = nil, 0, 0
 	default:
-		return o, fmt.Errorf("-only: %q is not sizes, query or timeseries", o.only)
+		return o, fmt.Errorf("-only: %q is not sizes, query, timeseries or fleetstatus", o.only)
 	}
 	switch {
-	case o.querySize < 0 || o.points < 0 || o.latency < 0:
-		return o, errors.New("-query-size, -points and -latency must not be negative")
+	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0:
+		return o, errors.New("-query-size, -points, -fleet-status and -latency must not be negative")
 	case o.parallelism < 1 || o.planRepeat < 1:
 		return o, errors.New("-parallelism and -plan-repeat must be at least 1")
 	case o.points > 175000:
@@ -242,6 +248,13 @@ func run(ctx context.Context, o options) error {
 		}
 		res.Timeseries = ts
 	}
+	if o.fleetStatus > 0 {
+		fs, err := b.runFleetStatus(ctx, o.fleetStatus)
+		if err != nil {
+			return fmt.Errorf("fleet status of %d devices: %w", o.fleetStatus, err)
+		}
+		res.FleetStatus = fs
+	}
 	res.Finished = time.Now().UTC()
 	if o.jsonOut != "" {
 		if err := writeJSON(o.jsonOut, res); err != nil {
@@ -276,6 +289,9 @@ func mergeResults(base, next *results) *results {
 		merged.Timeseries = next.Timeseries
 		merged.Options["points"] = next.Options["points"]
 	}
+	if next.FleetStatus != nil {
+		merged.FleetStatus = next.FleetStatus
+	}
 	return &merged
 }
 
@@ -309,13 +325,14 @@ func (o options) describe() map[string]string {
 		mode = "reattach (provider served in debug mode)"
 	}
 	return map[string]string{
-		"sizes":       strings.Join(sizes, ","),
-		"query_size":  strconv.Itoa(o.querySize),
-		"points":      strconv.Itoa(o.points),
-		"latency":     o.latency.String(),
-		"parallelism": strconv.Itoa(o.parallelism),
-		"plan_repeat": strconv.Itoa(o.planRepeat),
-		"mode":        mode,
+		"sizes":        strings.Join(sizes, ","),
+		"query_size":   strconv.Itoa(o.querySize),
+		"points":       strconv.Itoa(o.points),
+		"fleet_status": strconv.Itoa(o.fleetStatus),
+		"latency":      o.latency.String(),
+		"parallelism":  strconv.Itoa(o.parallelism),
+		"plan_repeat":  strconv.Itoa(o.planRepeat),
+		"mode":         mode,
 	}
 }
 

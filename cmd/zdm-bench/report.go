@@ -15,12 +15,13 @@ import (
 
 // results are everything one run measured.
 type results struct {
-	Machine    machine           `json:"machine"`
-	Options    map[string]string `json:"options"`
-	Sizes      []sizeResult      `json:"sizes"`
-	Query      *queryResult      `json:"query,omitempty"`
-	Timeseries *timeseriesResult `json:"timeseries,omitempty"`
-	Finished   time.Time         `json:"finished"`
+	Machine     machine            `json:"machine"`
+	Options     map[string]string  `json:"options"`
+	Sizes       []sizeResult       `json:"sizes"`
+	Query       *queryResult       `json:"query,omitempty"`
+	Timeseries  *timeseriesResult  `json:"timeseries,omitempty"`
+	FleetStatus *fleetStatusResult `json:"fleet_status,omitempty"`
+	Finished    time.Time          `json:"finished"`
 }
 
 func writeJSON(path string, res *results) error {
@@ -166,6 +167,7 @@ func renderReport(res *results) report {
 		w("\n")
 	}
 
+	w("%s", fleetStatusSection(res.FleetStatus))
 	if text := findings(res); text != "" {
 		w("### What the numbers say\n\n%s\n", text)
 	}
@@ -319,7 +321,7 @@ func targets(res *results) []target {
 				num(t.Points), m.mode, maxRSSRatio), fmt.Sprintf("%.2fx (%s for %s)", r, mib(m.m.RSS), mib(t.JSONBytes)), r <= maxRSSRatio})
 		}
 	}
-	return out
+	return append(out, fleetStatusTargets(res.FleetStatus)...)
 }
 
 // page is the tfplugindocs template of the performance guide.
