@@ -424,9 +424,13 @@ func gateError(label string, spec Spec, n int, err error) error {
 	}
 	switch we.Reason {
 	case "failed":
-		return fmt.Errorf("%s stopped the rollout: %d of %d devices failed, more than max_failure_ratio %g allows "+
+		msg := fmt.Sprintf("%s stopped the rollout: %d of %d devices failed, more than max_failure_ratio %g allows "+
 			"(%d). Failed: %s", label, len(we.Result.Failed), n, spec.MaxFailureRatio,
 			MaxFailures(spec.MaxFailureRatio, n), we.Result.Describe(we.Result.Failed))
+		if len(we.Result.Pending) > 0 {
+			msg += fmt.Sprintf("; not done on %d: %s", len(we.Result.Pending), we.Result.Describe(we.Result.Pending))
+		}
+		return errors.New(msg)
 	case "timeout":
 		return fmt.Errorf("%s is not done after wave_timeout %s: %d of %d devices not done: %s", label,
 			spec.WaveTimeout, len(we.Result.Pending), n, we.Result.Describe(we.Result.Pending))

@@ -1,0 +1,24 @@
+# Roll fw-sensor 2.1.0 out to two fleets: 1% of the devices first, then 10%,
+# 50% and the rest, each wave only once the previous one is healthy.
+resource "zdm_fota_rollout" "sensors" {
+  workspace_id     = "wks-0123456789abcdef"
+  fleet_ids        = ["flt-00000000000000e1", "flt-00000000000000e2"]
+  firmware_id      = "fw-sensor"
+  firmware_version = "2.1.0"
+
+  waves               = ["1%", "10%", "50%", "100%"]
+  success_statuses    = ["done"]
+  failure_statuses    = ["failed", "rolled_back"]
+  max_failure_ratio   = 0.02
+  wave_timeout        = "45m"
+  poll_interval       = "30s"
+  pause_between_waves = "10m"
+}
+
+output "sensor_rollout" {
+  value = {
+    status          = zdm_fota_rollout.sensors.status
+    waves_completed = zdm_fota_rollout.sensors.waves_completed
+    per_wave        = { for w in zdm_fota_rollout.sensors.wave_results : w.name => w.status_counts }
+  }
+}
