@@ -12,10 +12,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 )
 
 // Waiting and polling: the wait options of the actions and the loop that
-// polls devices until what was scheduled is done.
+// polls devices until what was scheduled is done. waitStatuses is the wait
+// with success and failure statuses over the fleet-status reader, for the
+// scheduling resources and actions.
 
 // Defaults of the actions' wait attributes.
 const (
@@ -127,4 +130,32 @@ func reportScheduled(what, ws string, fleets, devices []string, progress func(st
 	}
 	progress(fmt.Sprintf("Scheduled %s on %s: %d devices (%s)", what, target, len(devices), abbreviate(devices)))
 	return true
+}
+
+// statusWait shapes waitStatuses.
+type statusWait struct {
+	// kind is what is waited for: a job by name, or the firmware update.
+	kind fleetstatus.Kind
+	// firmware, for a firmware update, is the update waited for: a device
+	// whose update became another firmware has failed.
+	firmware *fleetstatus.Firmware
+	// success are the statuses that finish a device well (default "done");
+	// failure those that finish it badly and end the wait at once.
+	success, failure []string
+	timeout, interval time.Duration
+	// parallel bounds the reads in flight (0: 16).
+	parallel int
+}
+
+// waitStatuses polls the devices until each reports a success status of
+// w.kind. A device that reports a failure status ends the wait at once. On
+// failure, timeout or cancellation the error is a *fleetstatus.WaitError
+// whose message names each device not done with its last status; the
+// result holds every device's last status either way. Reads go through the
+// fleet-status reader: parallel at a time, each retried as the client does.
+func waitStatuses(ctx context.Context, c *client.Client, devices []string, w statusWait, progress func(string)) (fleetstatus.WaitResult, error) {
+	return fleetstatus.Wait(ctx, c, devices, fleetstatus.WaitOptions{
+		Kind: w.kind, Firmware: w.firmware, Success: w.success, Failure: w.failure,
+		Timeout: w.timeout, Interval: w.interval, Parallel: w.parallel, Progress: progress,
+	})
 }
