@@ -31,7 +31,7 @@ action "zdm_fota_rollout" "sensors" {
 }
 `, e.Bootstrap.WorkspaceID, fleet, version) + triggeredBy("action.zdm_fota_rollout.sensors", input))
 	}
-	order := rolloutOrder(e, "fw-sensor", "3.0", ids)
+	order := rolloutOrder(e, "3.0", ids)
 	failing := order[0] // wave 1 of the 3.0 rollout
 	stop := doneInBackground(t, e, "", ids...)
 	defer stop()
@@ -51,7 +51,7 @@ action "zdm_fota_rollout" "sensors" {
 					stop = doneInBackground(t, e, "", healthy...)
 					stopFailing = moveInBackground(t, e, "", "failed", failing)
 				},
-				Config:      config("2", "3.0"),
+				Config: config("2", "3.0"),
 				ExpectError: regexp.MustCompile(`(?s)` + wrapped("Wave 1 of 2 (20%) stopped the rollout: 1 of 2 devices failed").String() +
 					`.*` + wrapped(failing+" (failed)").String()),
 			},

@@ -74,7 +74,7 @@ data "zdm_fleet_status" "one" {
 }
 `, fleetB, a[3]))
 	const fota, job, one = "data.zdm_fleet_status.fota", "data.zdm_fleet_status.job", "data.zdm_fleet_status.one"
-	first := func(addr, attr string) tfjsonpath.Path {
+	first := func(attr string) tfjsonpath.Path {
 		return tfjsonpath.New("devices").AtSliceIndex(0).AtMapKey(attr)
 	}
 	resource.ParallelTest(t, resource.TestCase{
@@ -102,12 +102,12 @@ data "zdm_fleet_status" "one" {
 						knownvalue.StringExact(b[0]), knownvalue.StringExact(b[1]),
 					})),
 					statecheck.ExpectKnownValue(fota, tfjsonpath.New("devices"), knownvalue.ListSizeExact(6)),
-					statecheck.ExpectKnownValue(fota, first(fota, "device_id"), knownvalue.StringExact(a[0])),
-					statecheck.ExpectKnownValue(fota, first(fota, "status"), knownvalue.StringExact("done")),
-					statecheck.ExpectKnownValue(fota, first(fota, "firmware_version"), knownvalue.StringExact("2.0")),
-					statecheck.ExpectKnownValue(fota, first(fota, "fleet_id"), knownvalue.StringExact(fleetA)),
-					statecheck.ExpectKnownValue(fota, first(fota, "scheduled_at"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue(fota, first(fota, "value"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(fota, first("device_id"), knownvalue.StringExact(a[0])),
+					statecheck.ExpectKnownValue(fota, first("status"), knownvalue.StringExact("done")),
+					statecheck.ExpectKnownValue(fota, first("firmware_version"), knownvalue.StringExact("2.0")),
+					statecheck.ExpectKnownValue(fota, first("fleet_id"), knownvalue.StringExact(fleetA)),
+					statecheck.ExpectKnownValue(fota, first("scheduled_at"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(fota, first("value"), knownvalue.Null()),
 
 					// The job, on fleet B only: b[1] has it, b[0] never got it.
 					statecheck.ExpectKnownValue(job, tfjsonpath.New("parallelism"), knownvalue.Int64Exact(16)),
@@ -119,15 +119,15 @@ data "zdm_fleet_status" "one" {
 						knownvalue.StringExact(b[0]),
 					})),
 					statecheck.ExpectKnownValue(job, tfjsonpath.New("firmware_counts"), knownvalue.ListSizeExact(0)),
-					statecheck.ExpectKnownValue(job, first(job, "scheduled"), knownvalue.Bool(false)),
-					statecheck.ExpectKnownValue(job, first(job, "status"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(job, first("scheduled"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(job, first("status"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(job, tfjsonpath.New("devices").AtSliceIndex(1).AtMapKey("value"),
 						knownvalue.StringExact(`{"delay":5}`)),
 					statecheck.ExpectKnownValue(job, tfjsonpath.New("devices").AtSliceIndex(1).AtMapKey("status"),
 						knownvalue.StringExact("pending")),
 
 					statecheck.ExpectKnownValue(one, tfjsonpath.New("device_count"), knownvalue.Int64Exact(1)),
-					statecheck.ExpectKnownValue(one, first(one, "status"), knownvalue.StringExact("pending")),
+					statecheck.ExpectKnownValue(one, first("status"), knownvalue.StringExact("pending")),
 				},
 			},
 			{

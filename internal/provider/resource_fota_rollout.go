@@ -408,7 +408,7 @@ func (r *fotaRolloutResource) Update(ctx context.Context, req resource.UpdateReq
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// Delete forgets the rollout: firmware updates cannot be cancelled.
+// Delete forgets the rollout: firmware updates cannot be canceled.
 func (r *fotaRolloutResource) Delete(ctx context.Context, _ resource.DeleteRequest, _ *resource.DeleteResponse) {
 	tflog.Info(ctx, "forgetting a firmware rollout: the updates it scheduled stay")
 }

@@ -53,10 +53,10 @@ func expectSchedulesOf(t *testing.T, e *acctest.Env, total int64, version string
 	}
 }
 
-// rolloutOrder is the order in which a rollout of fw/version in the test's
-// workspace picks devices.
-func rolloutOrder(e *acctest.Env, fw, version string, ids []string) []string {
-	return rollout.Order(rollout.Identity(e.Bootstrap.WorkspaceID, fw, version, ""), ids)
+// rolloutOrder is the order in which a rollout of fw-sensor version in the
+// test's workspace picks devices.
+func rolloutOrder(e *acctest.Env, version string, ids []string) []string {
+	return rollout.Order(rollout.Identity(e.Bootstrap.WorkspaceID, "fw-sensor", version, ""), ids)
 }
 
 func rolloutConfig(e *acctest.Env, fleet, version, extra string) string {
@@ -82,7 +82,7 @@ func TestAccFotaRolloutCompletes(t *testing.T) {
 	stop := doneInBackground(t, e, "", ids...)
 	defer stop()
 	const addr = "zdm_fota_rollout.test"
-	order := rolloutOrder(e, "fw-sensor", "2.0", ids)
+	order := rolloutOrder(e, "2.0", ids)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
 		Steps: []resource.TestStep{
@@ -167,7 +167,7 @@ func stringListExact(want ...string) knownvalue.Check {
 func TestAccFotaRolloutGateStopsThenResumes(t *testing.T) {
 	e := newEnv(t)
 	fleet, ids := newFleetDevices(t, e, "sensors", 20)
-	order := rolloutOrder(e, "fw-sensor", "2.0", ids)
+	order := rolloutOrder(e, "2.0", ids)
 	failing := order[3:6] // in wave 2 (order[2:10])
 	healthy := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(failing, id) })
 	stopHealthy := doneInBackground(t, e, "", healthy...)
@@ -218,7 +218,7 @@ func TestAccFotaRolloutGateStopsThenResumes(t *testing.T) {
 func TestAccFotaRolloutResumesInPlace(t *testing.T) {
 	e := newEnv(t)
 	fleet, ids := newFleetDevices(t, e, "sensors", 10)
-	order := rolloutOrder(e, "fw-sensor", "2.0", ids)
+	order := rolloutOrder(e, "2.0", ids)
 	// Wave 1 (one device) was scheduled earlier, by hand.
 	if _, err := apiClient(t, e).ScheduleFOTA(context.Background(), order[0], "fw-sensor", "2.0"); err != nil {
 		t.Fatal(err)
@@ -274,7 +274,7 @@ import {
 func TestAccFotaRolloutTimesOut(t *testing.T) {
 	e := newEnv(t)
 	fleet, ids := newFleetDevices(t, e, "sensors", 5)
-	order := rolloutOrder(e, "fw-sensor", "2.0", ids)
+	order := rolloutOrder(e, "2.0", ids)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
 		Steps: []resource.TestStep{

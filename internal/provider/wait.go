@@ -141,7 +141,7 @@ type statusWait struct {
 	firmware *fleetstatus.Firmware
 	// success are the statuses that finish a device well (default "done");
 	// failure those that finish it badly and end the wait at once.
-	success, failure []string
+	success, failure  []string
 	timeout, interval time.Duration
 	// parallel bounds the reads in flight (0: 16).
 	parallel int
