@@ -23,9 +23,6 @@ func isLoopback(remoteAddr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// maxAdminBody bounds admin request bodies (large data point batches).
-const maxAdminBody = 1 << 30
-
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	rw := &statusWriter{ResponseWriter: w}
 	if s.opts.LogRequests {
@@ -163,7 +160,7 @@ func (c *call) adminRouteTable() (any, error) {
 }
 
 func (c *call) adminBody(dst any) error {
-	return decodeBody(c.w, c.r, dst, true, maxAdminBody)
+	return decodeAdminBody(c.w, c.r, dst, true, maxAdminBody)
 }
 
 func (c *call) adminHealth() (any, error) {
@@ -207,7 +204,7 @@ func (c *call) adminBootstrap() (any, error) {
 	var in struct {
 		Name string `json:"name"`
 	}
-	if err := decodeBody(c.w, c.r, &in, false, maxAPIBody); err != nil {
+	if err := decodeAdminBody(c.w, c.r, &in, false, maxAdminBody); err != nil {
 		return nil, err
 	}
 	return c.s.Bootstrap(in.Name)
@@ -293,7 +290,7 @@ func (c *call) adminPublish() (any, error) {
 	var in struct {
 		Points []DataPoint `json:"points"`
 	}
-	if err := c.adminBody(&in); err != nil {
+	if err := decodeAdminBody(c.w, c.r, &in, true, maxPublishBody); err != nil {
 		return nil, err
 	}
 	n, err := c.s.Publish(c.params["workspace_id"], in.Points)
@@ -349,7 +346,7 @@ func (c *call) adminConnectDevice() (any, error) {
 	var in struct {
 		DeviceIP string `json:"device_ip"`
 	}
-	if err := decodeBody(c.w, c.r, &in, false, maxAPIBody); err != nil {
+	if err := decodeAdminBody(c.w, c.r, &in, false, maxAdminBody); err != nil {
 		return nil, err
 	}
 	if err := c.s.ConnectDevice(c.params["device_id"], in.DeviceIP); err != nil {

@@ -91,14 +91,14 @@ func (b DeviceBehavior) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON accepts durations as Go duration strings or milliseconds.
 func (b *DeviceBehavior) UnmarshalJSON(data []byte) error {
 	var in deviceBehaviorJSON
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := strictUnmarshal(data, &in); err != nil {
 		return err
 	}
-	delay, err := parseDurationJSON("delay", in.Delay)
+	delay, err := parseDurationJSON("delay", in.Delay, MaxFaultDelay)
 	if err != nil {
 		return err
 	}
-	jitter, err := parseDurationJSON("jitter", in.Jitter)
+	jitter, err := parseDurationJSON("jitter", in.Jitter, MaxFaultDelay)
 	if err != nil {
 		return err
 	}
@@ -113,11 +113,13 @@ func (b *DeviceBehavior) UnmarshalJSON(data []byte) error {
 
 // validate reports the first invalid setting.
 func (b DeviceBehavior) validate() error {
+	if err := checkDuration("delay", b.Delay, MaxFaultDelay); err != nil {
+		return err
+	}
+	if err := checkDuration("jitter", b.Jitter, MaxFaultDelay); err != nil {
+		return err
+	}
 	switch {
-	case b.Delay < 0 || b.Delay > MaxFaultDelay:
-		return invalidArgument("\"delay\" must be between 0 and %s, got %s", MaxFaultDelay, b.Delay)
-	case b.Jitter < 0 || b.Jitter > MaxFaultDelay:
-		return invalidArgument("\"jitter\" must be between 0 and %s, got %s", MaxFaultDelay, b.Jitter)
 	case math.IsNaN(b.FailureFraction) || b.FailureFraction < 0 || b.FailureFraction > 1:
 		return invalidArgument("\"failure_fraction\" must be between 0 and 1, got %g", b.FailureFraction)
 	case math.IsNaN(b.SilentFraction) || b.SilentFraction < 0 || b.SilentFraction > 1:

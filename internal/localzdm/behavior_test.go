@@ -283,9 +283,9 @@ func TestBehaviorInvalid(t *testing.T) {
 		b    localzdm.DeviceBehavior
 		want string
 	}{
-		{localzdm.DeviceBehavior{Delay: -time.Second}, `"delay" must be between 0 and 10m0s, got -1s`},
-		{localzdm.DeviceBehavior{Delay: time.Hour}, `"delay" must be between 0 and 10m0s, got 1h0m0s`},
-		{localzdm.DeviceBehavior{Jitter: -1}, `"jitter" must be between`},
+		{localzdm.DeviceBehavior{Delay: -time.Second}, `"delay" must not be negative, got -1s`},
+		{localzdm.DeviceBehavior{Delay: 2 * time.Hour}, `"delay" must be at most 1h0m0s, got 2h0m0s`},
+		{localzdm.DeviceBehavior{Jitter: -time.Millisecond}, `"jitter" must not be negative, got -1ms`},
 		{localzdm.DeviceBehavior{FailureFraction: 1.5}, `"failure_fraction" must be between 0 and 1`},
 		{localzdm.DeviceBehavior{SilentFraction: -0.1}, `"silent_fraction" must be between 0 and 1`},
 		{localzdm.DeviceBehavior{FailureFraction: 0.6, SilentFraction: 0.6}, `add up to at most 1`},

@@ -93,7 +93,9 @@
 //     segment after unescaping, so IDs and job names may contain any
 //     character, "/" included, when escaped. Job names, firmware IDs and
 //     firmware versions, which a path gives to a stored object, must be
-//     valid UTF-8 (400 otherwise): JSON could not carry them back unchanged.
+//     valid UTF-8 (JSON could not carry them back unchanged), not blank, and
+//     not "." or ".." (path steps, which many clients and proxies resolve
+//     away); 400 otherwise.
 //
 // # Admin API
 //
@@ -104,8 +106,25 @@
 // admin_http.go); a running server answers the same table at GET
 // /admin/routes. admin.go holds the Go methods, admin_http.go the routes.
 //
-// Durations in the faults body are Go duration strings ("250ms") or numbers
-// of milliseconds.
+// Admin input is strict; nothing is applied when any of it is refused:
+//
+//   - Bodies are decoded strictly: a field the route does not know is a 400
+//     that names it, and the field meant when one is close ("did you mean
+//     \"error_rate\"?") or else the route's fields; a field of the wrong
+//     JSON type is a 400 naming it.
+//   - Bodies are read as a stream and bounded: 1 MiB, or 64 MiB for POST
+//     /admin/workspaces/{workspace_id}/data; beyond, 413 naming the limit and
+//     the route, without reading the rest.
+//   - Durations are Go duration strings ("250ms") or numbers of
+//     milliseconds, never negative, and at most an hour (MaxFaultDelay; a
+//     request fault's "for" at most a day, MaxFaultWindow); a value out of
+//     range gets a message naming the bound. Fractions are between 0 and 1.
+//   - Statuses set by hand or scripted are lower-case words; a device_ip is
+//     empty or an IP address.
+//
+// The Go methods check the same ranges and return *Error with status 400,
+// except SetFaults, which clamps (and sends Retry-After 0 for a negative
+// RetryAfter).
 //
 // # Switches
 //

@@ -26,7 +26,8 @@ type Faults struct {
 	RateLimit float64
 	// RetryAfter is the value sent in Retry-After, rounded up to whole
 	// seconds. Zero sends 1 for 503 and the time until the next free slot
-	// (at least 1) for 429; a negative value sends 0.
+	// (at least 1) for 429; a negative value sends 0 (the admin API
+	// refuses it).
 	RetryAfter time.Duration
 	// DropAfterCreate makes every successful POST of the API act, then close
 	// the connection without answering.
@@ -58,14 +59,14 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON accepts durations as Go duration strings or milliseconds.
 func (f *Faults) UnmarshalJSON(data []byte) error {
 	var in faultsJSON
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := strictUnmarshal(data, &in); err != nil {
 		return err
 	}
-	lat, err := parseDurationJSON("latency", in.Latency)
+	lat, err := parseDurationJSON("latency", in.Latency, MaxFaultDelay)
 	if err != nil {
 		return err
 	}
-	ra, err := parseDurationJSON("retry_after", in.RetryAfter)
+	ra, err := parseDurationJSON("retry_after", in.RetryAfter, MaxFaultDelay)
 	if err != nil {
 		return err
 	}
@@ -76,32 +77,19 @@ func (f *Faults) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func parseDurationJSON(field string, v any) (time.Duration, error) {
-	switch x := v.(type) {
-	case nil:
-		return 0, nil
-	case float64:
-		return time.Duration(x * float64(time.Millisecond)), nil
-	case string:
-		d, err := time.ParseDuration(x)
-		if err != nil {
-			return 0, invalidArgument("%q must be a duration such as \"250ms\" or a number of milliseconds: %v", field, err)
-		}
-		return d, nil
-	default:
-		return 0, invalidArgument("%q must be a duration such as \"250ms\" or a number of milliseconds", field)
-	}
-}
-
-// validate reports the first out-of-range setting.
+// validate reports the first out-of-range setting of the admin API.
 func (f Faults) validate() error {
+	if err := checkDuration("latency", f.Latency, MaxFaultDelay); err != nil {
+		return err
+	}
+	if err := checkDuration("retry_after", f.RetryAfter, MaxFaultDelay); err != nil {
+		return err
+	}
 	switch {
-	case f.Latency < 0:
-		return invalidArgument("\"latency\" must not be negative")
 	case math.IsNaN(f.ErrorRate) || f.ErrorRate < 0 || f.ErrorRate > 1:
-		return invalidArgument("\"error_rate\" must be between 0 and 1")
+		return invalidArgument("\"error_rate\" must be between 0 and 1, got %g", f.ErrorRate)
 	case math.IsNaN(f.RateLimit) || math.IsInf(f.RateLimit, 0) || f.RateLimit < 0:
-		return invalidArgument("\"rate_limit\" must be a finite number >= 0")
+		return invalidArgument("\"rate_limit\" must be a finite number >= 0, got %g", f.RateLimit)
 	}
 	return nil
 }

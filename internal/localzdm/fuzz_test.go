@@ -536,13 +536,16 @@ func FuzzClientIDs(f *testing.F) {
 		}
 
 		// Job names: any non-empty name round-trips; one that is not valid
-		// UTF-8 (it could not) or too long is refused.
-		if jobName != "" && (!utf8.ValidString(jobName) || utf8.RuneCountInString(jobName) > 255) {
+		// UTF-8 (it could not), too long, blank, "." or ".." (path steps)
+		// is refused.
+		validJob := utf8.ValidString(jobName) && utf8.RuneCountInString(jobName) <= 255 &&
+			strings.TrimSpace(jobName) != "" && jobName != "." && jobName != ".."
+		if jobName != "" && !validJob {
 			if _, err := c.ScheduleJob(ctx, host.ID, jobName, nil); !client.IsStatus(err, http.StatusBadRequest) {
 				t.Fatalf("ScheduleJob(%q) = %v, want 400", jobName, err)
 			}
 		}
-		if jobName != "" && utf8.ValidString(jobName) && utf8.RuneCountInString(jobName) <= 255 {
+		if jobName != "" && validJob {
 			j, err := c.ScheduleJob(ctx, host.ID, jobName, json.RawMessage(`{"n":1}`))
 			if err != nil || j.Name != jobName {
 				t.Fatalf("ScheduleJob(%q) = %+v, %v", jobName, j, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -418,12 +419,20 @@ func validJobName(name string) error {
 }
 
 // validPathName checks a name that a path segment gives to a stored object
-// (job, firmware): at most maxNameLen characters, and valid UTF-8, since a
-// JSON answer could not carry the name back unchanged (invalid bytes would
-// come back as U+FFFD, a name that finds nothing).
+// (job, firmware): not blank, not "." or ".." (path steps, which many
+// clients and proxies resolve away, so the name could not be reached), at
+// most maxNameLen characters, and valid UTF-8, since a JSON answer could
+// not carry the name back unchanged (invalid bytes would come back as
+// U+FFFD, a name that finds nothing).
 func validPathName(what, v string) error {
 	if !utf8.ValidString(v) {
 		return invalidArgument("%s %q is not valid UTF-8", what, v)
+	}
+	switch {
+	case strings.TrimSpace(v) == "":
+		return invalidArgument("%s must not be empty or blank, got %q", what, v)
+	case v == "." || v == "..":
+		return invalidArgument("%s %q is not allowed: \".\" and \"..\" are path steps, not names", what, v)
 	}
 	if utf8.RuneCountInString(v) > maxNameLen {
 		return invalidArgument("%s is longer than %d characters", what, maxNameLen)

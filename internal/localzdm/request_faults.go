@@ -71,9 +71,6 @@ type RequestFault struct {
 	expires time.Time
 }
 
-// MaxFaultDelay bounds the Delay of a request fault and the faults' latency.
-const MaxFaultDelay = 10 * time.Minute
-
 // requestFaultJSON is the admin API shape of RequestFault: durations are Go
 // duration strings or numbers of milliseconds.
 type requestFaultJSON struct {
@@ -100,14 +97,14 @@ func (f RequestFault) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON accepts durations as Go duration strings or milliseconds.
 func (f *RequestFault) UnmarshalJSON(data []byte) error {
 	var in requestFaultJSON
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := strictUnmarshal(data, &in); err != nil {
 		return err
 	}
-	window, err := parseDurationJSON("for", in.For)
+	window, err := parseDurationJSON("for", in.For, MaxFaultWindow)
 	if err != nil {
 		return err
 	}
-	delay, err := parseDurationJSON("delay", in.Delay)
+	delay, err := parseDurationJSON("delay", in.Delay, MaxFaultDelay)
 	if err != nil {
 		return err
 	}
@@ -123,8 +120,11 @@ func (f *RequestFault) validate() error {
 	switch f.Action {
 	case FaultReset, FaultDropAnswer, FaultNotFound:
 	case FaultDelay:
-		if f.Delay <= 0 || f.Delay > MaxFaultDelay {
-			return invalidArgument("\"delay\" of a %q fault must be above 0 and at most %s, got %s", FaultDelay, MaxFaultDelay, f.Delay)
+		if err := checkDuration("delay", f.Delay, MaxFaultDelay); err != nil {
+			return err
+		}
+		if f.Delay == 0 {
+			return invalidArgument("\"delay\" of a %q fault is required, e.g. \"5s\"", FaultDelay)
 		}
 	case FaultHTMLError:
 		if f.Status == 0 {
@@ -150,8 +150,9 @@ func (f *RequestFault) validate() error {
 	switch {
 	case f.Count < 0:
 		return invalidArgument("\"count\" must not be negative (0 means every matching request), got %d", f.Count)
-	case f.For < 0:
-		return invalidArgument("\"for\" must not be negative (0 means no end), got %s", f.For)
+	}
+	if err := checkDuration("for", f.For, MaxFaultWindow); err != nil {
+		return err
 	}
 	f.segs, f.prefix = nil, false
 	if f.Path != "" {

@@ -205,11 +205,19 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			return nil, newError(http.StatusRequestEntityTooLarge, CodeBodyTooLarge,
-				"request body is larger than %d bytes", limit)
+				"request body is larger than %s, the limit for %s %s: send a smaller body", byteSize(limit), r.Method, r.URL.Path)
 		}
 		return nil, invalidArgument("cannot read request body: %v", err)
 	}
 	return data, nil
+}
+
+// byteSize renders a byte count, in MiB when it is a whole number of them.
+func byteSize(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // decodeBody decodes a JSON object body into dst. An empty body is an error
@@ -222,7 +230,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, dst any, required bool, 
 	return decodeJSON(data, dst, required)
 }
 
-func decodeJSON(data []byte, dst any, required bool) error {
+// checkJSONBody refuses an empty body when one is required, and a body
+// that is not UTF-8.
+func checkJSONBody(data []byte, required bool) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		if required {
 			return newError(http.StatusBadRequest, CodeInvalidJSON, "request body is required: a JSON object")
@@ -231,6 +241,13 @@ func decodeJSON(data []byte, dst any, required bool) error {
 	}
 	if !utf8.Valid(data) {
 		return newError(http.StatusBadRequest, CodeInvalidJSON, "request body is not valid UTF-8")
+	}
+	return nil
+}
+
+func decodeJSON(data []byte, dst any, required bool) error {
+	if err := checkJSONBody(data, required); err != nil || len(bytes.TrimSpace(data)) == 0 {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(dst); err != nil {

@@ -319,7 +319,11 @@ func (s *Server) FlushWebhooks(ctx context.Context) error {
 
 // ConnectDevice records that a device connected from deviceIP and emits a
 // "connection" event (direction d2c) to its workspace's webhook.
+// deviceIP is empty (unknown) or an IPv4 or IPv6 address.
 func (s *Server) ConnectDevice(deviceID, deviceIP string) error {
+	if err := checkDeviceIP(deviceIP); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.devices[deviceID]
