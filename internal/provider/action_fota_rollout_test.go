@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -33,9 +32,7 @@ action "zdm_fota_rollout" "sensors" {
 	}
 	order := rolloutOrder(e, "3.0", ids)
 	failing := order[0] // wave 1 of the 3.0 rollout
-	stop := doneInBackground(t, e, "", ids...)
-	defer stop()
-	var stopFailing func()
+	devicesAnswer(t, e)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
 		TerraformVersionChecks:   actionVersions,
@@ -45,19 +42,14 @@ action "zdm_fota_rollout" "sensors" {
 				Check:  expectSchedules(t, e, 10, "2.0", ids),
 			},
 			{
-				PreConfig: func() {
-					stop()
-					healthy := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == failing })
-					stop = doneInBackground(t, e, "", healthy...)
-					stopFailing = moveInBackground(t, e, "", "failed", failing)
-				},
+				PreConfig: func() { devicesAnswer(t, e, failing) },
 				Config: config("2", "3.0"),
 				ExpectError: regexp.MustCompile(`(?s)` + wrapped("Wave 1 of 2 (20%) stopped the rollout: 1 of 2 devices failed").String() +
 					`.*` + wrapped(failing+" (failed)").String()),
 			},
 			{
 				PreConfig: func() {
-					stopFailing()
+					devicesAnswer(t, e)
 					if got := fotaSchedules(e); got != 12 {
 						t.Errorf("%d schedules after the stop, want 12 (10, then wave 1 of 3.0)", got)
 					}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
 // newFleetDevices creates a fleet holding n devices out of band and returns
@@ -208,13 +209,13 @@ func TestAccFleetStatusDataSourceThousand(t *testing.T) {
 	e := newEnv(t)
 	fleet, ids := newFleetDevices(t, e, "big", 1000)
 	ctx := context.Background()
-	if _, err := apiClient(t, e).ScheduleFleetFOTA(ctx, e.Bootstrap.WorkspaceID, "fw", "3.0", []string{fleet}); err != nil {
+	// The devices answer at once; a seeded tenth of them fail.
+	err := e.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, FailureFraction: 0.1, Seed: 42})
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range ids[:250] {
-		if err := e.Server.SetFOTAStatus(id, "done"); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := apiClient(t, e).ScheduleFleetFOTA(ctx, e.Bootstrap.WorkspaceID, "fw", "3.0", []string{fleet}); err != nil {
+		t.Fatal(err)
 	}
 	const addr = "data.zdm_fleet_status.big"
 	resource.ParallelTest(t, resource.TestCase{
@@ -235,7 +236,7 @@ data "zdm_fleet_status" "big" {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_count"), knownvalue.Int64Exact(1000)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices"), knownvalue.ListSizeExact(1000)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status_counts"), knownvalue.MapExact(map[string]knownvalue.Check{
-						"done": knownvalue.Int64Exact(250), "pending": knownvalue.Int64Exact(750),
+						"done": knownvalue.Int64Exact(900), "failed": knownvalue.Int64Exact(100),
 					})),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("missing_device_ids"), knownvalue.ListSizeExact(0)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtSliceIndex(999).AtMapKey("device_id"),

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
 )
 
@@ -53,6 +55,18 @@ func expectSchedulesOf(t *testing.T, e *acctest.Env, total int64, version string
 	}
 }
 
+// devicesAnswer makes the server's devices answer every firmware update
+// scheduled from now on after 50 to 250 ms: "done", or "failed" for the
+// devices in failing.
+func devicesAnswer(t *testing.T, e *acctest.Env, failing ...string) {
+	t.Helper()
+	err := e.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, Delay: 50 * time.Millisecond,
+		Jitter: 200 * time.Millisecond, FailureStatus: "failed", FailDevices: failing, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // rolloutOrder is the order in which a rollout of fw-sensor version in the
 // test's workspace picks devices.
 func rolloutOrder(e *acctest.Env, version string, ids []string) []string {
@@ -79,8 +93,7 @@ func TestAccFotaRolloutCompletes(t *testing.T) {
 	e := newEnv(t)
 	fleet, ids := newFleetDevices(t, e, "sensors", 20)
 	_, others := newFleetDevices(t, e, "others", 3)
-	stop := doneInBackground(t, e, "", ids...)
-	defer stop()
+	devicesAnswer(t, e)
 	const addr = "zdm_fota_rollout.test"
 	order := rolloutOrder(e, "2.0", ids)
 	resource.ParallelTest(t, resource.TestCase{
@@ -110,6 +123,28 @@ func TestAccFotaRolloutCompletes(t *testing.T) {
 					// The fleet not named got nothing.
 					expectSchedules(t, e, 20, "2.0", append(slices.Clone(ids), others...)),
 				),
+			},
+			{
+				// A refresh reads the devices again: a device of wave 1 that
+				// fails later shows in the wave's counts; the complete rollout
+				// plans nothing.
+				PreConfig: func() {
+					if err := e.Server.SetFOTAStatus(order[0], "failed"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				RefreshState: true,
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "wave_results.0.status_counts.%", "2"),
+					resource.TestCheckResourceAttr(addr, "wave_results.0.status_counts.done", "1"),
+					resource.TestCheckResourceAttr(addr, "wave_results.0.status_counts.failed", "1"),
+					resource.TestCheckResourceAttr(addr, "status", "completed"),
+				),
+			},
+			{
+				Config:             rolloutConfig(e, fleet, "2.0", ""),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: false,
 			},
 			{
 				// A gate setting changes in place; nothing is scheduled.
@@ -169,11 +204,7 @@ func TestAccFotaRolloutGateStopsThenResumes(t *testing.T) {
 	fleet, ids := newFleetDevices(t, e, "sensors", 20)
 	order := rolloutOrder(e, "2.0", ids)
 	failing := order[3:6] // in wave 2 (order[2:10])
-	healthy := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(failing, id) })
-	stopHealthy := doneInBackground(t, e, "", healthy...)
-	defer stopHealthy()
-	stopFailing := moveInBackground(t, e, "", "failed", failing...)
-	defer stopFailing()
+	devicesAnswer(t, e, failing...)
 	config := rolloutConfig(e, fleet, "2.0", `max_failure_ratio = 0.25`)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
@@ -189,7 +220,7 @@ func TestAccFotaRolloutGateStopsThenResumes(t *testing.T) {
 					if got := fotaSchedules(e); got != 10 {
 						t.Errorf("%d schedules after the stop, want 10 (waves 1 and 2)", got)
 					}
-					stopFailing()
+					devicesAnswer(t, e)
 					for _, id := range failing {
 						if err := e.Server.SetFOTAStatus(id, "done"); err != nil {
 							t.Fatal(err)
@@ -219,15 +250,12 @@ func TestAccFotaRolloutResumesInPlace(t *testing.T) {
 	e := newEnv(t)
 	fleet, ids := newFleetDevices(t, e, "sensors", 10)
 	order := rolloutOrder(e, "2.0", ids)
+	failing := order[1] // wave 2 (order[1:5])
+	devicesAnswer(t, e, failing)
 	// Wave 1 (one device) was scheduled earlier, by hand.
 	if _, err := apiClient(t, e).ScheduleFOTA(context.Background(), order[0], "fw-sensor", "2.0"); err != nil {
 		t.Fatal(err)
 	}
-	failing := order[1] // wave 2 (order[1:5])
-	stopFailing := moveInBackground(t, e, "", "failed", failing)
-	defer stopFailing()
-	stopHealthy := doneInBackground(t, e, "", slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == failing })...)
-	defer stopHealthy()
 	importBlock := fmt.Sprintf(`
 import {
   to = zdm_fota_rollout.test
@@ -248,7 +276,7 @@ import {
 					if got := fotaSchedules(e); got != 5 {
 						t.Errorf("%d schedules after the stop, want 5 (4 in wave 2, and the 1 by hand)", got)
 					}
-					stopFailing()
+					devicesAnswer(t, e)
 					if err := e.Server.SetFOTAStatus(failing, "done"); err != nil {
 						t.Fatal(err)
 					}
@@ -275,6 +303,10 @@ func TestAccFotaRolloutTimesOut(t *testing.T) {
 	e := newEnv(t)
 	fleet, ids := newFleetDevices(t, e, "sensors", 5)
 	order := rolloutOrder(e, "2.0", ids)
+	// The first device of the order never answers; the others do.
+	if err := e.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, SilentDevices: order[:1]}); err != nil {
+		t.Fatal(err)
+	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
 		Steps: []resource.TestStep{
@@ -303,8 +335,7 @@ func TestAccFotaRolloutAllFleetsAndValidation(t *testing.T) {
 	_, b := newFleetDevices(t, e, "b", 2)
 	loose := newDevices(t, e, "loose") // in the default fleet
 	all := append(append(slices.Clone(a), b...), loose...)
-	stop := doneInBackground(t, e, "", all...)
-	defer stop()
+	devicesAnswer(t, e)
 	ws := e.Bootstrap.WorkspaceID
 	invalid := func(body, want string) resource.TestStep {
 		return resource.TestStep{

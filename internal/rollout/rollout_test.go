@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -94,9 +93,8 @@ func TestOrderIsStableAndSalted(t *testing.T) {
 	}
 }
 
-// env is a local server with a workspace of devices in two fleets and a
-// goroutine playing the devices: each pending update of the firmware is
-// set to "done", or to "failed" for the devices in fail.
+// env is a local server with a workspace of devices in two fleets whose
+// devices answer the firmware updates scheduled on them (see answer).
 type env struct {
 	srv   *localzdm.Server
 	c     *client.Client
@@ -104,10 +102,6 @@ type env struct {
 	fleet string
 	other string
 	ids   []string
-
-	mu   sync.Mutex
-	fail map[string]bool
-	off  bool
 }
 
 func newEnv(t *testing.T, n int) *env {
@@ -121,7 +115,7 @@ func newEnv(t *testing.T, n int) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{srv: srv, c: c, ws: b.WorkspaceID, fail: map[string]bool{}}
+	e := &env{srv: srv, c: c, ws: b.WorkspaceID}
 	ctx := context.Background()
 	fl, err := c.CreateFleet(ctx, e.ws, "target", "")
 	if err != nil {
@@ -142,39 +136,27 @@ func newEnv(t *testing.T, n int) *env {
 	if _, err := srv.CreateDevices(e.ws, other.ID, []string{"outside"}); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-			e.mu.Lock()
-			off := e.off
-			e.mu.Unlock()
-			if off {
-				continue
-			}
-			for _, id := range e.ids {
-				f, err := c.GetFOTA(ctx, id)
-				if err != nil || f.Status != "pending" {
-					continue
-				}
-				e.mu.Lock()
-				st := "done"
-				if e.fail[id] {
-					st = "failed"
-				}
-				e.mu.Unlock()
-				_ = srv.SetFOTAStatus(id, st)
-			}
-		}
-	}()
-	t.Cleanup(func() { close(stop); <-done })
+	e.answer(t)
 	return e
+}
+
+// answer makes the devices answer the updates scheduled from now on after
+// 5 to 25 ms: "done", or "failed" for the devices in failing.
+func (e *env) answer(t *testing.T, failing ...string) {
+	t.Helper()
+	err := e.srv.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, Delay: 5 * time.Millisecond,
+		Jitter: 20 * time.Millisecond, FailureStatus: "failed", FailDevices: failing, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// silence makes the devices never answer the updates scheduled from now on.
+func (e *env) silence(t *testing.T) {
+	t.Helper()
+	if err := e.srv.SetDeviceBehavior(localzdm.DeviceBehavior{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (e *env) spec(waves ...string) Spec {
@@ -236,11 +218,7 @@ func TestRunGateStopsThenResumes(t *testing.T) {
 	spec.MaxFailureRatio = 0.25
 	order := Order(spec.Identity(), e.ids)
 	// Wave 2 is order[2:10]: three of its eight fail, more than 25% (2).
-	e.mu.Lock()
-	for _, id := range order[3:6] {
-		e.fail[id] = true
-	}
-	e.mu.Unlock()
+	e.answer(t, order[3:6]...)
 	rec, err := Run(context.Background(), e.c, spec, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "Wave 2 of 3 (50%) stopped the rollout: 3 of 8 devices failed") {
 		t.Fatalf("err = %v", err)
@@ -283,9 +261,7 @@ func TestRunWithoutRecordSchedulesNoDeviceTwice(t *testing.T) {
 	e := newEnv(t, 20)
 	spec := e.spec("10%", "50%", "100%")
 	order := Order(spec.Identity(), e.ids)
-	e.mu.Lock()
-	e.fail[order[4]] = true
-	e.mu.Unlock()
+	e.answer(t, order[4])
 	rec, err := Run(context.Background(), e.c, spec, nil, nil)
 	if err == nil || rec.WavesCompleted() != 1 {
 		t.Fatalf("first run: %v, %+v", err, rec)
@@ -310,9 +286,7 @@ func TestRunWithoutRecordSchedulesNoDeviceTwice(t *testing.T) {
 
 func TestRunTimesOutAndLateDevicesGoLast(t *testing.T) {
 	e := newEnv(t, 10)
-	e.mu.Lock()
-	e.off = true
-	e.mu.Unlock()
+	e.silence(t)
 	spec := e.spec("20%", "100%")
 	spec.WaveTimeout = 100 * time.Millisecond
 	rec, err := Run(context.Background(), e.c, spec, nil, nil)
@@ -330,10 +304,13 @@ func TestRunTimesOutAndLateDevicesGoLast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.mu.Lock()
-	e.off = false
-	e.ids = append(e.ids, late...)
-	e.mu.Unlock()
+	// Wave 1's devices answer late; the next waves answer.
+	for _, id := range rec.Waves[0].DeviceIDs {
+		if err := e.srv.SetFOTAStatus(id, "done"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.answer(t)
 	done, err := Run(context.Background(), e.c, spec, &rec, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -353,9 +330,7 @@ func TestRunTimesOutAndLateDevicesGoLast(t *testing.T) {
 
 func TestRunStopsWhenCancelled(t *testing.T) {
 	e := newEnv(t, 6)
-	e.mu.Lock()
-	e.off = true
-	e.mu.Unlock()
+	e.silence(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	spec := e.spec("50%", "100%")
