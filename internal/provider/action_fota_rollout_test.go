@@ -43,7 +43,7 @@ action "zdm_fota_rollout" "sensors" {
 			},
 			{
 				PreConfig: func() { devicesAnswer(t, e, failing) },
-				Config: config("2", "3.0"),
+				Config:    config("2", "3.0"),
 				ExpectError: regexp.MustCompile(`(?s)` + wrapped("Wave 1 of 2 (20%) stopped the rollout: 1 of 2 devices failed").String() +
 					`.*` + wrapped(failing+" (failed)").String()),
 			},
