@@ -17,7 +17,7 @@ func TestCheckServiceURL(t *testing.T) {
 		t.Errorf("CheckServiceURL of plain http with allowHTTP = %v, want nil", err)
 	}
 	// The whole error of each rejected address, secrets hidden.
-	for raw, want := range map[string]string{
+	for raw, want := range map[string]string{ //nolint:gosec // G101: a URL the check must reject.
 		"  ":                             "must not be empty",
 		"ftp://h":                        `"ftp://h" must start with https:// (or http://)`,
 		"https://:443":                   `"https://:443" has no host`,
