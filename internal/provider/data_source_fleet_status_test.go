@@ -78,6 +78,14 @@ data "zdm_fleet_status" "one" {
 	first := func(attr string) tfjsonpath.Path {
 		return tfjsonpath.New("devices").AtSliceIndex(0).AtMapKey(attr)
 	}
+	// Every device of the workspace, in ID order; a[0] is at index ia.
+	all := slices.Sorted(slices.Values(append(slices.Clone(a), b...)))
+	ia := slices.Index(all, a[0])
+	ofA := func(attr string) tfjsonpath.Path { return tfjsonpath.New("devices").AtSliceIndex(ia).AtMapKey(attr) }
+	ids := make([]knownvalue.Check, len(all))
+	for i, id := range all {
+		ids[i] = knownvalue.ObjectPartial(map[string]knownvalue.Check{"device_id": knownvalue.StringExact(id)})
+	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
 		Steps: []resource.TestStep{
@@ -102,13 +110,12 @@ data "zdm_fleet_status" "one" {
 					statecheck.ExpectKnownValue(fota, tfjsonpath.New("missing_device_ids"), knownvalue.ListExact([]knownvalue.Check{
 						knownvalue.StringExact(b[0]), knownvalue.StringExact(b[1]),
 					})),
-					statecheck.ExpectKnownValue(fota, tfjsonpath.New("devices"), knownvalue.ListSizeExact(6)),
-					statecheck.ExpectKnownValue(fota, first("device_id"), knownvalue.StringExact(a[0])),
-					statecheck.ExpectKnownValue(fota, first("status"), knownvalue.StringExact("done")),
-					statecheck.ExpectKnownValue(fota, first("firmware_version"), knownvalue.StringExact("2.0")),
-					statecheck.ExpectKnownValue(fota, first("fleet_id"), knownvalue.StringExact(fleetA)),
-					statecheck.ExpectKnownValue(fota, first("scheduled_at"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue(fota, first("value"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(fota, tfjsonpath.New("devices"), knownvalue.ListExact(ids)),
+					statecheck.ExpectKnownValue(fota, ofA("status"), knownvalue.StringExact("done")),
+					statecheck.ExpectKnownValue(fota, ofA("firmware_version"), knownvalue.StringExact("2.0")),
+					statecheck.ExpectKnownValue(fota, ofA("fleet_id"), knownvalue.StringExact(fleetA)),
+					statecheck.ExpectKnownValue(fota, ofA("scheduled_at"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(fota, ofA("value"), knownvalue.Null()),
 
 					// The job, on fleet B only: b[1] has it, b[0] never got it.
 					statecheck.ExpectKnownValue(job, tfjsonpath.New("parallelism"), knownvalue.Int64Exact(16)),
