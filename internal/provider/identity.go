@@ -17,6 +17,8 @@ import (
 // device by its workspace and its ID. Identities are set by every Create,
 // Read, Update and ImportState, so that import blocks can name an object
 // with `identity = { ... }` and `terraform query` can list objects to import.
+// String import IDs ("<workspace_id>/<id>", "<device_id>/<job_name>") are
+// parsed here too.
 
 // workspaceIdentityModel is the identity of a zdm_workspace.
 type workspaceIdentityModel struct {
