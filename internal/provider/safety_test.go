@@ -1,0 +1,464 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
+)
+
+// Mistakes that cannot hurt: each case applies a small configuration
+// through the real CLI, then makes one configuration mistake or meets one
+// service behaviour, and runs plan, apply -auto-approve and apply
+// -refresh-only -auto-approve. Each case asserts the state after every
+// command, the creating requests (POST) the server received during the
+// three, and the message the user sees. The reliability guide's table
+// "Mistakes that cannot hurt you" lists the same cases.
+//
+// The apply interrupted by one Ctrl-C is TestAccInterruptedApplyOnce; by
+// two, TestAccInterruptedApplyTwice.
+
+// safetyBody is the configuration every case starts from: 5 objects, 5
+// creates.
+const safetyBody = `
+resource "zdm_fleet" "f" {
+  name = "safety"
+}
+resource "zdm_fleet" "spare" {
+  name = "spare"
+}
+resource "zdm_device" "d" {
+  count    = 2
+  name     = "safety-${count.index}"
+  fleet_id = zdm_fleet.f.id
+}
+resource "zdm_device" "free" {
+  name = "free"
+}
+`
+
+// safetyBaseline is the number of creates of safetyBody.
+const safetyBaseline = 5
+
+// safetyEnv is a local server behind a front the test controls, and a CLI
+// working directory.
+type safetyEnv struct {
+	*frontEnv
+	cli *cli
+	// ids maps the address of each resource to its ID after the baseline.
+	ids map[string]string
+}
+
+// providerBlock renders a provider block.
+func providerBlock(baseURL, key, ws, extra string) string {
+	return fmt.Sprintf(`
+provider "zdm" {
+  base_url     = %q
+  api_key      = %q
+  workspace_id = %q
+  max_retries  = 1
+%s
+}
+`, baseURL, key, ws, extra)
+}
+
+// right is the provider block of the baseline.
+func (s *safetyEnv) right() string {
+	return providerBlock(s.URL, s.Bootstrap.APIKey, s.Bootstrap.WorkspaceID,
+		fmt.Sprintf("  storage_url  = %q", s.Server.StorageURL()))
+}
+
+// write writes the configuration: provider block and body.
+func (s *safetyEnv) write(provider, body string) {
+	s.cli.write("main.tf", requiredProviders+provider+body)
+}
+
+// stateIDs maps each resource address of the state to its ID.
+func (s *safetyEnv) stateIDs(t *testing.T) map[string]string {
+	t.Helper()
+	out := s.cli.mustRun("show", "-json", "-no-color")
+	var st struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string         `json:"address"`
+					Mode    string         `json:"mode"`
+					Values  map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("terraform show -json: %v\n%s", err, out)
+	}
+	ids := map[string]string{}
+	for _, r := range st.Values.RootModule.Resources {
+		if r.Mode != "managed" {
+			continue
+		}
+		id, _ := r.Values["id"].(string)
+		ids[r.Address] = id
+	}
+	return ids
+}
+
+// creates is the number of POST requests the server received.
+func (s *safetyEnv) creates() int64 {
+	var n int64
+	for k, v := range s.Server.Counters() {
+		if strings.HasPrefix(k, "POST ") {
+			n += v
+		}
+	}
+	return n
+}
+
+// newSafetyEnv applies body (safetyBody when empty) with the right provider
+// block and records the IDs.
+func newSafetyEnv(t *testing.T, body string, before func(*testing.T, *safetyEnv)) *safetyEnv {
+	t.Helper()
+	s := &safetyEnv{frontEnv: newFrontEnv(t)}
+	if before != nil {
+		before(t, s)
+	}
+	s.cli = newCLI(t)
+	if body == "" {
+		body = safetyBody
+	}
+	s.write(s.right(), body)
+	s.cli.mustRun("init", "-input=false", "-no-color")
+	s.Server.ResetCounters()
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	s.ids = s.stateIDs(t)
+	return s
+}
+
+// step is the expected outcome of one command.
+type step struct {
+	// code is the exit code (plan runs with -detailed-exitcode: 0 no
+	// changes, 1 error, 2 changes).
+	code int
+	// out lists fragments the output must hold, each on its own (a space
+	// matches any white space: Terraform wraps long messages).
+	out []string
+	// state, when set, checks the state after the command; by default the
+	// state must hold the baseline's objects with their IDs.
+	state func(t *testing.T, s *safetyEnv, ids map[string]string)
+}
+
+// safetyCase is one mistake or service behaviour.
+type safetyCase struct {
+	name string
+	// body replaces safetyBody (baseline and after).
+	body string
+	// before prepares the server before the baseline.
+	before func(t *testing.T, s *safetyEnv)
+	// breakIt makes the mistake after the baseline, and returns the
+	// provider block (and body, when not empty) to use from then on.
+	breakIt func(t *testing.T, s *safetyEnv) (provider, body string)
+	plan, apply, refresh step
+	// creates is the number of POST requests the three commands may send.
+	creates int64
+	// after runs once the three commands ran, for checks of the recovery.
+	after func(t *testing.T, s *safetyEnv)
+}
+
+// run runs the case.
+func (c safetyCase) run(t *testing.T) {
+	s := newSafetyEnv(t, c.body, c.before)
+	// Positive control of the request count: the baseline's creates were
+	// counted.
+	if got := s.creates(); got != safetyBaseline {
+		t.Fatalf("baseline: %d creates counted, want %d", got, safetyBaseline)
+	}
+	if len(s.ids) == 0 {
+		t.Fatal("baseline: empty state")
+	}
+	provider, body := c.breakIt(t, s)
+	if body == "" {
+		body = c.body
+		if body == "" {
+			body = safetyBody
+		}
+	}
+	s.write(provider, body)
+	s.Server.ResetCounters()
+	commands := []struct {
+		name string
+		args []string
+		want step
+	}{
+		{"plan", []string{"plan", "-detailed-exitcode", "-input=false", "-no-color"}, c.plan},
+		{"apply", []string{"apply", "-auto-approve", "-input=false", "-no-color"}, c.apply},
+		{"apply -refresh-only", []string{"apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color"}, c.refresh},
+	}
+	for _, cmd := range commands {
+		out, code := s.cli.run(cmd.args...)
+		t.Logf("%s: exit %d\n%s", cmd.name, code, out)
+		if code != cmd.want.code {
+			t.Errorf("%s: exit code %d, want %d", cmd.name, code, cmd.want.code)
+		}
+		for _, frag := range cmd.want.out {
+			if !errorPattern(frag).MatchString(out) {
+				t.Errorf("%s: the output does not hold %q", cmd.name, frag)
+			}
+		}
+		ids := s.stateIDs(t)
+		if cmd.want.state != nil {
+			cmd.want.state(t, s, ids)
+		} else if !maps.Equal(ids, s.ids) {
+			t.Errorf("%s: the state changed:\n got  %v\n want %v", cmd.name, ids, s.ids)
+		}
+	}
+	if got := s.creates(); got != c.creates {
+		t.Errorf("the server received %d creating requests (POST), want %d: %v", got, c.creates, s.Server.Counters())
+	}
+	if c.after != nil {
+		c.after(t, s)
+	}
+}
+
+// unchangedRefused is the outcome of a command that must fail with msg and
+// change nothing.
+func unchangedRefused(msg ...string) step {
+	return step{code: 1, out: msg}
+}
+
+// sameExcept checks that the state holds the baseline's objects with their
+// IDs, except the addresses in changed, which must be present with another
+// ID.
+func sameExcept(changed ...string) func(t *testing.T, s *safetyEnv, ids map[string]string) {
+	return func(t *testing.T, s *safetyEnv, ids map[string]string) {
+		t.Helper()
+		if got, want := slices.Sorted(maps.Keys(ids)), slices.Sorted(maps.Keys(s.ids)); !slices.Equal(got, want) {
+			t.Errorf("state addresses %v, want %v", got, want)
+		}
+		for addr, id := range s.ids {
+			if slices.Contains(changed, addr) {
+				if ids[addr] == id || ids[addr] == "" {
+					t.Errorf("%s: ID %q, want a new object", addr, ids[addr])
+				}
+				continue
+			}
+			if ids[addr] != id {
+				t.Errorf("%s: ID %q, want %q", addr, ids[addr], id)
+			}
+		}
+	}
+}
+
+// htmlPage answers every request with an HTML page and status.
+func htmlPage(status int, title string) func(http.ResponseWriter, *http.Request) bool {
+	return func(w http.ResponseWriter, r *http.Request) bool {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(status)
+		_, _ = fmt.Fprintf(w, "<html><head><title>%s</title></head><body><h1>%s</h1><p>nginx</p></body></html>", title, title)
+		return true
+	}
+}
+
+// otherWorkspace creates a second workspace of the test's account and
+// returns it with its key.
+func otherWorkspace(t *testing.T, s *safetyEnv) localzdm.Bootstrap {
+	t.Helper()
+	b, err := s.Server.CreateWorkspace(s.Bootstrap.AccountID, "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func safetyCases() []safetyCase {
+	return []safetyCase{
+		{
+			name: "wrong or revoked key",
+			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
+				return providerBlock(s.URL, "zdm-wrong-key-0000000000", s.Bootstrap.WorkspaceID, ""), ""
+			},
+			plan:    unchangedRefused("401 Unauthorized", "refused the API key", "check api_key"),
+			apply:   unchangedRefused("401 Unauthorized", "refused the API key"),
+			refresh: unchangedRefused("401 Unauthorized", "refused the API key"),
+		},
+		{
+			name: "key of another workspace",
+			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
+				other := otherWorkspace(t, s)
+				return providerBlock(s.URL, other.APIKey, s.Bootstrap.WorkspaceID, ""), ""
+			},
+			plan:    unchangedRefused("403 Forbidden", "An API key is bound to one workspace", "provider alias"),
+			apply:   unchangedRefused("403 Forbidden", "An API key is bound to one workspace"),
+			refresh: unchangedRefused("403 Forbidden", "An API key is bound to one workspace"),
+		},
+		{
+			name: "base_url and storage_url swapped",
+			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
+				return providerBlock(s.Server.StorageURL(), s.Bootstrap.APIKey, s.Bootstrap.WorkspaceID, ""), ""
+			},
+			plan:    unchangedRefused("404 Not Found", "could not be shown to see that workspace", "kept in the state", "Check base_url"),
+			apply:   unchangedRefused("404 Not Found", "kept in the state"),
+			refresh: unchangedRefused("404 Not Found", "kept in the state"),
+		},
+		{
+			name: "a proxy's catch-all 404 page (wrong host or port)",
+			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
+				h := htmlPage(http.StatusNotFound, "404 Not Found")
+				s.override.Store(&h)
+				return s.right(), ""
+			},
+			plan:    unchangedRefused("404 Not Found", "nginx", "could not be shown to see that workspace", "kept in the state"),
+			apply:   unchangedRefused("404 Not Found", "kept in the state"),
+			refresh: unchangedRefused("404 Not Found", "kept in the state"),
+		},
+		{
+			name: "https for a service that speaks http",
+			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
+				return providerBlock(strings.Replace(s.URL, "http://", "https://", 1), s.Bootstrap.APIKey, s.Bootstrap.WorkspaceID, ""), ""
+			},
+			plan:    unchangedRefused("server gave HTTP response to HTTPS client"),
+			apply:   unchangedRefused("server gave HTTP response to HTTPS client"),
+			refresh: unchangedRefused("server gave HTTP response to HTTPS client"),
+		},
+		{
+			name: "trailing /v3/ in base_url",
+			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
+				return providerBlock(s.URL+"/v3/", s.Bootstrap.APIKey, s.Bootstrap.WorkspaceID, ""), ""
+			},
+			plan:    step{code: 0, out: []string{"No changes"}},
+			apply:   step{code: 0, out: []string{"0 added, 0 changed, 0 destroyed"}},
+			refresh: step{code: 0},
+		},
+		{
+			name: "wrong provider workspace_id",
+			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
+				return providerBlock(s.URL, s.Bootstrap.APIKey, "wks-typo", ""), ""
+			},
+			plan:    step{code: 0, out: []string{"No changes", "stays in workspace", "wks-typo"}},
+			apply:   step{code: 0, out: []string{"0 added, 0 changed, 0 destroyed"}},
+			refresh: step{code: 0},
+		},
+		{
+			name: "provider workspace_id and key changed to another workspace",
+			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
+				other := otherWorkspace(t, s)
+				return providerBlock(s.URL, other.APIKey, other.WorkspaceID, ""), ""
+			},
+			plan:    unchangedRefused("403 Forbidden", "An API key is bound to one workspace"),
+			apply:   unchangedRefused("403 Forbidden", "An API key is bound to one workspace"),
+			refresh: unchangedRefused("403 Forbidden", "An API key is bound to one workspace"),
+		},
+		{
+			name: "service answering HTML 500 pages for a while",
+			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
+				h := htmlPage(http.StatusInternalServerError, "500 Internal Server Error")
+				s.override.Store(&h)
+				return s.right(), ""
+			},
+			plan:    unchangedRefused("500 Internal Server Error", "nginx"),
+			apply:   unchangedRefused("500 Internal Server Error"),
+			refresh: unchangedRefused("500 Internal Server Error"),
+			after: func(t *testing.T, s *safetyEnv) {
+				s.override.Store(nil)
+				if out, code := s.cli.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
+					t.Errorf("plan once the service recovered: exit %d, want 0:\n%s", code, out)
+				}
+			},
+		},
+		{
+			name: "device moved to another fleet outside Terraform",
+			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
+				c := apiClient(t, s.Env)
+				if _, err := c.UpdateDevice(t.Context(), s.Bootstrap.WorkspaceID, s.ids["zdm_device.d[0]"], "safety-0", s.ids["zdm_fleet.spare"]); err != nil {
+					t.Fatal(err)
+				}
+				return s.right(), ""
+			},
+			plan:    step{code: 2, out: []string{"zdm_device.d[0] will be updated in-place", "0 to add, 1 to change, 0 to destroy"}},
+			apply:   step{code: 0, out: []string{"0 added, 1 changed, 0 destroyed"}},
+			refresh: step{code: 0},
+		},
+		{
+			name: "device deleted outside Terraform",
+			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
+				if err := s.Server.DeleteDevice(s.ids["zdm_device.free"]); err != nil {
+					t.Fatal(err)
+				}
+				return s.right(), ""
+			},
+			plan:    step{code: 2, out: []string{"zdm_device.free will be created", "1 to add, 0 to change, 0 to destroy"}},
+			apply:   step{code: 0, out: []string{"1 added, 0 changed, 0 destroyed"}, state: sameExcept("zdm_device.free")},
+			refresh: step{code: 0, state: sameExcept("zdm_device.free")},
+			creates: 1,
+		},
+		{
+			name: "fleet deleted outside Terraform",
+			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
+				if err := s.Server.DeleteFleet(s.ids["zdm_fleet.spare"]); err != nil {
+					t.Fatal(err)
+				}
+				return s.right(), ""
+			},
+			plan:    step{code: 2, out: []string{"zdm_fleet.spare will be created", "1 to add, 0 to change, 0 to destroy"}},
+			apply:   step{code: 0, out: []string{"1 added, 0 changed, 0 destroyed"}, state: sameExcept("zdm_fleet.spare")},
+			refresh: step{code: 0, state: sameExcept("zdm_fleet.spare")},
+			creates: 1,
+		},
+		{
+			name: "storage disabled",
+			body: safetyBody + `
+data "zdm_timeseries" "t" {
+  start = "2026-01-01T00:00:00Z"
+  end   = "2026-01-02T00:00:00Z"
+}
+`,
+			before: func(t *testing.T, s *safetyEnv) {
+				if err := s.Server.SetStorage(s.Bootstrap.WorkspaceID, true); err != nil {
+					t.Fatal(err)
+				}
+			},
+			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
+				if err := s.Server.SetStorage(s.Bootstrap.WorkspaceID, false); err != nil {
+					t.Fatal(err)
+				}
+				return s.right(), ""
+			},
+			plan:    unchangedRefused("403 Forbidden", "storage"),
+			apply:   unchangedRefused("403 Forbidden", "storage"),
+			refresh: unchangedRefused("403 Forbidden", "storage"),
+		},
+		{
+			name: "a new fleet in a workspace the key cannot reach",
+			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
+				other := otherWorkspace(t, s)
+				return s.right(), safetyBody + fmt.Sprintf(`
+resource "zdm_fleet" "elsewhere" {
+  workspace_id = %q
+  name         = "elsewhere"
+}
+`, other.WorkspaceID)
+			},
+			plan: step{code: 2, out: []string{"Warning", "API key is bound to one workspace", "provider alias", "1 to add"}},
+			apply: step{code: 1, out: []string{"Cannot create fleet", "403 Forbidden", "An API key is bound to one workspace"},
+				state: sameExcept()},
+			refresh: step{code: 0},
+			// The create is sent and refused.
+			creates: 1,
+		},
+	}
+}
+
+// TestAccSafetyMistakes runs every case of safetyCases with the CLI of
+// TF_ACC_TERRAFORM_PATH (run it once with Terraform and once with OpenTofu).
+func TestAccSafetyMistakes(t *testing.T) {
+	acctest.Prepare(t)
+	for _, c := range safetyCases() {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), c.run)
+	}
+}
