@@ -9,7 +9,10 @@
 // to every API request, against the network floor N x latency / parallelism.
 // It runs terraform query over -query-size devices, and reads -points data
 // points with the client's StreamData, a bare encoding/json decoder and the
-// zdm_timeseries data source. For every step it reports the wall time, the API
+// zdm_timeseries data source. It applies -fault-size devices while the
+// service answers 10% of the requests 503 and rate-limits the key (429), and
+// reports missing and duplicated devices and whether the plan after is empty.
+// For every step it reports the wall time, the API
 // requests by route (from the server's counters) and the provider's peak RSS.
 //
 // Usage:
@@ -44,6 +47,7 @@ type options struct {
 	querySize   int
 	points      int
 	fleetStatus int
+	faultSize   int
 	latency     time.Duration
 	parallelism int
 	planRepeat  int
@@ -94,6 +98,7 @@ func parseFlags(args []string) (options, error) {
 	sizes := fs.String("sizes", "100,1000,2000", "comma-separated numbers of devices for the apply/plan/update steps")
 	fs.IntVar(&o.querySize, "query-size", 10000, "number of devices listed by terraform query (0 skips the step)")
 	fs.IntVar(&o.points, "points", 175000, "number of data points read (0 skips the time-series step)")
+	fs.IntVar(&o.faultSize, "fault-size", 1000, "number of devices of the fault apply (10% 503 and a 429 limit; 0 skips it)")
 	fs.IntVar(&o.fleetStatus, "fleet-status", 1000, "number of devices whose firmware status zdm_fleet_status reads with -latency (0 skips the step)")
 	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "latency added to every API request in the latency steps (0 skips them)")
 	fs.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
@@ -104,7 +109,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.jsonOut, "json", "", "also write the raw results as JSON to this file")
 	fs.StringVar(&o.render, "render", "", "run nothing: write the report and plot of the results in these comma-separated JSON "+
 		"files (from -json); the sections (sizes, query, timeseries) of a later file replace those of the earlier ones")
-	fs.StringVar(&o.only, "only", "", "run only this section: sizes, query or timeseries (no report files unless -out/-svg "+
+	fs.StringVar(&o.only, "only", "", "run only this section: sizes, query, timeseries, fleetstatus or faults (no report files unless -out/-svg "+
 		"are given; merge its -json results into a full run's with -render full.json,part.json)")
 	fs.StringVar(&o.work, "work", "", "working directory (default: a new temporary directory)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the working directory")
@@ -127,6 +132,7 @@ func parseFlags(args []string) (options, error) {
 			"query-size":   func() { o.querySize = 1000 },
 			"points":       func() { o.points = 20000 },
 			"fleet-status": func() { o.fleetStatus = 200 },
+			"fault-size":   func() { o.faultSize = 300 },
 			"plan-repeat":  func() { o.planRepeat = 1 },
 			"out":          func() { o.out = "" },
 			"svg":          func() { o.svg = "" },
@@ -160,15 +166,17 @@ func parseFlags(args []string) (options, error) {
 	switch o.only {
 	case "":
 	case "sizes":
-		o.querySize, o.points, o.fleetStatus = 0, 0, 0
+		o.querySize, o.points, o.fleetStatus, o.faultSize = 0, 0, 0, 0
 	case "query":
-		o.sizes, o.points, o.fleetStatus = nil, 0, 0
+		o.sizes, o.points, o.fleetStatus, o.faultSize = nil, 0, 0, 0
 	case "timeseries":
-		o.sizes, o.querySize, o.fleetStatus = nil, 0, 0
+		o.sizes, o.querySize, o.fleetStatus, o.faultSize = nil, 0, 0, 0
 	case "fleetstatus":
-		o.sizes, o.querySize, o.points = nil, 0, 0
+		o.sizes, o.querySize, o.points, o.faultSize = nil, 0, 0, 0
+	case "faults":
+		o.sizes, o.querySize, o.points, o.fleetStatus = nil, 0, 0, 0
 	default:
-		return o, fmt.Errorf("-only: %q is not sizes, query, timeseries or fleetstatus", o.only)
+		return o, fmt.Errorf("-only: %q is not sizes, query, timeseries, fleetstatus or faults", o.only)
 	}
 	switch {
 	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0:
@@ -254,6 +262,13 @@ func run(ctx context.Context, o options) error {
 			return fmt.Errorf("fleet status of %d devices: %w", o.fleetStatus, err)
 		}
 		res.FleetStatus = fs
+	}
+	if o.faultSize > 0 {
+		f, err := b.runFaultApply(ctx, o.faultSize)
+		if err != nil {
+			return fmt.Errorf("fault apply of %d devices: %w", o.faultSize, err)
+		}
+		defer fmt.Println("Fault apply: " + f.summary())
 	}
 	res.Finished = time.Now().UTC()
 	if o.jsonOut != "" {
