@@ -135,4 +135,3 @@ func TestAccInterruptedApplyOnce(t *testing.T) {
 		t.Errorf("plan after the second apply: exit %d, want 0 (empty plan):\n%s", code, out)
 	}
 }
-

@@ -162,7 +162,7 @@ type safetyCase struct {
 	before func(t *testing.T, s *safetyEnv)
 	// breakIt makes the mistake after the baseline, and returns the
 	// provider block (and body, when not empty) to use from then on.
-	breakIt func(t *testing.T, s *safetyEnv) (provider, body string)
+	breakIt              func(t *testing.T, s *safetyEnv) (provider, body string)
 	plan, apply, refresh step
 	// creates is the number of POST requests the three commands may send.
 	creates int64
