@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -134,4 +136,82 @@ func TestAccInterruptedApplyOnce(t *testing.T) {
 	if out, code := ie.cli.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 		t.Errorf("plan after the second apply: exit %d, want 0 (empty plan):\n%s", code, out)
 	}
+}
+
+// TestAccInterruptedApplyTwice interrupts an apply with two SIGINTs, a
+// forced stop: Terraform exits at once, so devices whose creates were in
+// flight may exist outside the state. The recovery of the reliability guide
+// then finds them (the zdm_devices data source, by name and creation time)
+// and imports them with import blocks, after which an apply creates only the
+// rest: the service holds exactly the declared devices.
+func TestAccInterruptedApplyTwice(t *testing.T) {
+	const n = 150
+	ie := newInterruptEnv(t, n)
+	ie.env.Server.SetFaults(localzdm.Faults{Latency: 150 * time.Millisecond})
+	ie.env.Server.ResetCounters()
+	started := time.Now().UTC().Add(-time.Second).Format(time.RFC3339)
+
+	out, code := ie.applyInterrupted(t, 40, 2)
+	if code == 0 {
+		t.Fatalf("the interrupted apply exited with 0:\n%s", out)
+	}
+	// Let the provider (served by this test process) finish what it sent.
+	ie.env.Server.SetFaults(localzdm.Faults{})
+	time.Sleep(2 * time.Second)
+	c := apiClient(t, ie.env)
+	inService := len(deviceNames(t, c, ie.env.Bootstrap.WorkspaceID))
+	inState := ie.stateCount(t)
+	t.Logf("after two SIGINTs: %d devices in the service, %d in the state", inService, inState)
+	if inState > inService {
+		t.Fatalf("the state holds %d devices, the service %d", inState, inService)
+	}
+
+	// The guide's recovery: list the devices created since the apply
+	// started, and import those that are not in the state.
+	main := ie.cli.read("main.tf")
+	ie.cli.write("find.tf", fmt.Sprintf(`
+data "zdm_devices" "since" {}
+
+output "created_since" {
+  value = { for d in data.zdm_devices.since.devices : d.name => d.id if timecmp(d.created_at, %q) >= 0 }
+}
+`, started))
+	ie.cli.mustRun("apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color", "-target=data.zdm_devices.since")
+	var found map[string]string
+	if err := json.Unmarshal([]byte(ie.cli.mustRun("output", "-json", "created_since")), &found); err != nil {
+		t.Fatal(err)
+	}
+	inStateIDs := map[string]bool{}
+	if st, code := ie.cli.run("state", "list"); code == 0 {
+		for _, addr := range strings.Fields(st) {
+			if strings.HasPrefix(addr, "zdm_device.d[") {
+				show := ie.cli.mustRun("state", "show", "-no-color", addr)
+				if m := regexp.MustCompile(`(?m)^\s*id\s*=\s*"([^"]+)"`).FindStringSubmatch(show); m != nil {
+					inStateIDs[m[1]] = true
+				}
+			}
+		}
+	}
+	var imports strings.Builder
+	missing := 0
+	for name, id := range found {
+		if inStateIDs[id] {
+			continue
+		}
+		var i int
+		if _, err := fmt.Sscanf(name, "int-%04d", &i); err != nil {
+			continue
+		}
+		missing++
+		fmt.Fprintf(&imports, "import {\n  to = zdm_device.d[%d]\n  id = %q\n}\n", i, ie.env.Bootstrap.WorkspaceID+"/"+id)
+	}
+	t.Logf("recovery: %d devices created since the apply started, %d of them outside the state", len(found), missing)
+	if missing != inService-inState {
+		t.Errorf("the data source found %d devices outside the state; the service holds %d more than the state", missing, inService-inState)
+	}
+	ie.cli.write("find.tf", imports.String())
+	ie.cli.write("main.tf", main)
+	ie.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=20")
+	checkExactly(t, "devices after two SIGINTs, the guide's recovery and an apply",
+		deviceNames(t, c, ie.env.Bootstrap.WorkspaceID), ie.want)
 }
