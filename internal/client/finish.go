@@ -19,7 +19,7 @@ import (
 // cancellation.
 //
 //   - FinishOnceSent wraps the context of a write. Requests made with it do
-//     not start once the operation was cancelled (ErrNotSent: provably
+//     not start once the operation was canceled (ErrNotSent: provably
 //     nothing happened); an attempt already sent runs to its answer, bounded
 //     by the client's request timeout; no retry starts after the
 //     cancellation, and a wait for a retry ends with it.
@@ -51,13 +51,13 @@ func FinishOnceSent(ctx context.Context) context.Context {
 }
 
 // ResolveContext returns the context for the requests that find out what a
-// sent write did: it is not cancelled with ctx, and ends one request timeout
+// sent write did: it is not canceled with ctx, and ends one request timeout
 // (at least minResolveTime) after the call. Call cancel when done.
 func (c *Client) ResolveContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), max(c.timeout, minResolveTime))
 }
 
-// Interrupted reports whether the operation behind ctx was cancelled: ctx
+// Interrupted reports whether the operation behind ctx was canceled: ctx
 // itself, or for a FinishOnceSent context the context it wraps.
 func Interrupted(ctx context.Context) bool {
 	return stopOf(ctx).Err() != nil

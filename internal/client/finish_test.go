@@ -63,7 +63,7 @@ func createAfterCancel(t *testing.T, h *heldCreate, ctxFor func(context.Context)
 }
 
 // TestFinishOnceSentCompletesAfterCancel: a create whose operation is
-// cancelled while the server holds it returns the server's answer. The
+// canceled while the server holds it returns the server's answer. The
 // control, with the operation's own context, is aborted.
 func TestFinishOnceSentCompletesAfterCancel(t *testing.T) {
 	h := newHeldCreate()
@@ -78,13 +78,13 @@ func TestFinishOnceSentCompletesAfterCancel(t *testing.T) {
 	control := newHeldCreate()
 	w, err = createAfterCancel(t, control, func(ctx context.Context) context.Context { return ctx })
 	if err == nil || !errors.Is(err, ErrAmbiguous) {
-		t.Fatalf("control: create with the cancelled context: %+v, %v; want an ambiguous abort", w, err)
+		t.Fatalf("control: create with the canceled context: %+v, %v; want an ambiguous abort", w, err)
 	}
 }
 
 // TestFinishOnceSentNoRetryAfterCancel: a create answered 503 after its
-// operation was cancelled is not retried (a retry would be a new request);
-// the control, not cancelled, is retried and succeeds.
+// operation was canceled is not retried (a retry would be a new request);
+// the control, not canceled, is retried and succeeds.
 func TestFinishOnceSentNoRetryAfterCancel(t *testing.T) {
 	h := newHeldCreate()
 	h.firstStatus = http.StatusServiceUnavailable
@@ -112,7 +112,7 @@ func TestFinishOnceSentNoRetryAfterCancel(t *testing.T) {
 }
 
 // TestFinishOnceSentNotSentAfterCancel: no request starts once the
-// operation was cancelled, and the error proves it (ErrNotSent).
+// operation was canceled, and the error proves it (ErrNotSent).
 func TestFinishOnceSentNotSentAfterCancel(t *testing.T) {
 	h := newHeldCreate()
 	close(h.release)
@@ -136,7 +136,7 @@ func TestFinishOnceSentNotSentAfterCancel(t *testing.T) {
 }
 
 // TestResolveContextOutlivesCancel: requests made with ResolveContext run
-// after the operation was cancelled, and the context has a deadline.
+// after the operation was canceled, and the context has a deadline.
 func TestResolveContextOutlivesCancel(t *testing.T) {
 	seq := &sequence{steps: []step{{status: 200, body: `{"workspaces":[]}`}}}
 	c, _ := newTestClient(t, seq, func(cfg *Config) { cfg.RequestTimeout = time.Second })
@@ -150,9 +150,9 @@ func TestResolveContextOutlivesCancel(t *testing.T) {
 	if _, err := c.ListWorkspaces(rctx); err != nil || seq.count() != 1 {
 		t.Fatalf("list with ResolveContext after cancel: %v, %d requests", err, seq.count())
 	}
-	// Control: the cancelled context itself sends nothing.
+	// Control: the canceled context itself sends nothing.
 	if _, err := c.ListWorkspaces(ctx); err == nil || seq.count() != 1 {
-		t.Fatalf("control: list with the cancelled context: %v, %d requests", err, seq.count())
+		t.Fatalf("control: list with the canceled context: %v, %d requests", err, seq.count())
 	}
 }
 

@@ -1,20 +1,278 @@
 package provider
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
-// Adoption after an ambiguous create: when the connection fails after a
-// create request was sent, the object is adopted only when a listing proves
-// it can only be ours.
+// Adoption after an ambiguous create (see DESIGN.md, "Ambiguous creates are
+// resolved by lookup"): when a create request was sent and no answer came,
+// the object may exist. It is adopted only when a listing shows exactly one
+// object that can only be ours:
+//
+//   - same name and same requested attributes (description; the fleet asked
+//     for, or the workspace's default fleet when none was);
+//   - not an object this provider configuration has read, created, adopted,
+//     updated or imported during the operation (another resource manages
+//     it);
+//   - created at or after the request by the service's clock (see
+//     client.EarliestServiceTime), not by this machine's.
+//
+// Several candidates, or none that is certain, are an error, never an
+// adoption. None is never reported as "nothing was created": the request may
+// still be processed, so the error says how to find the object by name and
+// creation time, and how to import it.
 
-// createSkew is how much older than the local clock just before a POST an
-// object may look and still be adopted after an ambiguous create, to absorb
-// clock differences between this machine and the service.
+// ownedIDs is the set of workspaces, fleets and devices this provider
+// configuration has read, created, adopted, updated or imported during the
+// operation: objects that a resource manages, which an ambiguous create must
+// never adopt.
+type ownedIDs struct {
+	mu  sync.Mutex
+	ids map[string]struct{}
+}
+
+func ownedKey(kind, id string) string { return kind + "\x00" + id }
+
+// own records that a resource manages the kind object id.
+func (d *providerData) own(kind, id string) {
+	if d == nil || id == "" {
+		return
+	}
+	d.owned.mu.Lock()
+	defer d.owned.mu.Unlock()
+	if d.owned.ids == nil {
+		d.owned.ids = map[string]struct{}{}
+	}
+	d.owned.ids[ownedKey(kind, id)] = struct{}{}
+}
+
+// owns tells whether a resource manages the kind object id.
+func (d *providerData) owns(kind, id string) bool {
+	d.owned.mu.Lock()
+	defer d.owned.mu.Unlock()
+	_, ok := d.owned.ids[ownedKey(kind, id)]
+	return ok
+}
+
+// candidate is what the adoption filter knows of a listed object.
+type candidate struct {
+	ID        string
+	CreatedAt string
+	// Matches tells whether the object has the name and attributes the
+	// create asked for.
+	Matches bool
+}
+
+// adoptable returns the IDs of the candidates that can only be the object of
+// a create sent when the service's clock showed at least since: matching,
+// not owned, and created at or after since.
+func adoptable(cands []candidate, since time.Time, owned func(id string) bool) []string {
+	var ids []string
+	for _, c := range cands {
+		if c.Matches && !owned(c.ID) && createdAtOrAfter(c.CreatedAt, since) {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
+// createdAtOrAfter reports whether the RFC 3339 timestamp createdAt is not
+// before since, at the precision the service wrote: a creation time in whole
+// seconds is compared with since truncated to the second. Unreadable
+// timestamps do not match.
+func createdAtOrAfter(createdAt string, since time.Time) bool {
+	t, err := time.Parse(time.RFC3339Nano, createdAt)
+	if err != nil {
+		return false
+	}
+	if i := strings.IndexAny(createdAt, "."); i < 0 {
+		since = since.Truncate(time.Second)
+	} else {
+		digits := 0
+		for _, r := range createdAt[i+1:] {
+			if r < '0' || r > '9' {
+				break
+			}
+			digits++
+		}
+		unit := time.Second
+		for range min(digits, 9) {
+			unit /= 10
+		}
+		since = since.Truncate(unit)
+	}
+	return !t.Before(since)
+}
+
+// ambiguousCreate is a create whose outcome is unknown.
+type ambiguousCreate struct {
+	// kind is "workspace", "fleet" or "device"; name the requested name.
+	kind, name string
+	// summary is the summary of the errors.
+	summary string
+	// ws is the workspace of the object ("" for a workspace).
+	ws string
+	// cause is the error of the create.
+	cause error
+	// sent is the local time just before the request was sent.
+	sent time.Time
+}
+
+// recheckInterval is the wait between two listings of an ambiguous create
+// that showed no candidate yet.
+const recheckInterval = time.Second
+
+// resolveCreate resolves the ambiguous create a: it lists the collection
+// (list) with client.ResolveContext, so that an interrupt does not stop it,
+// and returns the only adoptable object, with a warning. Otherwise it
+// reports an error on diags and returns nil. With no candidate yet it lists
+// again: until the resolve deadline after a timeout (the request may still
+// be queued), once more otherwise.
+func resolveCreate[T any](ctx context.Context, d *providerData, a ambiguousCreate, list func(context.Context) ([]T, error), toCandidate func(T) candidate, idOf func(T) string, diags *diag.Diagnostics) *T {
+	rctx, cancel := d.client.ResolveContext(ctx)
+	defer cancel()
+	timedOut := errors.Is(a.cause, context.DeadlineExceeded)
+	for listing := 1; ; listing++ {
+		all, err := list(rctx)
+		if err != nil {
+			diags.AddError(a.summary, a.mayExist("Listing the "+a.kind+"s to find out failed: "+err.Error()+".", time.Time{}))
+			return nil
+		}
+		since, ok := d.client.EarliestServiceTime(a.sent)
+		if !ok {
+			diags.AddError(a.summary, a.mayExist("The service sends no Date header, so the provider cannot tell which "+
+				a.kind+"s were created after the request.", time.Time{}))
+			return nil
+		}
+		cands := make([]candidate, len(all))
+		for i, o := range all {
+			cands[i] = toCandidate(o)
+		}
+		ids := adoptable(cands, since, func(id string) bool { return d.owns(a.kind, id) })
+		switch {
+		case len(ids) == 1:
+			for i := range all {
+				if idOf(all[i]) == ids[0] {
+					d.own(a.kind, ids[0])
+					diags.AddWarning(adoptedWarning(a.kind, a.name, ids[0]))
+					return &all[i]
+				}
+			}
+		case len(ids) > 1:
+			diags.AddError(a.summary, fmt.Sprintf("The connection failed after the create request of %s %s was sent "+
+				"(%s). %d %ss named %s that no resource manages were created since the request (%s), so the provider cannot "+
+				"tell which one is its own, and adopts none. Import the right one: %s",
+				a.kind, quote(a.name), a.cause.Error(), len(ids), a.kind, quote(a.name), strings.Join(ids, ", "), a.importHint()))
+			return nil
+		}
+		deadline, _ := rctx.Deadline()
+		again := (timedOut || listing < 2) && time.Until(deadline) > recheckInterval
+		if !again {
+			diags.AddError(a.summary, a.mayExist(fmt.Sprintf("No %s named %s created since the request shows up yet "+
+				"(listed %d times), but the request may still be processed.", a.kind, quote(a.name), listing), since))
+			return nil
+		}
+		t := time.NewTimer(recheckInterval)
+		select {
+		case <-t.C:
+		case <-rctx.Done():
+			t.Stop()
+		}
+	}
+}
+
+// mayExist is the detail of an ambiguous create that was not resolved:
+// what happened, why, and how to find and import the object.
+func (a ambiguousCreate) mayExist(why string, since time.Time) string {
+	if since.IsZero() {
+		since = a.sent
+	}
+	when := since.UTC().Truncate(time.Second).Format(time.RFC3339)
+	return fmt.Sprintf("The connection failed after the create request of %s %s was sent (%s), so the %s may have "+
+		"been created. %s Do not apply again before checking: that could create a second %s, and the API cannot delete "+
+		"one. Look for %ss named %s created at or after %s: %s If one shows up, import it: %s "+
+		"If none shows up, applying again creates it.",
+		a.kind, quote(a.name), a.cause.Error(), a.kind, why, a.kind, a.kind, quote(a.name), when, a.findHint(when), a.importHint())
+}
+
+// findHint is the configuration that lists the objects of the create's kind
+// named as asked and created at or after when.
+func (a ambiguousCreate) findHint(when string) string {
+	switch a.kind {
+	case "device":
+		return fmt.Sprintf(`data "zdm_devices" "find" { workspace_id = %s name = %s } lists them; keep those with `+
+			`timecmp(created_at, %s) >= 0.`, quote(a.ws), quote(a.name), quote(when))
+	case "fleet":
+		return fmt.Sprintf(`data "zdm_fleets" "find" { workspace_id = %s } lists the fleets; keep those named %s with `+
+			`timecmp(created_at, %s) >= 0.`, quote(a.ws), quote(a.name), quote(when))
+	default:
+		return fmt.Sprintf(`data "zdm_workspaces" "find" {} lists the workspaces; keep those named %s with `+
+			`timecmp(created_at, %s) >= 0.`, quote(a.name), quote(when))
+	}
+}
+
+// importHint says how to import an object of the create's kind.
+func (a ambiguousCreate) importHint() string {
+	id := "<" + a.kind + "_id>"
+	if a.ws != "" {
+		id = a.ws + "/" + id
+	}
+	return "terraform import <address of this zdm_" + a.kind + "> " + id + " (or an import block with that id)."
+}
+
+// adoptedWarning is emitted when an ambiguous create was resolved by
+// adopting the object found in a listing.
+func adoptedWarning(kind, name, id string) (string, string) {
+	return "Adopted a " + kind + " after an interrupted create",
+		"The connection failed after the create request of " + kind + " " + quote(name) +
+			" was sent, so the service may have created it. Exactly one matching " + kind + " that no resource manages, " +
+			"created after the request by the service's clock, was found (" + objectRef(kind, name, id) +
+			") and is now managed by Terraform instead of creating another one."
+}
+
+// deviceCandidate is a listed device for the adoption of a device named
+// name created in fleet (or, when fleet is "", in the workspace's default
+// fleet defaultFleet; "" when it is not known: then nothing matches).
+func deviceCandidate(d client.Device, name, fleet, defaultFleet string) candidate {
+	want := fleet
+	if want == "" {
+		want = defaultFleet
+	}
+	return candidate{ID: d.ID, CreatedAt: d.CreatedAt, Matches: d.Name == name && want != "" && d.FleetID == want}
+}
+
+// defaultFleetOf returns the ID of the default fleet among the fleets of a
+// workspace: the only fleet named "default", or "" when there is none or
+// more than one. The API contract says that a device created without a
+// fleet goes to the workspace's default fleet, but not how to recognize that
+// fleet: the provider recognizes it by its name, and a service that names it
+// otherwise gets an error instead of an adoption, never a wrong adoption.
+func defaultFleetOf(fleets []client.Fleet) string {
+	id := ""
+	for _, f := range fleets {
+		if f.Name == "default" {
+			if id != "" {
+				return ""
+			}
+			id = f.ID
+		}
+	}
+	return id
+}
+
+// createSkew is how much older than the local clock just before a POST a
+// job or firmware update may look and still be adopted by the read-back
+// after an ambiguous scheduling (creates use the service's clock instead:
+// see createdAtOrAfter).
 const createSkew = 2 * time.Minute
 
 // createdSince reports whether the RFC 3339 timestamp createdAt is not
@@ -25,56 +283,4 @@ func createdSince(createdAt string, since time.Time) bool {
 		return false
 	}
 	return !t.Before(since.Add(-createSkew))
-}
-
-// adoptCreated resolves an ambiguous create of a kind object named name
-// from a listing of its collection taken after the create failed (all, or
-// listErr when the listing failed too): it returns the only object that
-// match accepts, with a warning, or reports an error under summary and
-// returns nil. cause is the error of the create.
-func adoptCreated[T any](kind, name, summary string, all []T, listErr, cause error, match func(T) bool, id func(T) string, diags *diag.Diagnostics) *T {
-	if listErr != nil {
-		diags.AddError(summary,
-			"The create request may have reached the service ("+cause.Error()+"), and listing the "+kind+"s "+
-				"to find out failed too: "+listErr.Error()+". Check the service before applying again.")
-		return nil
-	}
-	var found []T
-	var ids []string
-	for _, o := range all {
-		if match(o) {
-			found = append(found, o)
-			ids = append(ids, id(o))
-		}
-	}
-	if len(found) != 1 {
-		diags.AddError(ambiguousError(kind, name, ids, cause))
-		return nil
-	}
-	diags.AddWarning(adoptedWarning(kind, name, ids[0]))
-	return &found[0]
-}
-
-// adoptedWarning is emitted when an ambiguous create was resolved by
-// adopting the object found in a listing.
-func adoptedWarning(kind, name, id string) (string, string) {
-	return "Adopted a " + kind + " after an interrupted create",
-		"The connection failed after the create request of " + kind + " " + fmt.Sprintf("%q", name) +
-			" was sent, so the service may have created it. One matching " + kind + " created since the request " +
-			"was found (" + objectRef(kind, name, id) + ") and is now managed by Terraform instead of creating another one."
-}
-
-// ambiguousError is the error of an ambiguous create that could not be
-// resolved: nothing or several objects matched.
-func ambiguousError(kind, name string, matches []string, cause error) (string, string) {
-	detail := "The connection failed after the create request of " + kind + " " + fmt.Sprintf("%q", name) +
-		" was sent, so the service may or may not have created it (" + cause.Error() + "). "
-	switch len(matches) {
-	case 0:
-		detail += "No matching " + kind + " created since the request exists, so nothing was created: run apply again."
-	default:
-		detail += fmt.Sprintf("%d matching %ss were created since the request (%s), so the provider cannot tell which is "+
-			"its own. Import the right one with terraform import, then apply again.", len(matches), kind, strings.Join(matches, ", "))
-	}
-	return "Create of " + kind + " " + fmt.Sprintf("%q", name) + " interrupted", detail
 }

@@ -24,8 +24,6 @@ var adoptSince = time.Date(2026, 5, 1, 12, 0, 0, 500_000_000, time.UTC)
 
 func at(d time.Duration) string { return adoptSince.Add(d).Format(time.RFC3339Nano) }
 
-func noneOwned(string) bool { return false }
-
 func TestAdoptableMatches(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -101,15 +99,15 @@ func TestDeviceCandidateFleet(t *testing.T) {
 	}
 }
 
-func TestDefaultFleetID(t *testing.T) {
+func TestDefaultFleetOf(t *testing.T) {
 	fleets := []client.Fleet{{ID: "flt-a", Name: "sensors"}, {ID: "flt-d", Name: "default"}}
-	if got := defaultFleetID(fleets); got != "flt-d" {
-		t.Errorf("defaultFleetID = %q, want flt-d", got)
+	if got := defaultFleetOf(fleets); got != "flt-d" {
+		t.Errorf("defaultFleetOf = %q, want flt-d", got)
 	}
-	if got := defaultFleetID(append(fleets, client.Fleet{ID: "flt-e", Name: "default"})); got != "" {
+	if got := defaultFleetOf(append(fleets, client.Fleet{ID: "flt-e", Name: "default"})); got != "" {
 		t.Errorf("two fleets named default: %q, want none", got)
 	}
-	if got := defaultFleetID(fleets[:1]); got != "" {
+	if got := defaultFleetOf(fleets[:1]); got != "" {
 		t.Errorf("no fleet named default: %q, want none", got)
 	}
 }
@@ -221,7 +219,9 @@ func TestResolveCreateRechecksAfterTimeout(t *testing.T) {
 
 type timeoutError struct{}
 
-func (*timeoutError) Error() string { return "POST /v3/workspaces/wks-1/devices: request timed out after 1s" }
+func (*timeoutError) Error() string {
+	return "POST /v3/workspaces/wks-1/devices: request timed out after 1s"
+}
 func (*timeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 func diagText(diags diag.Diagnostics) string {

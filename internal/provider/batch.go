@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -23,6 +24,8 @@ type batcher[T any] struct {
 	idOf func(*T) string
 	ttl  time.Duration
 	now  func() time.Time
+	// baseURL names the service in messages.
+	baseURL string
 
 	mu  sync.Mutex
 	wss map[string]*batchWorkspace[T]
@@ -88,6 +91,13 @@ func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
 		}
 		tflog.Debug(ctx, b.kind+" not in the list of its workspace; reading it alone",
 			map[string]any{"id": id, "workspace_id": ws})
+	} else if client.IsNotFound(c.err) {
+		// Never "everything is gone": the list of a visible workspace
+		// cannot be missing (see visibility.go).
+		return nil, fmt.Errorf("the service at %s answered %s when listing the %ss of workspace %s; a 404 on a list "+
+			"never means that its objects are gone, so the %s is kept in the state. Check base_url (host, port, http "+
+			"or https, not storage_url, no proxy answering for the service) and the workspace_id",
+			b.baseURL, c.err.Error(), b.kind, quote(ws), b.kind)
 	}
 	return b.get(ctx, ws, id)
 }
@@ -171,11 +181,41 @@ type batchedReads struct {
 	fleets  *batcher[client.Fleet]
 }
 
-// newBatchedReads returns the batchers of devices and fleets that read with c.
-func newBatchedReads(c *client.Client) batchedReads {
-	return batchedReads{
-		devices: newBatcher("device", c.ListDevices, c.GetDevice, func(d *client.Device) string { return d.ID }),
-		fleets:  newBatcher("fleet", c.ListFleets, c.GetFleet, func(f *client.Fleet) string { return f.ID }),
+// newBatchedReads returns the batchers of devices and fleets that read with
+// c. Every successful list or read of a workspace's objects is reported to
+// saw: it proves the workspace visible (see visibility.go).
+func newBatchedReads(c *client.Client, saw func(ws string)) batchedReads {
+	r := batchedReads{
+		devices: newBatcher("device", provingList(c.ListDevices, saw), provingGet(c.GetDevice, saw),
+			func(d *client.Device) string { return d.ID }),
+		fleets: newBatcher("fleet", provingList(c.ListFleets, saw), provingGet(c.GetFleet, saw),
+			func(f *client.Fleet) string { return f.ID }),
+	}
+	r.devices.baseURL, r.fleets.baseURL = c.BaseURL(), c.BaseURL()
+	return r
+}
+
+// provingList wraps a list of a workspace's objects so that its success is
+// reported to saw.
+func provingList[T any](list func(context.Context, string) ([]T, error), saw func(string)) func(context.Context, string) ([]T, error) {
+	return func(ctx context.Context, ws string) ([]T, error) {
+		items, err := list(ctx, ws)
+		if err == nil {
+			saw(ws)
+		}
+		return items, err
+	}
+}
+
+// provingGet wraps a read of one object of a workspace so that its success
+// is reported to saw.
+func provingGet[T any](get func(context.Context, string, string) (*T, error), saw func(string)) func(context.Context, string, string) (*T, error) {
+	return func(ctx context.Context, ws, id string) (*T, error) {
+		v, err := get(ctx, ws, id)
+		if err == nil {
+			saw(ws)
+		}
+		return v, err
 	}
 }
 

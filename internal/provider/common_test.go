@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -67,20 +66,10 @@ func TestCreatedSince(t *testing.T) {
 	}
 }
 
-func TestAmbiguousMessages(t *testing.T) {
+func TestAdoptedWarning(t *testing.T) {
 	t.Parallel()
-	cause := errors.New("connection reset")
-	summary, detail := ambiguousError("device", "d1", nil, cause)
-	if !strings.Contains(summary, `"d1"`) || !strings.Contains(detail, "connection reset") ||
-		!strings.Contains(detail, "run apply again") {
-		t.Errorf("no match: %s: %s", summary, detail)
-	}
-	_, detail = ambiguousError("device", "d1", []string{"dev-1", "dev-2"}, cause)
-	if !strings.Contains(detail, "dev-1, dev-2") || !strings.Contains(detail, "terraform import") {
-		t.Errorf("two matches: %s", detail)
-	}
-	_, detail = adoptedWarning("fleet", "f1", "flt-9")
-	if !strings.Contains(detail, `fleet "f1" (id flt-9)`) {
+	_, detail := adoptedWarning("fleet", "f1", "flt-9")
+	if !strings.Contains(detail, `fleet "f1" (id flt-9)`) || !strings.Contains(detail, "service's clock") {
 		t.Errorf("adopted: %s", detail)
 	}
 }
@@ -178,7 +167,8 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 		t.Errorf("in-place update gave diagnostics: %v", resp.Diagnostics)
 	}
 
-	// A device moved to another workspace by the provider's default is replaced.
+	// A change of the provider's default workspace never replaces an
+	// existing device: it stays in its own workspace, with a warning.
 	d = &deviceResource{data: &providerData{workspaceID: "wks-2"}}
 	req = planRequest(t, d, dprior, dprior)
 	cfg := tfsdk.Plan{Schema: req.Plan.Schema, Raw: req.Plan.Raw.Copy()}
@@ -187,7 +177,11 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 	resp = resource.ModifyPlanResponse{Plan: req.Plan}
 	d.ModifyPlan(ctx, req, &resp)
 	mustOK(t, resp.Diagnostics)
-	if len(resp.RequiresReplace) != 1 || !strings.Contains(warnings(resp.Diagnostics), "A change of workspace_id") {
-		t.Errorf("default workspace change: replace %v, warnings %s", resp.RequiresReplace, warnings(resp.Diagnostics))
+	var plannedWS types.String
+	mustOK(t, resp.Plan.GetAttribute(ctx, path.Root("workspace_id"), &plannedWS))
+	if len(resp.RequiresReplace) != 0 || plannedWS.ValueString() != dprior.WorkspaceID.ValueString() ||
+		!strings.Contains(warnings(resp.Diagnostics), "stays in workspace") {
+		t.Errorf("default workspace change: replace %v, planned workspace %s, warnings %s",
+			resp.RequiresReplace, plannedWS, warnings(resp.Diagnostics))
 	}
 }

@@ -148,7 +148,8 @@ func (p *zdmProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	})
 
 	data := &providerData{client: c, workspaceID: settings.workspaceID, hasStorage: settings.storageURL != "",
-		batch: newBatchedReads(c)}
+		visible: newVisibility(c)}
+	data.batch = newBatchedReads(c, data.sawWorkspace)
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ListResourceData = data

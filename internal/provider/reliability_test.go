@@ -380,7 +380,8 @@ resource "zdm_fota" "u" {
 
 // TestAccReliabilityAmbiguousErrors covers the two ambiguous creates that
 // cannot be resolved by adoption: the request was cut before the server
-// acted (nothing to adopt: a clear error, and the next apply converges), and
+// acted (nothing to adopt: the error says the device may have been created
+// and how to look for it; none shows up, and the next apply creates it), and
 // two resources asked for the same name (two candidates: a clear error, and
 // nothing created beyond the two requests).
 func TestAccReliabilityAmbiguousErrors(t *testing.T) {
@@ -396,7 +397,7 @@ resource "zdm_device" "cut" {
 			{
 				PreConfig:   func() { fe.cutPOSTs.Store(1) },
 				Config:      one,
-				ExpectError: errorPattern(`Create of device "cut" interrupted`, `No matching device`, `nothing was created: run apply again`),
+				ExpectError: errorPattern(`Cannot create device "cut"`, `may have been created`, `No device named "cut" created since the request`, `Do not apply again before checking`, `data "zdm_devices"`, `terraform import`),
 			},
 			{
 				// The next apply creates it, once.
@@ -421,7 +422,7 @@ resource "zdm_device" "twin" {
 			{
 				PreConfig:   func() { fe.Server.SetFaults(localzdm.Faults{DropAfterCreate: true}) },
 				Config:      twins,
-				ExpectError: errorPattern(`Create of device "twin" interrupted`, `2 matching devices`, `Import the right one`),
+				ExpectError: errorPattern(`Cannot create device "twin"`, `2 devices named "twin" that no resource manages`, `Import the right one`),
 			},
 		},
 	})

@@ -54,8 +54,10 @@ func (r *deviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			},
 			"workspace_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the workspace of the device; defaults to the provider's `workspace_id`. " +
-					"Changing it (or the provider's default while this is not set) **replaces** the device " +
-					"(the old one stays in the service).",
+					"The provider's `workspace_id` is used only when the device is created: a later change of it never " +
+					"moves nor replaces the device (a plan-time warning names both workspaces). Changing this attribute " +
+					"**replaces** the device (the old one stays in the service). An API key is bound to one workspace: " +
+					"a workspace other than the provider's needs a provider alias with that workspace's key.",
 				Optional:   true,
 				Computed:   true,
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
@@ -123,7 +125,7 @@ func (r *deviceResource) Configure(_ context.Context, req resource.ConfigureRequ
 }
 
 func (r *deviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planWorkspace(ctx, req, resp)
+	r.data.planWorkspace(ctx, "device", req, resp)
 	warnDestroyOrReplace(ctx, "device", req, resp, path.Root("workspace_id"))
 }
 
@@ -143,18 +145,19 @@ func (r *deviceResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	name, fleet := plan.Name.ValueString(), plan.FleetID.ValueString() // "" (unknown) => default fleet
 
-	before := time.Now()
-	d, err := r.data.client.CreateDevice(ctx, ws, name, fleet)
+	sent := time.Now()
+	d, err := r.data.client.CreateDevice(client.FinishOnceSent(ctx), ws, name, fleet)
 	r.data.wroteDevice(ws)
 	if errors.Is(err, client.ErrAmbiguous) {
-		d = r.adoptCreated(ctx, ws, name, fleet, before, err, resp)
+		d = r.adoptCreated(ctx, ws, name, fleet, sent, err, resp)
 		if d == nil {
 			return
 		}
 	} else if err != nil {
-		resp.Diagnostics.AddError("Cannot create device "+quote(name)+" in workspace "+ws, err.Error())
+		resp.Diagnostics.AddError("Cannot create device "+quote(name)+" in workspace "+ws, describeError(err, ws))
 		return
 	}
+	r.data.own("device", d.ID)
 	tflog.Trace(ctx, "created device", map[string]any{"id": d.ID, "workspace_id": ws})
 	state := flattenDevice(d, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -180,14 +183,19 @@ func (r *deviceResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	if client.IsNotFound(err) {
+		if err := r.data.confirmGone(ctx, "device", ws, id, err); err != nil {
+			resp.Diagnostics.AddError("Cannot read device "+id+" of workspace "+ws, err.Error())
+			return
+		}
 		tflog.Warn(ctx, "device not found; removing it from the state", map[string]any{"id": id, "workspace_id": ws})
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read device "+id+" of workspace "+ws, err.Error())
+		resp.Diagnostics.AddError("Cannot read device "+id+" of workspace "+ws, describeError(err, ws))
 		return
 	}
+	r.data.own("device", d.ID)
 	state = flattenDevice(d, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	clearImported(ctx, resp)
@@ -209,10 +217,11 @@ func (r *deviceResource) Update(ctx context.Context, req resource.UpdateRequest,
 	if plan.FleetID.IsUnknown() || fleet == "" {
 		fleet = prior.FleetID.ValueString()
 	}
-	d, err := r.data.client.UpdateDevice(ctx, ws, id, plan.Name.ValueString(), fleet)
+	r.data.own("device", id)
+	d, err := r.data.client.UpdateDevice(client.FinishOnceSent(ctx), ws, id, plan.Name.ValueString(), fleet)
 	r.data.wroteDevice(ws)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot update device "+id+" of workspace "+ws, err.Error())
+		resp.Diagnostics.AddError("Cannot update device "+id+" of workspace "+ws, describeError(err, ws))
 		return
 	}
 	tflog.Trace(ctx, "updated device", map[string]any{"id": id, "workspace_id": ws})
@@ -234,14 +243,23 @@ func (r *deviceResource) ImportState(ctx context.Context, req resource.ImportSta
 	importInWorkspaceWithIdentity(ctx, r.data, "device", req, resp)
 }
 
-// adoptCreated resolves an ambiguous create: it adopts the only device of ws
-// with the same name (and fleet, when given) created since before, or
-// reports an error and returns nil.
-func (r *deviceResource) adoptCreated(ctx context.Context, ws, name, fleet string, before time.Time, cause error, resp *resource.CreateResponse) *client.Device {
-	all, err := r.data.client.ListDevices(ctx, ws)
-	return adoptCreated("device", name, "Cannot create device "+quote(name)+" in workspace "+ws, all, err, cause,
-		func(d client.Device) bool {
-			return d.Name == name && (fleet == "" || d.FleetID == fleet) && createdSince(d.CreatedAt, before)
-		},
+// adoptCreated resolves an ambiguous create of device name in fleet ("":
+// the default fleet) of ws, sent at local time sent (see resolveCreate).
+func (r *deviceResource) adoptCreated(ctx context.Context, ws, name, fleet string, sent time.Time, cause error, resp *resource.CreateResponse) *client.Device {
+	a := ambiguousCreate{kind: "device", name: name, summary: "Cannot create device " + quote(name) + " in workspace " + ws,
+		ws: ws, cause: cause, sent: sent}
+	defaultFleet := ""
+	list := func(ctx context.Context) ([]client.Device, error) {
+		if fleet == "" && defaultFleet == "" {
+			fleets, err := r.data.client.ListFleets(ctx, ws)
+			if err != nil {
+				return nil, err
+			}
+			defaultFleet = defaultFleetOf(fleets)
+		}
+		return r.data.client.ListDevices(ctx, ws)
+	}
+	return resolveCreate(ctx, r.data, a, list,
+		func(d client.Device) candidate { return deviceCandidate(d, name, fleet, defaultFleet) },
 		func(d client.Device) string { return d.ID }, &resp.Diagnostics)
 }

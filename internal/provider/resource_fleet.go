@@ -54,8 +54,10 @@ func (r *fleetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			},
 			"workspace_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the workspace of the fleet; defaults to the provider's `workspace_id`. " +
-					"Changing it (or the provider's default while this is not set) **replaces** the fleet " +
-					"(the old one stays in the service).",
+					"The provider's `workspace_id` is used only when the fleet is created: a later change of it never " +
+					"moves nor replaces the fleet (a plan-time warning names both workspaces). Changing this attribute " +
+					"**replaces** the fleet (the old one stays in the service). An API key is bound to one workspace: " +
+					"a workspace other than the provider's needs a provider alias with that workspace's key.",
 				Optional:   true,
 				Computed:   true,
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
@@ -102,7 +104,7 @@ func (r *fleetResource) Configure(_ context.Context, req resource.ConfigureReque
 }
 
 func (r *fleetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planWorkspace(ctx, req, resp)
+	r.data.planWorkspace(ctx, "fleet", req, resp)
 	warnDestroyOrReplace(ctx, "fleet", req, resp, path.Root("workspace_id"), path.Root("name"), path.Root("description"))
 }
 
@@ -122,18 +124,19 @@ func (r *fleetResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	name, desc := plan.Name.ValueString(), plan.Description.ValueString()
 
-	before := time.Now()
-	f, err := r.data.client.CreateFleet(ctx, ws, name, desc)
+	sent := time.Now()
+	f, err := r.data.client.CreateFleet(client.FinishOnceSent(ctx), ws, name, desc)
 	r.data.wroteFleet(ws)
 	if errors.Is(err, client.ErrAmbiguous) {
-		f = r.adoptCreated(ctx, ws, name, desc, before, err, resp)
+		f = r.adoptCreated(ctx, ws, name, desc, sent, err, resp)
 		if f == nil {
 			return
 		}
 	} else if err != nil {
-		resp.Diagnostics.AddError("Cannot create fleet "+quote(name)+" in workspace "+ws, err.Error())
+		resp.Diagnostics.AddError("Cannot create fleet "+quote(name)+" in workspace "+ws, describeError(err, ws))
 		return
 	}
+	r.data.own("fleet", f.ID)
 	tflog.Trace(ctx, "created fleet", map[string]any{"id": f.ID, "workspace_id": ws})
 	state := flattenFleet(f, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -159,14 +162,19 @@ func (r *fleetResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	if client.IsNotFound(err) {
+		if err := r.data.confirmGone(ctx, "fleet", ws, id, err); err != nil {
+			resp.Diagnostics.AddError("Cannot read fleet "+id+" of workspace "+ws, err.Error())
+			return
+		}
 		tflog.Warn(ctx, "fleet not found; removing it from the state", map[string]any{"id": id, "workspace_id": ws})
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read fleet "+id+" of workspace "+ws, err.Error())
+		resp.Diagnostics.AddError("Cannot read fleet "+id+" of workspace "+ws, describeError(err, ws))
 		return
 	}
+	r.data.own("fleet", f.ID)
 	state = flattenFleet(f, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	clearImported(ctx, resp)
@@ -194,14 +202,15 @@ func (r *fleetResource) ImportState(ctx context.Context, req resource.ImportStat
 	importInWorkspaceWithIdentity(ctx, r.data, "fleet", req, resp)
 }
 
-// adoptCreated resolves an ambiguous create: it adopts the only fleet of ws
-// with the same name and description created since before, or reports an
-// error and returns nil.
-func (r *fleetResource) adoptCreated(ctx context.Context, ws, name, desc string, before time.Time, cause error, resp *resource.CreateResponse) *client.Fleet {
-	all, err := r.data.client.ListFleets(ctx, ws)
-	return adoptCreated("fleet", name, "Cannot create fleet "+quote(name)+" in workspace "+ws, all, err, cause,
-		func(f client.Fleet) bool {
-			return f.Name == name && f.Description == desc && createdSince(f.CreatedAt, before)
+// adoptCreated resolves an ambiguous create of fleet name with description
+// desc in ws, sent at local time sent (see resolveCreate).
+func (r *fleetResource) adoptCreated(ctx context.Context, ws, name, desc string, sent time.Time, cause error, resp *resource.CreateResponse) *client.Fleet {
+	a := ambiguousCreate{kind: "fleet", name: name, summary: "Cannot create fleet " + quote(name) + " in workspace " + ws,
+		ws: ws, cause: cause, sent: sent}
+	return resolveCreate(ctx, r.data, a,
+		func(ctx context.Context) ([]client.Fleet, error) { return r.data.client.ListFleets(ctx, ws) },
+		func(f client.Fleet) candidate {
+			return candidate{ID: f.ID, CreatedAt: f.CreatedAt, Matches: f.Name == name && f.Description == desc}
 		},
 		func(f client.Fleet) string { return f.ID }, &resp.Diagnostics)
 }

@@ -71,8 +71,9 @@ func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			},
 			"workspace_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the workspace of the fleets; defaults to the provider's `workspace_id`. " +
-					"Changing it (or the provider's default while this is not set) **replaces** the resource: the job " +
-					"is scheduled in the new workspace and stays in the old one.",
+					"The provider's `workspace_id` is used only when the resource is created: a later change of it " +
+					"never replaces the resource. Changing this attribute **replaces** the resource: the job is " +
+					"scheduled in the new workspace and stays in the old one.",
 				Optional:   true,
 				Computed:   true,
 				Validators: notEmpty,
@@ -112,7 +113,7 @@ func (r *fleetJobResource) Configure(_ context.Context, req resource.ConfigureRe
 }
 
 func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planWorkspace(ctx, req, resp)
+	r.data.planWorkspace(ctx, "fleet job", req, resp)
 	keepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
 		[]string{"id", "devices", "scheduled_at"})
 	warnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -106,17 +107,18 @@ func (r *workspaceResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	name, desc := plan.Name.ValueString(), plan.Description.ValueString()
 
-	before := time.Now()
-	w, err := r.data.client.CreateWorkspace(ctx, name, desc)
+	sent := time.Now()
+	w, err := r.data.client.CreateWorkspace(client.FinishOnceSent(ctx), name, desc)
 	if errors.Is(err, client.ErrAmbiguous) {
-		w = r.adoptCreated(ctx, name, desc, before, err, resp)
+		w = r.adoptCreated(ctx, name, desc, sent, err, resp)
 		if w == nil {
 			return
 		}
 	} else if err != nil {
-		resp.Diagnostics.AddError("Cannot create workspace "+quote(name), err.Error())
+		resp.Diagnostics.AddError("Cannot create workspace "+quote(name), describeError(err, ""))
 		return
 	}
+	r.data.own("workspace", w.ID)
 	tflog.Trace(ctx, "created workspace", map[string]any{"id": w.ID})
 	state := flattenWorkspace(w)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -137,7 +139,7 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	setIdentity(ctx, resp.Identity, workspaceIdentityModel{ID: state.ID}, &resp.Diagnostics)
 	w, err := findWorkspace(ctx, r.data.client, state.ID.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read workspace "+state.ID.ValueString(), err.Error())
+		resp.Diagnostics.AddError("Cannot read workspace "+state.ID.ValueString(), describeError(err, state.ID.ValueString()))
 		return
 	}
 	if w == nil && followsImport(ctx, req, &resp.Diagnostics) {
@@ -149,6 +151,7 @@ func (r *workspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	r.data.own("workspace", w.ID)
 	state = flattenWorkspace(w)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	clearImported(ctx, resp)
@@ -176,21 +179,24 @@ func (r *workspaceResource) ImportState(ctx context.Context, req resource.Import
 	importWorkspace(ctx, req, resp)
 }
 
-// adoptCreated resolves an ambiguous create: it adopts the only workspace
-// with the same name and description created since before, or reports an
-// error and returns nil.
-func (r *workspaceResource) adoptCreated(ctx context.Context, name, desc string, before time.Time, cause error, resp *resource.CreateResponse) *client.Workspace {
-	all, err := r.data.client.ListWorkspaces(ctx)
-	return adoptCreated("workspace", name, "Cannot create workspace "+quote(name), all, err, cause,
-		func(w client.Workspace) bool {
-			return w.Name == name && w.Description == desc && createdSince(w.CreatedAt, before)
+// adoptCreated resolves an ambiguous create of workspace name with
+// description desc, sent at local time sent (see resolveCreate).
+func (r *workspaceResource) adoptCreated(ctx context.Context, name, desc string, sent time.Time, cause error, resp *resource.CreateResponse) *client.Workspace {
+	a := ambiguousCreate{kind: "workspace", name: name, summary: "Cannot create workspace " + quote(name), cause: cause, sent: sent}
+	return resolveCreate(ctx, r.data, a, r.data.client.ListWorkspaces,
+		func(w client.Workspace) candidate {
+			return candidate{ID: w.ID, CreatedAt: w.CreatedAt, Matches: w.Name == name && w.Description == desc}
 		},
 		func(w client.Workspace) string { return w.ID }, &resp.Diagnostics)
 }
 
 // findWorkspace returns the workspace id of the key's account, or nil when
-// there is none. It lists the workspaces because a key may read the list of
-// its account but not every workspace of it.
+// it is gone. It reads the list of the account's workspaces, which a key
+// may read even when it cannot read every workspace of it. When the list
+// does not show the workspace (a service that pages its lists, or hides
+// workspaces from some keys), GET /workspaces/{id} decides: 200 returns it,
+// 404 (the successful list having shown that this base_url and key reach the
+// account) means gone, and anything else is an error: nothing is concluded.
 func findWorkspace(ctx context.Context, c *client.Client, id string) (*client.Workspace, error) {
 	all, err := c.ListWorkspaces(ctx)
 	if err != nil {
@@ -201,5 +207,12 @@ func findWorkspace(ctx context.Context, c *client.Client, id string) (*client.Wo
 			return &all[i], nil
 		}
 	}
-	return nil, nil
+	w, err := c.GetWorkspace(ctx, id)
+	switch {
+	case client.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("the list of workspaces does not show workspace %s, and reading it failed: %w", quote(id), err)
+	}
+	return w, nil
 }

@@ -16,7 +16,7 @@ import (
 
 // Mistakes that cannot hurt: each case applies a small configuration
 // through the real CLI, then makes one configuration mistake or meets one
-// service behaviour, and runs plan, apply -auto-approve and apply
+// service behavior, and runs plan, apply -auto-approve and apply
 // -refresh-only -auto-approve. Each case asserts the state after every
 // command, the creating requests (POST) the server received during the
 // three, and the message the user sees. The reliability guide's table
@@ -153,7 +153,7 @@ type step struct {
 	state func(t *testing.T, s *safetyEnv, ids map[string]string)
 }
 
-// safetyCase is one mistake or service behaviour.
+// safetyCase is one mistake or service behavior.
 type safetyCase struct {
 	name string
 	// body replaces safetyBody (baseline and after).
