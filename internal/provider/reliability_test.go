@@ -382,8 +382,8 @@ resource "zdm_fota" "u" {
 // cannot be resolved by adoption: the request was cut before the server
 // acted (nothing to adopt: the error says the device may have been created
 // and how to look for it; none shows up, and the next apply creates it), and
-// two resources asked for the same name (two candidates: a clear error, and
-// nothing created beyond the two requests).
+// a create whose answer is lost while someone else creates a device of the
+// same name (two candidates: a clear error, nothing adopted at random).
 func TestAccReliabilityAmbiguousErrors(t *testing.T) {
 	fe := newFrontEnv(t)
 	one := fe.Config("", `
@@ -410,26 +410,46 @@ resource "zdm_device" "cut" {
 	})
 	checkExactly(t, "devices after a cut create", deviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID), []string{"cut"})
 
-	twins := fe.Config("", `
+	// Someone else creates a device of the same name while our create's
+	// answer is lost: two candidates, neither certainly ours.
+	twin := fe.Config("", `
 resource "zdm_device" "twin" {
-  count = 2
-  name  = "twin"
+  name = "twin"
 }
 `)
+	var once atomic.Bool
+	other := func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/devices") || !once.CompareAndSwap(false, true) {
+			return false
+		}
+		fe.Server.ManagementHandler().ServeHTTP(discardWriter{}, r)
+		if _, err := fe.Server.CreateDevices(fe.Bootstrap.WorkspaceID, "", []string{"twin"}); err != nil {
+			panic(err)
+		}
+		closeConnection(w)
+		return true
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: fe.Factories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig:   func() { fe.Server.SetFaults(localzdm.Faults{DropAfterCreate: true}) },
-				Config:      twins,
+				PreConfig:   func() { fe.override.Store(&other) },
+				Config:      twin,
 				ExpectError: errorPattern(`Cannot create device "twin"`, `2 devices named "twin" that no resource manages`, `Import the right one`),
 			},
 		},
 	})
-	fe.Server.SetFaults(localzdm.Faults{})
-	checkExactly(t, "devices after two ambiguous creates of one name",
+	fe.override.Store(nil)
+	checkExactly(t, "devices after an ambiguous create and another one of the same name",
 		deviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID), []string{"cut", "twin", "twin"})
 }
+
+// discardWriter is a ResponseWriter that drops the answer.
+type discardWriter struct{}
+
+func (discardWriter) Header() http.Header         { return http.Header{} }
+func (discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (discardWriter) WriteHeader(int)             {}
 
 // TestAccReliabilityHungServer makes every request hang: reads and creates
 // fail within request_timeout (and the retries) with a message that names
