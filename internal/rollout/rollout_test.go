@@ -343,3 +343,31 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 		t.Errorf("record = %+v: the scheduled devices must be recorded", rec)
 	}
 }
+
+// TestRunAmbiguousSchedules: every schedule acts, then the connection drops
+// before the answer. Each device is read back and taken as scheduled; none
+// is sent twice.
+func TestRunAmbiguousSchedules(t *testing.T) {
+	e := newEnv(t, 8)
+	e.srv.SetFaults(localzdm.Faults{DropAfterCreate: true})
+	// The fault makes a schedule ambiguous (positive control, on a device
+	// outside the rollout's fleet).
+	outside, err := e.srv.CreateDevices(e.ws, e.other, []string{"control"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.ScheduleFOTA(context.Background(), outside[0], "fw", "0.1"); !errors.Is(err, client.ErrAmbiguous) {
+		t.Fatalf("schedule under DropAfterCreate: err = %v, want ErrAmbiguous", err)
+	}
+	e.srv.ResetCounters()
+	rec, err := Run(context.Background(), e.c, e.spec("50%", "100%"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != StatusCompleted || rec.Waves[0].Scheduled != 4 || rec.Waves[1].Scheduled != 4 {
+		t.Fatalf("record = %+v", rec)
+	}
+	if n := e.schedules(); n != 8 {
+		t.Errorf("%d schedules, want 8: an ambiguous schedule must not be sent again", n)
+	}
+}
