@@ -276,11 +276,6 @@ const (
 	defaultTimeseriesPageSize = 10_000
 )
 
-// known reports whether s is neither null nor unknown.
-func known(s types.String) bool {
-	return !s.IsNull() && !s.IsUnknown()
-}
-
 // addTimeseriesError reports a failed read, explaining a 403.
 func addTimeseriesError(diags *diag.Diagnostics, ws string, err error) {
 	if client.IsStatus(err, http.StatusForbidden) {

@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// Sets and lists of strings.
+// Terraform values: known strings, and sets and lists of strings.
 
 // setStrings returns the elements of a set of strings, sorted; nil when the
 // set is null or unknown.
@@ -36,4 +36,9 @@ func stringList(items []string) types.List {
 		elems[i] = types.StringValue(s)
 	}
 	return types.ListValueMust(types.StringType, elems)
+}
+
+// known reports whether s is neither null nor unknown.
+func known(s types.String) bool {
+	return !s.IsNull() && !s.IsUnknown()
 }
