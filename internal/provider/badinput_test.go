@@ -1116,7 +1116,9 @@ resource "zdm_fleet" "f" {
 	}
 }
 
+// The provider server serves list resources and actions through these
+// interfaces: the recorder must too.
 var (
-	_ tfprotov6.ProviderServerWithListResource = (*recordingServer)(nil)
-	_ tfprotov6.ProviderServerWithActions      = (*recordingServer)(nil)
+	_ tfprotov6.ListResourceServer = (*recordingServer)(nil)
+	_ tfprotov6.ActionServer       = (*recordingServer)(nil)
 )

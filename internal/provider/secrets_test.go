@@ -192,7 +192,7 @@ func stateFilesHaveNoKey(t *testing.T, dir, key string) resource.TestCheckFunc {
 // the workspace, so it legitimately reaches the logs, the state, the plans,
 // the saved plans, the CLI's output and the error messages. Every scan that
 // must not find the key must find the canary.
-const secretsCanary = "zdmk_ca7e0b5e4f1d2c3b4a5968778695a4b3c2d1e0f9"
+const secretsCanary = "zdmk_ca7e0b5e4f1d2c3b4a5968778695a4b3c2d1e0f9" //nolint:gosec // G101: a workspace ID shaped like a key.
 
 // canaryBootstrap creates, on the server of fe, a workspace whose ID is the
 // canary, with a key bound to it.
