@@ -37,6 +37,7 @@ type fixture struct {
 	srv     *localzdm.Server
 	c       *client.Client
 	ws      string
+	key     string
 	flight  *inFlight
 	fleetA  string
 	fleetB  string
@@ -55,7 +56,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{srv: srv, c: c, ws: b.WorkspaceID, flight: flight}
+	f := &fixture{srv: srv, c: c, ws: b.WorkspaceID, key: b.APIKey, flight: flight}
 	ctx := context.Background()
 	for i, name := range []string{"a", "b"} {
 		fl, err := c.CreateFleet(ctx, b.WorkspaceID, name, "")
@@ -280,5 +281,33 @@ func TestWaitStopsAtFailureAndTimesOut(t *testing.T) {
 	_, err = Wait(ctx, f.c, ids, opts)
 	if err == nil || !strings.Contains(err.Error(), ids[0]+" (replaced by fw 3.0)") {
 		t.Fatalf("err = %v, want the replaced device named", err)
+	}
+}
+
+// TestReadRetriesLikeTheClient: three device reads are answered 503 once;
+// the client's retries make every read succeed.
+func TestReadRetriesLikeTheClient(t *testing.T) {
+	f := newFixture(t)
+	c, err := client.New(client.Config{BaseURL: f.srv.BaseURL(), APIKey: f.key, RetryWaitMin: time.Millisecond,
+		RetryWaitMax: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.srv.AddRequestFault(localzdm.RequestFault{Method: http.MethodGet, Path: "/v3/devices/{device_id}/fota",
+		Action: localzdm.FaultHTMLError, Status: http.StatusServiceUnavailable, Count: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.ResetCounters()
+	res, err := Read(context.Background(), c, Scope{WorkspaceID: f.ws}, FOTA, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Devices) != 10 {
+		t.Fatalf("%d devices, want 10", len(res.Devices))
+	}
+	// One list and ten reads, three of them twice.
+	if total := f.srv.TotalRequests(); total != 14 {
+		t.Errorf("%d requests, want 14 (11 reads, 3 retried)", total)
 	}
 }
