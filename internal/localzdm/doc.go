@@ -233,10 +233,19 @@
 // # Persistence and performance
 //
 // With Options.StateFile, all state except counters, faults and queued
-// webhook batches survives restarts. Changes are written by a background
-// writer (temp file, fsync, rename), coalesced over 20 ms, from a copy taken
-// under the read lock, so requests never wait for the disk or the encoding;
-// Close writes a final time (a crash can lose the last interval). Without a state file nothing is
+// webhook batches survives restarts. The file is locked (FILE.lock holds the
+// server's process ID): a second server on it fails to start. Every change
+// is appended to a journal (FILE.journal.N) by one writer goroutine, and an
+// answer leaves only once every change before it is written, so a crash of
+// the process loses no answered change; with Options.Sync the journal is
+// also fsynced first (concurrent requests share one fsync), so an operating
+// system crash loses none either (without it, at most the last second). When
+// the journal outgrows the snapshot, a snapshot is taken from a copy made
+// under the read locks and encoded without them, and the journal starts a
+// new generation: the cost of a change does not depend on the size of the
+// state. New loads the snapshot, replays the journal (a torn last record is
+// cut off), and refuses any inconsistency with one line naming it. Without a
+// state file nothing is
 // written. Lookups are by map; lists walk per-workspace slices; data points
 // are kept sorted per workspace and pre-encoded, so a storage page is a
 // binary search plus a copy, streamed to the client.
