@@ -268,6 +268,13 @@ func (w *savedWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
+// Flush sends what is buffered, once the journal is saved.
+func (w *savedWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.check() {
+		f.Flush()
+	}
+}
+
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *savedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"log"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -380,3 +381,49 @@ func FuzzJournalReplay(f *testing.F) {
 }
 
 func discardLogger() *log.Logger { return log.New(io.Discard, "", 0) }
+
+// TestJournalFailureAnswers500 breaks the journal file under a running
+// server: a change is then answered 500 saying it was not saved (before the
+// break, the same request answers 200: the positive control), Close reports
+// the failure, and its final snapshot still saves the change.
+func TestJournalFailureAnswers500(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "state.json")
+	s := mustNew(t, file)
+	if err := s.Start("127.0.0.1:0", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Bootstrap("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(name string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, s.BaseURL()+"/v3/workspaces/"+b.WorkspaceID+"/devices", strings.NewReader(`{"name":"`+name+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-API-KEY", b.APIKey)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	if code, body := create("before"); code != http.StatusOK {
+		t.Fatalf("before the break: %d %s", code, body)
+	}
+	_ = s.persist.j.f.Close() // every later write fails
+	code, body := create("unsaved")
+	if code != http.StatusInternalServerError || !strings.Contains(body, "could not be saved") {
+		t.Fatalf("after the break: %d %s", code, body)
+	}
+	if err := s.Close(); err == nil || !strings.Contains(err.Error(), "journal") {
+		t.Fatalf("Close = %v, want the journal failure", err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(data), `"unsaved"`) {
+		t.Fatalf("final snapshot lacks the change: %v", err)
+	}
+}
