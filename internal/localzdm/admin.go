@@ -317,7 +317,7 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 
 // Reset deletes all state (accounts, workspaces, keys, data points,
 // webhooks), zeroes the counters, clears the faults and the planned device
-// answers, returns to the choices and device behaviour of Options and drops
+// answers, returns to the choices and device behavior of Options and drops
 // queued webhook batches.
 func (s *Server) Reset() {
 	s.mu.Lock()

@@ -539,7 +539,7 @@ func (c *call) adminSetBehavior() (any, error) {
 	return behaviorAnswer(c.s)
 }
 
-// behaviorAnswer is the device behaviour with the number of answers planned.
+// behaviorAnswer is the device behavior with the number of answers planned.
 func behaviorAnswer(s *Server) (any, error) {
 	data, err := json.Marshal(s.CurrentDeviceBehavior())
 	if err != nil {

@@ -78,7 +78,7 @@ func TestAdminInputStrict(t *testing.T) {
 		t.Fatalf("choices after refusals = %+v", c)
 	}
 	if b := e.s.CurrentDeviceBehavior(); b.Enabled {
-		t.Fatalf("behaviour after refusals = %+v", b)
+		t.Fatalf("behavior after refusals = %+v", b)
 	}
 	if n := len(e.s.RequestFaults()); n != 0 {
 		t.Fatalf("%d request faults after refusals", n)

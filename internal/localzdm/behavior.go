@@ -181,7 +181,7 @@ func (b DeviceBehavior) normalized() DeviceBehavior {
 	return b
 }
 
-// SetDeviceBehavior replaces the device behaviour (see DeviceBehavior) for
+// SetDeviceBehavior replaces the device behavior (see DeviceBehavior) for
 // the jobs and FOTA scheduled from now on; answers already planned stay
 // planned. Invalid settings are refused and change nothing.
 func (s *Server) SetDeviceBehavior(b DeviceBehavior) error {
@@ -194,7 +194,7 @@ func (s *Server) SetDeviceBehavior(b DeviceBehavior) error {
 	return nil
 }
 
-// CurrentDeviceBehavior returns the device behaviour in effect.
+// CurrentDeviceBehavior returns the device behavior in effect.
 func (s *Server) CurrentDeviceBehavior() DeviceBehavior {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -235,7 +235,11 @@ type answerQueue []*answer
 func (q answerQueue) Len() int           { return len(q) }
 func (q answerQueue) Less(i, j int) bool { return q[i].due.Before(q[j].due) }
 func (q answerQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *answerQueue) Push(x any)        { *q = append(*q, x.(*answer)) }
+func (q *answerQueue) Push(x any) {
+	if a, ok := x.(*answer); ok {
+		*q = append(*q, a)
+	}
+}
 func (q *answerQueue) Pop() any {
 	old := *q
 	a := old[len(old)-1]
@@ -405,7 +409,9 @@ func (s *Server) answerLoop() {
 				next = wait
 				break
 			}
-			due = append(due, heap.Pop(&s.answers.q).(*answer))
+			if a, ok := heap.Pop(&s.answers.q).(*answer); ok {
+				due = append(due, a)
+			}
 		}
 		s.answers.mu.Unlock()
 		if len(due) > 0 {

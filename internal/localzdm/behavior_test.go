@@ -13,7 +13,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
-// setBehavior sets the device behaviour through the admin API (viaHTTP) or
+// setBehavior sets the device behavior through the admin API (viaHTTP) or
 // the Go API.
 func (e *env) setBehavior(viaHTTP bool, b localzdm.DeviceBehavior) {
 	e.t.Helper()
@@ -60,7 +60,7 @@ func TestBehaviorAnswersAtOnce(t *testing.T) {
 	e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/jobs/j0", nil), nil)
 	e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/fota/fw/versions/0", nil), nil)
 	if e.jobStatus(d.ID, "j0") != "pending" || e.fotaStatus(d.ID) != "pending" {
-		t.Fatal("devices answered without a behaviour")
+		t.Fatal("devices answered without a behavior")
 	}
 	for i, viaHTTP := range []bool{false, true} {
 		success := []string{"done", "installed"}[i]
@@ -85,7 +85,7 @@ func TestBehaviorAnswersAtOnce(t *testing.T) {
 	}
 	// The jobs answered before stay as they were.
 	if e.jobStatus(d.ID, "j0") != "pending" {
-		t.Fatal("a job scheduled before the behaviour was answered")
+		t.Fatal("a job scheduled before the behavior was answered")
 	}
 	var cur map[string]any
 	e.ok(e.admin(http.MethodGet, "/behavior", nil), &cur)
@@ -124,7 +124,7 @@ func TestBehaviorDelay(t *testing.T) {
 		t.Fatalf("%d answers planned after Reset", n)
 	}
 	if b := e.s.CurrentDeviceBehavior(); b.Enabled {
-		t.Fatalf("behaviour after Reset = %+v", b)
+		t.Fatalf("behavior after Reset = %+v", b)
 	}
 }
 
@@ -255,7 +255,7 @@ func TestBehaviorRescheduleAndHandSet(t *testing.T) {
 		e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/jobs/j", nil), nil)
 		e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/fota/fw/versions/1", nil), nil)
 	}
-	// Device a is rescheduled with a silent behaviour: the answer planned
+	// Device a is rescheduled with a silent behavior: the answer planned
 	// for the first scheduling does not touch the second one.
 	e.setBehavior(false, localzdm.DeviceBehavior{Enabled: true, SilentDevices: []string{"a"}})
 	e.ok(e.api(http.MethodPost, "/devices/"+a.ID+"/jobs/j", nil), nil)
@@ -312,7 +312,7 @@ func TestBehaviorInvalid(t *testing.T) {
 		t.Fatalf("job failure status with a state file: %v", err)
 	}
 	if err := stateful.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, FailureFraction: 1}); err != nil {
-		t.Fatalf("behaviour without a job failure status, with a state file: %v", err)
+		t.Fatalf("behavior without a job failure status, with a state file: %v", err)
 	}
 	// Durations may be numbers of milliseconds in the admin API.
 	var got struct {
@@ -321,6 +321,6 @@ func TestBehaviorInvalid(t *testing.T) {
 	}
 	e.ok(e.admin(http.MethodPut, "/behavior", json.RawMessage(`{"enabled":true,"delay":1500,"jitter":"2s"}`)), &got)
 	if got.Delay != "1.5s" || got.Jitter != "2s" {
-		t.Fatalf("behaviour = %+v", got)
+		t.Fatalf("behavior = %+v", got)
 	}
 }

@@ -112,11 +112,12 @@ type choiceState struct {
 func (cs *choiceState) set(c Choices) {
 	seed := c.Seed
 	if seed == 0 {
-		seed = rand.Uint64()
+		seed = randomSeed()
 	}
 	cs.mu.Lock()
 	cs.c = c.normalized()
-	cs.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	// A repeatable order under a seed is the point; nothing here is secret.
+	cs.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) //nolint:gosec // G404: seeded on purpose
 	cs.last = map[string]uint64{}
 	cs.mu.Unlock()
 }

@@ -150,7 +150,7 @@
 //     /workspaces shows only the first N workspaces and never the hidden
 //     ones; GET /workspaces/{id} still answers them.
 //
-// # Device behaviour
+// # Device behavior
 //
 // By default devices never answer: jobs and FOTA stay pending until
 // SetJobStatus or SetFOTAStatus (PUT /admin/devices/{device_id}/jobs/

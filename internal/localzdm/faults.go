@@ -171,6 +171,13 @@ func retryAfterSeconds(configured time.Duration, fallback int) int {
 	}
 }
 
+// randomSeed returns a random seed for the seeded shuffles.
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails.
+	return binary.LittleEndian.Uint64(b[:])
+}
+
 // randFloat returns a uniform float in [0, 1).
 func randFloat() float64 {
 	var b [8]byte

@@ -154,7 +154,7 @@ func (b nameDescriptionBody) validate() (string, string, error) {
 
 func (c *call) createWorkspace() (any, error) {
 	var body nameDescriptionBody
-	if err := decodeBody(c.w, c.r, &body, true, maxAPIBody); err != nil {
+	if err := decodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
 	name, desc, err := body.validate()
@@ -211,7 +211,7 @@ func (c *call) createFleet() (any, error) {
 		return nil, err
 	}
 	var body nameDescriptionBody
-	if err := decodeBody(c.w, c.r, &body, true, maxAPIBody); err != nil {
+	if err := decodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
 	name, desc, err := body.validate()
@@ -289,7 +289,7 @@ func (c *call) createDevice() (any, error) {
 		return nil, err
 	}
 	var body deviceBody
-	if err := decodeBody(c.w, c.r, &body, true, maxAPIBody); err != nil {
+	if err := decodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
 	name, err := requireName("name", body.Name)
@@ -317,7 +317,7 @@ func (c *call) updateDevice() (any, error) {
 		return nil, err
 	}
 	var body deviceBody
-	if err := decodeBody(c.w, c.r, &body, true, maxAPIBody); err != nil {
+	if err := decodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
 	name, err := requireName("name", body.Name)
@@ -460,7 +460,7 @@ func (c *call) scheduleJob() (any, error) {
 		return nil, err
 	}
 	var body jobBody
-	if err := decodeBody(c.w, c.r, &body, false, maxAPIBody); err != nil {
+	if err := decodeBody(c.w, c.r, &body, false); err != nil {
 		return nil, err
 	}
 	value, err := jobValue(body.Value)
@@ -561,7 +561,7 @@ func (c *call) scheduleFleetJob() (any, error) {
 		return nil, err
 	}
 	var body jobBody
-	if err := decodeBody(c.w, c.r, &body, false, maxAPIBody); err != nil {
+	if err := decodeBody(c.w, c.r, &body, false); err != nil {
 		return nil, err
 	}
 	value, err := jobValue(body.Value)

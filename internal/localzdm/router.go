@@ -220,10 +220,11 @@ func byteSize(n int64) string {
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
-// decodeBody decodes a JSON object body into dst. An empty body is an error
-// when required is set and leaves dst untouched otherwise.
-func decodeBody(w http.ResponseWriter, r *http.Request, dst any, required bool, limit int64) error {
-	data, err := readBody(w, r, limit)
+// decodeBody decodes a JSON object body of an API request (at most
+// maxAPIBody bytes) into dst. An empty body is an error when required is
+// set and leaves dst untouched otherwise.
+func decodeBody(w http.ResponseWriter, r *http.Request, dst any, required bool) error {
+	data, err := readBody(w, r, maxAPIBody)
 	if err != nil {
 		return err
 	}
