@@ -153,9 +153,15 @@ func shuffled[T any](s *Server, key string, items []T, id func(*T) string) []T {
 	if !cs.c.ShuffleLists || len(items) < 2 {
 		return items
 	}
+	prev, ok := cs.last[key]
+	if !ok {
+		// The first shuffled answer differs from the order answered before
+		// shuffling: the order given.
+		prev = orderHash(items, id)
+	}
 	cs.rng.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
 	h := orderHash(items, id)
-	if h == cs.last[key] {
+	if h == prev {
 		// Same order as last time: rotate by one, which changes any order
 		// of two or more distinct items.
 		items = append(items[1:], items[0])
