@@ -102,6 +102,8 @@ type env struct {
 	fleet string
 	other string
 	ids   []string
+	// outside is a device of the other fleet.
+	outside string
 }
 
 func newEnv(t *testing.T, n int) *env {
@@ -126,14 +128,17 @@ func newEnv(t *testing.T, n int) *env {
 		t.Fatal(err)
 	}
 	e.fleet, e.other = fl.ID, other.ID
+	// The device of the other fleet is older than the fleet's devices.
+	out, err := srv.CreateDevices(e.ws, other.ID, []string{"outside"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.outside = out[0]
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("d%03d", i)
 	}
 	if e.ids, err = srv.CreateDevices(e.ws, fl.ID, names); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.CreateDevices(e.ws, other.ID, []string{"outside"}); err != nil {
 		t.Fatal(err)
 	}
 	e.answer(t)
@@ -216,6 +221,15 @@ func TestRunGateStopsThenResumes(t *testing.T) {
 	e := newEnv(t, 20)
 	spec := e.spec("10%", "50%", "100%")
 	spec.MaxFailureRatio = 0.25
+	// A salt that orders the device of the other fleet among the first
+	// three: once it moves into the fleet, its place is in wave 1 (which
+	// then reaches 3 of 21), a wave already complete.
+	for i := 0; ; i++ {
+		spec.Salt = fmt.Sprint(i)
+		if slices.Index(Order(spec.Identity(), append(slices.Clone(e.ids), e.outside)), e.outside) < 3 {
+			break
+		}
+	}
 	order := Order(spec.Identity(), e.ids)
 	// Wave 2 is order[2:10]: three of its eight fail, more than 25% (2).
 	e.answer(t, order[3:6]...)
@@ -238,8 +252,15 @@ func TestRunGateStopsThenResumes(t *testing.T) {
 	if _, err := Run(context.Background(), e.c, spec, &rec, nil); err == nil || e.schedules() != 10 {
 		t.Fatalf("rerun: %v, %d schedules", err, e.schedules())
 	}
+	// The device created before the rollout moves into the fleet meanwhile:
+	// it joined later; its place is in wave 1, complete: it goes to the
+	// last wave instead of being skipped.
+	moved := e.outside
+	if _, err := e.c.UpdateDevice(context.Background(), e.ws, moved, "outside", e.fleet); err != nil {
+		t.Fatal(err)
+	}
 	// The failed devices are fixed (they install the firmware after all):
-	// the run resumes at wave 2 and schedules only wave 3.
+	// the run resumes at wave 2 and schedules the rest.
 	for _, id := range order[3:6] {
 		if err := e.srv.SetFOTAStatus(id, "done"); err != nil {
 			t.Fatal(err)
@@ -249,10 +270,19 @@ func TestRunGateStopsThenResumes(t *testing.T) {
 	if err != nil || resumed.Status != StatusCompleted {
 		t.Fatalf("resume: %v %+v", err, resumed)
 	}
-	if n := e.schedules(); n != 20 {
-		t.Errorf("%d schedules after the resume, want 20: no device twice", n)
+	if n := e.schedules(); n != 21 {
+		t.Errorf("%d schedules after the resume, want 21 (20 and the moved device): no device twice", n)
 	}
-	if resumed.Waves[2].Scheduled != 10 || resumed.Waves[1].Scheduled != 8 {
+	if !slices.Contains(resumed.Devices(), moved) || len(resumed.Devices()) != 21 {
+		t.Errorf("devices = %d, moved device %s included: %v", len(resumed.Devices()), moved, slices.Contains(resumed.Devices(), moved))
+	}
+	if !slices.Equal(resumed.Waves[0].DeviceIDs, rec.Waves[0].DeviceIDs) || resumed.Waves[0].Scheduled != 2 {
+		t.Errorf("wave 1 changed: %+v, was %+v", resumed.Waves[0], rec.Waves[0])
+	}
+	if !slices.Contains(resumed.Waves[2].DeviceIDs, moved) {
+		t.Errorf("the moved device is not in the last wave: %+v", resumed.Waves)
+	}
+	if resumed.Waves[1].Scheduled+resumed.Waves[2].Scheduled != 19 {
 		t.Errorf("scheduled per wave = %d, %d, %d", resumed.Waves[0].Scheduled, resumed.Waves[1].Scheduled, resumed.Waves[2].Scheduled)
 	}
 }

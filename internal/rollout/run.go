@@ -225,7 +225,10 @@ func newRecord(spec Spec, prior *Record) Record {
 // assign places every target device in a wave: recorded devices stay in
 // their wave; the others, in the rollout's order, fill each wave up to its
 // reach of the devices there were when the rollout started; devices created
-// since go to the last wave.
+// since, and those whose place is in a wave already complete (they joined
+// the fleets since), go to the last wave. A complete wave is never given a
+// device it did not have: it is not run again, so the device would be
+// skipped.
 func assign(spec Spec, rec Record, devices []client.Device, has map[string]bool) [][]string {
 	plan := make([][]string, len(spec.Waves))
 	placed := map[string]bool{}
@@ -256,16 +259,25 @@ func assign(spec Spec, rec Record, devices []client.Device, has map[string]bool)
 	order := Order(spec.Identity(), base)
 	n := len(placed) + len(order)
 	reached := 0
+	var joined []string
 	for k, w := range spec.Waves {
 		reached += len(plan[k])
 		for reached < w.Reach(n) && len(order) > 0 {
-			plan[k] = append(plan[k], order[0])
+			if rec.Waves[k].Complete {
+				// Not recorded in a wave that is done: the device joined the
+				// fleets since (moved in, or created within the clock's
+				// precision); it goes to the last wave.
+				joined = append(joined, order[0])
+			} else {
+				plan[k] = append(plan[k], order[0])
+			}
 			order = order[1:]
 			reached++
 		}
 	}
 	last := len(spec.Waves) - 1
 	plan[last] = append(plan[last], order...)
+	plan[last] = append(plan[last], joined...)
 	plan[last] = append(plan[last], Order(spec.Identity(), late)...)
 	return plan
 }
