@@ -175,8 +175,8 @@ func (c safetyCase) run(t *testing.T) {
 	s := newSafetyEnv(t, c.body, c.before)
 	// Positive control of the request count: the baseline's creates were
 	// counted.
-	if got := s.creates(); got != safetyBaseline {
-		t.Fatalf("baseline: %d creates counted, want %d", got, safetyBaseline)
+	if got, want := s.creates(), int64(safetyBaseline+strings.Count(c.body, "resource \"zdm_workspace\"")); got != want {
+		t.Fatalf("baseline: %d creates counted, want %d", got, want)
 	}
 	if len(s.ids) == 0 {
 		t.Fatal("baseline: empty state")
@@ -411,6 +411,45 @@ func safetyCases() []safetyCase {
 			creates: 1,
 		},
 		{
+			name: "fleet renamed outside Terraform",
+			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
+				if err := s.Server.RenameFleet(s.ids["zdm_fleet.spare"], "renamed"); err != nil {
+					t.Fatal(err)
+				}
+				return s.right(), ""
+			},
+			// The API cannot rename a fleet: the configured name needs a
+			// new fleet, and the plan says that the renamed one stays.
+			plan: step{code: 2, out: []string{"zdm_fleet.spare must be replaced", "Replacing a fleet leaves the old one in the service",
+				"1 to add, 0 to change, 1 to destroy"}},
+			apply:   step{code: 0, out: []string{"1 added, 0 changed, 1 destroyed"}, state: sameExcept("zdm_fleet.spare")},
+			refresh: step{code: 0, state: sameExcept("zdm_fleet.spare")},
+			creates: 1,
+		},
+		{
+			name: "workspace hidden from the list of workspaces",
+			body: safetyBody + `
+resource "zdm_workspace" "w" {
+  name = "listed"
+}
+`,
+			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
+				if err := s.Server.SetChoices(localzdm.Choices{HiddenWorkspaces: []string{s.ids["zdm_workspace.w"]}}); err != nil {
+					t.Fatal(err)
+				}
+				return s.right(), ""
+			},
+			plan:    step{code: 0, out: []string{"No changes"}},
+			apply:   step{code: 0, out: []string{"0 added, 0 changed, 0 destroyed"}},
+			refresh: step{code: 0},
+			after: func(t *testing.T, s *safetyEnv) {
+				// The workspace was found by its own GET, not by the list.
+				if s.Server.Counters()["GET /v3/workspaces/{workspace_id}"] == 0 {
+					t.Error("the hidden workspace was never read with GET /v3/workspaces/{workspace_id}")
+				}
+			},
+		},
+		{
 			name: "storage disabled",
 			body: safetyBody + `
 data "zdm_timeseries" "t" {
@@ -460,5 +499,50 @@ func TestAccSafetyMistakes(t *testing.T) {
 	acctest.Prepare(t)
 	for _, c := range safetyCases() {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), c.run)
+	}
+}
+
+// TestAccSafetyNewWorkspacePlanWarning: a configuration that creates a
+// workspace and a fleet in it, with the key of another workspace, gets a
+// plan-time warning naming the rule and the fix, before anything permanent
+// is created (the plan sends no create).
+func TestAccSafetyNewWorkspacePlanWarning(t *testing.T) {
+	s := &safetyEnv{frontEnv: newFrontEnv(t)}
+	s.cli = newCLI(t)
+	s.write(s.right(), `
+resource "zdm_workspace" "staging" {
+  name = "staging"
+}
+resource "zdm_fleet" "sensors" {
+  workspace_id = zdm_workspace.staging.id
+  name         = "sensors"
+}
+`)
+	s.cli.mustRun("init", "-input=false", "-no-color")
+	s.Server.ResetCounters()
+	out, code := s.cli.run("plan", "-detailed-exitcode", "-input=false", "-no-color")
+	if code != 2 {
+		t.Fatalf("plan: exit %d, want 2:\n%s", code, out)
+	}
+	for _, frag := range []string{"Warning: An API key is bound to one workspace", "not known until apply",
+		"provider alias", "Workspaces, API keys and provider aliases", "2 to add"} {
+		if !errorPattern(frag).MatchString(out) {
+			t.Errorf("plan output does not hold %q:\n%s", frag, out)
+		}
+	}
+	if got := s.creates(); got != 0 {
+		t.Errorf("the plan sent %d creates", got)
+	}
+	// Control: the same fleet in the provider's own workspace plans
+	// without the warning.
+	s.write(s.right(), fmt.Sprintf(`
+resource "zdm_fleet" "sensors" {
+  workspace_id = %q
+  name         = "sensors"
+}
+`, s.Bootstrap.WorkspaceID))
+	out, code = s.cli.run("plan", "-detailed-exitcode", "-input=false", "-no-color")
+	if code != 2 || strings.Contains(out, "bound to one workspace") {
+		t.Errorf("plan in the provider's workspace: exit %d, want 2 without the warning:\n%s", code, out)
 	}
 }
