@@ -183,7 +183,7 @@ func TestReadBoundsAndUsesParallelism(t *testing.T) {
 	if _, err := f.srv.CreateDevices(f.ws, "", names); err != nil {
 		t.Fatal(err)
 	}
-	f.srv.SetFaults(localzdm.Faults{Latency: 5 * time.Millisecond})
+	f.srv.SetFaults(localzdm.Faults{Latency: 20 * time.Millisecond})
 	for _, p := range []int{1, 8} {
 		f.flight.most.Store(0)
 		res, err := Read(context.Background(), f.c, Scope{WorkspaceID: f.ws}, FOTA, p)
