@@ -46,6 +46,7 @@ func (p *zdmProvider) Resources(context.Context) []func() resource.Resource {
 		newFOTAResource,
 		newFleetJobResource,
 		newFOTARolloutResource,
+		newFleetDevicesResource,
 	}
 }
 

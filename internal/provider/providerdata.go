@@ -85,10 +85,13 @@ func (d *providerData) planWorkspace(ctx context.Context, kind string, req resou
 		}
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), prior)...)
 		if d.workspaceID != "" && prior.ValueString() != d.workspaceID {
+			what := "The " + kind
 			var id types.String
-			resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+			if d := req.State.GetAttribute(ctx, path.Root("id"), &id); !d.HasError() && !id.IsNull() {
+				what += " " + quote(id.ValueString()) // resources without an id (zdm_fleet_devices) name no ID
+			}
 			resp.Diagnostics.AddAttributeWarning(path.Root("workspace_id"), "The "+kind+" stays in its own workspace",
-				"The "+kind+" "+quote(id.ValueString())+" stays in workspace "+quote(prior.ValueString())+
+				what+" stays in workspace "+quote(prior.ValueString())+
 					", although the provider's workspace_id is now "+quote(d.workspaceID)+": the provider's workspace_id "+
 					"is only the default for new objects, and a change of it never moves nor replaces an existing one. "+
 					"If the provider's workspace_id (or "+envWorkspaceID+") is wrong, correct it. To keep the "+kind+
@@ -136,4 +139,6 @@ type providerData struct {
 	visible *visibility
 	// owned holds the objects the resources manage (see adopt.go).
 	owned ownedIDs
+	// claims finds devices managed by two resources (device_claims.go).
+	claims deviceClaims
 }

@@ -1,0 +1,286 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+// Routes of the device writes, as the local server counts them.
+const (
+	routeCreateDevice = "POST /v3/workspaces/{workspace_id}/devices"
+	routeUpdateDevice = "PUT /v3/workspaces/{workspace_id}/devices/{device_id}"
+	routeGetDevice    = "GET /v3/workspaces/{workspace_id}/devices/{device_id}"
+)
+
+// serverDevices returns the devices of the test's workspace, by name
+// (several devices of one name are all kept).
+func serverDevices(t *testing.T, e *acctest.Env) map[string][]client.Device {
+	t.Helper()
+	all, err := apiClient(t, e).ListDevices(t.Context(), e.Bootstrap.WorkspaceID)
+	if err != nil {
+		t.Fatalf("list the devices: %v", err)
+	}
+	out := map[string][]client.Device{}
+	for _, d := range all {
+		out[d.Name] = append(out[d.Name], d)
+	}
+	return out
+}
+
+// devicesOnServer checks that the workspace holds exactly one device of
+// each name of want, in the fleet want gives (any fleet for ""), and no
+// other device.
+func devicesOnServer(t *testing.T, e *acctest.Env, want map[string]string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got := serverDevices(t, e)
+		var problems []string
+		for name, fleet := range want {
+			ds := got[name]
+			switch {
+			case len(ds) != 1:
+				problems = append(problems, fmt.Sprintf("%d devices named %q, want 1", len(ds), name))
+			case fleet != "" && ds[0].FleetID != fleet:
+				problems = append(problems, fmt.Sprintf("device %q is in fleet %s, want %s", name, ds[0].FleetID, fleet))
+			}
+		}
+		for name := range got {
+			if _, ok := want[name]; !ok {
+				problems = append(problems, fmt.Sprintf("unexpected device %q", name))
+			}
+		}
+		sort.Strings(problems)
+		if len(problems) > 0 {
+			return fmt.Errorf("devices on the server: %s", strings.Join(problems, "; "))
+		}
+		return nil
+	}
+}
+
+// TestAccFleetDevicesResource walks one zdm_fleet_devices through create in
+// the default fleet, rename, add and forget, a move to another fleet, and
+// drift (a rename and a deletion made outside Terraform).
+func TestAccFleetDevicesResource(t *testing.T) {
+	e := newEnv(t)
+	const addr = "zdm_fleet_devices.test"
+	sameA := statecheck.CompareValue(compare.ValuesSame())
+	sameB := statecheck.CompareValue(compare.ValuesSame())
+	var fleetB string
+	fleets := `
+resource "zdm_fleet" "b" {
+  name = "fleet-b"
+}
+`
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				// No fleet_id: the devices go to the default fleet.
+				Config: e.Config(fleets + `
+resource "zdm_fleet_devices" "test" {
+  devices = {
+    a = {}
+    b = { name = "bee" }
+    c = {}
+  }
+}
+`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("fleet_id")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("name"), knownvalue.StringExact("a")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("default")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.Bootstrap.WorkspaceID)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("parallelism"), knownvalue.Int64Exact(16)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("b").AtMapKey("name"), knownvalue.StringExact("bee")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("c").AtMapKey("identities"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("c").AtMapKey("phys_id"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("c").AtMapKey("created_at"), knownvalue.NotNull()),
+					statecheck.CompareValuePairs(addr, tfjsonpath.New("fleet_id"), addr,
+						tfjsonpath.New("devices").AtMapKey("a").AtMapKey("fleet_id"), compare.ValuesSame()),
+					sameA.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("id")),
+					sameB.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("b").AtMapKey("id")),
+				},
+				Check: devicesOnServer(t, e, map[string]string{"a": "", "bee": "", "c": ""}),
+			},
+			{
+				// Rename b, add d, forget c: c stays in the service.
+				Config: e.Config(fleets + `
+resource "zdm_fleet_devices" "test" {
+  devices = {
+    a = {}
+    b = { name = "bee-2" }
+    d = {}
+  }
+}
+`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("default")),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("devices").AtMapKey("d").AtMapKey("id")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("identities"), knownvalue.Null()),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameA.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("id")),
+					sameB.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("b").AtMapKey("id")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices"), knownvalue.MapSizeExact(3)),
+				},
+				Check: devicesOnServer(t, e, map[string]string{"a": "", "bee-2": "", "c": "", "d": ""}),
+			},
+			{
+				// Move every device to fleet b, in place.
+				Config: e.Config(fleets + `
+resource "zdm_fleet_devices" "test" {
+  fleet_id = zdm_fleet.b.id
+  devices = {
+    a = {}
+    b = { name = "bee-2" }
+    d = {}
+  }
+}
+`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("fleet_name")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameA.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("id")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("fleet-b")),
+					statecheck.CompareValuePairs(addr, tfjsonpath.New("fleet_id"), "zdm_fleet.b", tfjsonpath.New("id"), compare.ValuesSame()),
+					statecheck.CompareValuePairs(addr, tfjsonpath.New("devices").AtMapKey("d").AtMapKey("fleet_id"),
+						"zdm_fleet.b", tfjsonpath.New("id"), compare.ValuesSame()),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					captureAttr("zdm_fleet.b", "id", &fleetB),
+					func(s *terraform.State) error {
+						return devicesOnServer(t, e, map[string]string{"a": fleetB, "bee-2": fleetB, "c": "", "d": fleetB})(s)
+					},
+				),
+			},
+			{
+				// Drift: a renamed outside Terraform, d deleted, b moved
+				// back to the default fleet. The plan renames a, moves b
+				// back and creates d again.
+				PreConfig: func() {
+					devs := serverDevices(t, e)
+					c := apiClient(t, e)
+					if _, err := c.UpdateDevice(t.Context(), e.Bootstrap.WorkspaceID, devs["a"][0].ID, "a-drifted", fleetB); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := c.UpdateDevice(t.Context(), e.Bootstrap.WorkspaceID, devs["bee-2"][0].ID, "bee-2", devs["c"][0].FleetID); err != nil {
+						t.Fatal(err)
+					}
+					if err := e.Server.DeleteDevice(devs["d"][0].ID); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: e.Config(fleets + `
+resource "zdm_fleet_devices" "test" {
+  fleet_id = zdm_fleet.b.id
+  devices = {
+    a = {}
+    b = { name = "bee-2" }
+    d = {}
+  }
+}
+`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("name"), knownvalue.StringExact("a")),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("devices").AtMapKey("d").AtMapKey("id")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameA.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("id")),
+					sameB.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("b").AtMapKey("id")),
+				},
+				Check: func(s *terraform.State) error {
+					return devicesOnServer(t, e, map[string]string{"a": fleetB, "bee-2": fleetB, "c": "", "d": fleetB})(s)
+				},
+			},
+		},
+	})
+}
+
+// TestAccFleetDevicesForget checks the plan-time warnings of forgetting
+// devices (a removed key, and the destroy of the resource) and that
+// neither writes to the service.
+func TestAccFleetDevicesForget(t *testing.T) {
+	e := newEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.Config(`
+resource "zdm_fleet_devices" "test" {
+  devices = { a = {}, b = {} }
+}
+`),
+			},
+			{
+				PreConfig: func() { e.Server.ResetCounters() },
+				Config: e.Config(`
+resource "zdm_fleet_devices" "test" {
+  devices = { a = {} }
+}
+`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("zdm_fleet_devices.test", plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					devicesOnServer(t, e, map[string]string{"a": "", "b": ""}),
+					noDeviceWrites(e),
+				),
+			},
+			{
+				Config:  e.Config(`
+resource "zdm_fleet_devices" "test" {
+  devices = { a = {} }
+}
+`),
+				Destroy: true,
+				Check:   devicesOnServer(t, e, map[string]string{"a": "", "b": ""}),
+			},
+		},
+	})
+}
+
+// noDeviceWrites fails when the server saw a device create or update since
+// its counters were reset.
+func noDeviceWrites(e *acctest.Env) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		c := e.Server.Counters()
+		if n := c[routeCreateDevice] + c[routeUpdateDevice]; n != 0 {
+			return fmt.Errorf("%d device writes, want none: %v", n, c)
+		}
+		return nil
+	}
+}
+
+var _ = regexp.MustCompile
