@@ -259,7 +259,7 @@ resource "zdm_fleet_devices" "test" {
 				),
 			},
 			{
-				Config:  e.Config(`
+				Config: e.Config(`
 resource "zdm_fleet_devices" "test" {
   devices = { a = {} }
 }
