@@ -90,6 +90,13 @@ func (m fleetDeviceModel) value() attr.Value {
 	})
 }
 
+// failedFleetDevice is the entry of a key whose create failed: it names no
+// device, and the next plan creates it.
+func failedFleetDevice(name string) fleetDeviceModel {
+	return fleetDeviceModel{ID: types.StringNull(), Name: types.StringValue(name), FleetID: types.StringNull(),
+		PhysID: types.StringNull(), CreatedAt: types.StringNull(), Identities: types.StringNull()}
+}
+
 // flattenFleetDevice copies an API device into an entry of the map.
 func flattenFleetDevice(d *client.Device) fleetDeviceModel {
 	return fleetDeviceModel{
@@ -148,9 +155,10 @@ type fleetDevicesIdentityModel struct {
 
 // Private state keys of zdm_fleet_devices.
 const (
-	// partialCreateKey marks an object whose create failed in part: Terraform
-	// marked it tainted, and replacing it would create every device again.
-	partialCreateKey = "partial_create"
+	// plannedCreateKey is set by the plan of every create. Delete receives
+	// it only as the first half of a replacement: a plain destroy passes the
+	// private state of the object, from which Create removes it.
+	plannedCreateKey = "planned_create"
 	// importKeyByKey tells the read that follows an import how to key the
 	// devices: by name (absent) or by ID.
 	importKeyByKey = "import_key_by"
@@ -298,12 +306,20 @@ func (r *fleetDevicesResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 	if req.Plan.Raw.IsNull() {
 		entries := fleetDeviceEntries(prior.Devices)
+		for k, e := range entries {
+			if e.ID.IsNull() {
+				delete(entries, k)
+			}
+		}
 		if len(entries) > 0 {
 			resp.Diagnostics.AddWarning("Destroying zdm_fleet_devices only removes its devices from the Terraform state",
 				fmt.Sprintf("The ZDM API has no delete operation: the %d devices of this resource stay in the service "+
 					"after this destroy, and Terraform stops managing them: %s.", len(entries), devicesRef(entries, slices.Sorted(maps.Keys(entries)))))
 		}
 		return
+	}
+	if prior == nil && resp.Private != nil {
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, plannedCreateKey, []byte(`true`))...)
 	}
 	r.data.planWorkspace(ctx, req, resp)
 	if resp.Diagnostics.HasError() {
@@ -347,7 +363,7 @@ func (r *fleetDevicesResource) ModifyPlan(ctx context.Context, req resource.Modi
 			fleet = target
 		}
 		p, ok := priorEntries[key]
-		if !ok {
+		if !ok || p.ID.IsNull() {
 			planned[key] = fleetDeviceModel{ID: types.StringUnknown(), Name: name, FleetID: fleet,
 				PhysID: types.StringUnknown(), CreatedAt: types.StringUnknown(), Identities: types.StringUnknown()}
 			continue
@@ -360,7 +376,7 @@ func (r *fleetDevicesResource) ModifyPlan(ctx context.Context, req resource.Modi
 		planned[key] = e
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("devices"), fleetDeviceMap(planned))...)
-	if target.IsNull() && len(planned) > len(priorEntries) {
+	if target.IsNull() && len(planned) > 0 {
 		// New devices go to the default fleet, which their creation tells.
 		target = types.StringUnknown()
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("fleet_id"), target)...)
@@ -378,7 +394,7 @@ func (r *fleetDevicesResource) ModifyPlan(ctx context.Context, req resource.Modi
 
 	var removed []string
 	for _, k := range slices.Sorted(maps.Keys(priorEntries)) {
-		if _, ok := planned[k]; !ok {
+		if _, ok := planned[k]; !ok && !priorEntries[k].ID.IsNull() {
 			removed = append(removed, k)
 		}
 	}
@@ -441,11 +457,14 @@ func (r *fleetDevicesResource) Create(ctx context.Context, req resource.CreateRe
 	res := r.data.writeDevices(ctx, ws, writes, int(plan.Parallelism.ValueInt64()), nil)
 	entries := make(map[string]fleetDeviceModel, len(keys))
 	for i, w := range writes {
-		if o := res.outcomes[i]; o.device != nil {
-			entries[w.key] = flattenFleetDevice(o.device)
-			if state.FleetName.IsNull() && o.device.FleetID == res.fleet {
-				state.FleetName = types.StringValue(o.device.FleetName)
-			}
+		o := res.outcomes[i]
+		if o.device == nil {
+			entries[w.key] = failedFleetDevice(w.name)
+			continue
+		}
+		entries[w.key] = flattenFleetDevice(o.device)
+		if state.FleetName.IsNull() && o.device.FleetID == res.fleet {
+			state.FleetName = types.StringValue(o.device.FleetName)
 		}
 	}
 	if fleet == "" && res.fleet != "" {
@@ -455,11 +474,10 @@ func (r *fleetDevicesResource) Create(ctx context.Context, req resource.CreateRe
 	tflog.Debug(ctx, "created the devices of a fleet", map[string]any{"workspace_id": ws, "count": len(entries)})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	setIdentity(ctx, resp.Identity, fleetDevicesIdentityModel{WorkspaceID: state.WorkspaceID, FleetID: state.FleetID}, &resp.Diagnostics)
-	r.reportWrites(ctx, "create", describeFleetDevices(ws, state.FleetID.ValueString()), writes, res.outcomes, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() && resp.Private != nil {
-		// Terraform taints an object whose create fails; see Delete.
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, partialCreateKey, []byte(`true`))...)
+	if resp.Private != nil {
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, plannedCreateKey, nil)...)
 	}
+	r.reportWrites(ctx, "create", describeFleetDevices(ws, state.FleetID.ValueString()), writes, res.outcomes, &resp.Diagnostics)
 }
 
 // reportWrites adds the diagnostics of a bulk apply: a warning for adopted
@@ -541,7 +559,9 @@ func (r *fleetDevicesResource) Read(ctx context.Context, req resource.ReadReques
 	if !imported {
 		claims := make(map[string]string, len(entries))
 		for k, e := range entries {
-			claims[e.ID.ValueString()] = "key " + quote(k)
+			if !e.ID.IsNull() {
+				claims[e.ID.ValueString()] = "key " + quote(k)
+			}
 		}
 		if lines := r.data.claims.claimDevices(what, claims); len(lines) > 0 {
 			resp.Diagnostics.AddWarning(twiceManagedWarning(lines))
@@ -563,6 +583,9 @@ func (r *fleetDevicesResource) refreshEntries(ctx context.Context, ws string, en
 	byID map[string]*client.Device, parallelism int, resp *resource.ReadResponse) map[string]fleetDeviceModel {
 	var missing []string
 	for k, e := range entries {
+		if e.ID.IsNull() {
+			continue // a failed create: nothing to read
+		}
 		if d, ok := byID[e.ID.ValueString()]; ok {
 			entries[k] = flattenFleetDevice(d)
 		} else {
@@ -688,7 +711,9 @@ func (r *fleetDevicesResource) Update(ctx context.Context, req resource.UpdateRe
 	planned := fleetDeviceEntries(plan.Devices)
 	held := make(map[string]bool, len(priorEntries))
 	for _, e := range priorEntries {
-		held[e.ID.ValueString()] = true
+		if !e.ID.IsNull() {
+			held[e.ID.ValueString()] = true
+		}
 	}
 	entries := make(map[string]fleetDeviceModel, len(planned))
 	var writes []deviceWrite
@@ -697,7 +722,7 @@ func (r *fleetDevicesResource) Update(ctx context.Context, req resource.UpdateRe
 		name := e.Name.ValueString()
 		p, ok := priorEntries[k]
 		switch {
-		case !ok:
+		case !ok || p.ID.IsNull():
 			writes = append(writes, deviceWrite{key: k, name: name, fleet: fleet})
 		case p.Name.ValueString() != name || (fleet != "" && p.FleetID.ValueString() != fleet):
 			writes = append(writes, deviceWrite{key: k, id: p.ID.ValueString(), name: name, fleet: fleet})
@@ -708,7 +733,11 @@ func (r *fleetDevicesResource) Update(ctx context.Context, req resource.UpdateRe
 	}
 	res := r.data.writeDevices(ctx, ws, writes, int(plan.Parallelism.ValueInt64()), held)
 	for i, w := range writes {
-		if o := res.outcomes[i]; o.device != nil {
+		o := res.outcomes[i]
+		if o.device == nil && w.id == "" {
+			entries[w.key] = failedFleetDevice(w.name)
+		}
+		if o.device != nil {
 			entries[w.key] = flattenFleetDevice(o.device)
 			if o.device.FleetID == fleet && o.device.FleetName != "" {
 				state.FleetName = types.StringValue(o.device.FleetName)
@@ -729,9 +758,6 @@ func (r *fleetDevicesResource) Update(ctx context.Context, req resource.UpdateRe
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	setIdentity(ctx, resp.Identity, fleetDevicesIdentityModel{WorkspaceID: state.WorkspaceID, FleetID: state.FleetID}, &resp.Diagnostics)
 	r.reportWrites(ctx, "update", describeFleetDevices(ws, state.FleetID.ValueString()), writes, res.outcomes, &resp.Diagnostics)
-	if !resp.Diagnostics.HasError() && resp.Private != nil {
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, partialCreateKey, nil)...)
-	}
 }
 
 func (r *fleetDevicesResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -740,28 +766,44 @@ func (r *fleetDevicesResource) Delete(ctx context.Context, req resource.DeleteRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if req.Private != nil {
-		v, d := req.Private.GetKey(ctx, partialCreateKey)
-		resp.Diagnostics.Append(d...)
-		if len(v) > 0 {
-			// Terraform replaces a tainted object by forgetting it and
-			// creating it again: every device would be created twice.
-			resp.Diagnostics.AddError("zdm_fleet_devices was created in part: not forgetting it",
-				"The create of this resource failed for some devices, so Terraform marked it as tainted and now replaces "+
-					"or destroys it. The API has no delete: a replacement would create every device again. Run "+
-					"`terraform untaint` with the address of this resource, then apply again to create only the missing "+
-					"devices. To stop managing the devices instead, run `terraform state rm` with that address.")
-			return
+	entries := fleetDeviceEntries(state.Devices)
+	held := 0
+	for _, e := range entries {
+		if !e.ID.IsNull() {
+			held++
 		}
 	}
-	entries := fleetDeviceEntries(state.Devices)
-	if len(entries) == 0 {
+	if replacing(ctx, req, &resp.Diagnostics) && held > 0 && held < len(entries) {
+		// A create that failed in part left the object tainted, and
+		// Terraform replaces tainted objects: forgetting it here and creating
+		// it again would create every device twice.
+		resp.Diagnostics.AddError("zdm_fleet_devices was created in part: not replacing it",
+			fmt.Sprintf("Only %d of the %d devices of this resource were created, so Terraform marked it as tainted and "+
+				"plans to replace it. The API has no delete: a replacement would leave these %d devices behind and "+
+				"create them again. Run `terraform untaint` with the address of this resource, then apply again: only "+
+				"the missing devices are created. (To stop managing the devices instead, run `terraform state rm` "+
+				"with that address.)", held, len(entries), held))
+		return
+	}
+	if held == 0 {
 		return
 	}
 	resp.Diagnostics.AddWarning("The devices were only removed from the Terraform state",
 		fmt.Sprintf("The ZDM API has no delete operation: the %d devices of %s stay in the service. Terraform no longer "+
-			"manages them; import them again to manage them.", len(entries),
+			"manages them; import them again to manage them.", held,
 			describeFleetDevices(state.WorkspaceID.ValueString(), state.FleetID.ValueString())))
+}
+
+// replacing reports whether a Delete is the first half of a replacement:
+// its private state then comes from the plan of the create (see
+// plannedCreateKey).
+func replacing(ctx context.Context, req resource.DeleteRequest, diags *diag.Diagnostics) bool {
+	if req.Private == nil {
+		return false
+	}
+	v, d := req.Private.GetKey(ctx, plannedCreateKey)
+	diags.Append(d...)
+	return len(v) > 0
 }
 
 // ImportState imports the devices of a fleet from "<workspace_id>/<fleet_id>"

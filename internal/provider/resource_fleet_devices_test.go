@@ -284,3 +284,76 @@ func noDeviceWrites(e *acctest.Env) resource.TestCheckFunc {
 }
 
 var _ = regexp.MustCompile
+
+// TestAccFleetDevicesPartialFailure runs the real CLI through a create that
+// fails for one device out of five (a name the service refuses): the apply
+// fails naming the key and the reason, the state keeps the four devices
+// created, and a second apply without `terraform untaint` refuses to
+// replace the tainted resource (which would create all five again). After
+// untaint and a fix, the apply creates only the missing device.
+func TestAccFleetDevicesPartialFailure(t *testing.T) {
+	e := newEnv(t)
+	c := newCLI(t)
+	long := strings.Repeat("x", 300)
+	config := func(name string) string {
+		return requiredProviders + e.ProviderConfig() + fmt.Sprintf(`
+resource "zdm_fleet_devices" "test" {
+  devices = {
+    a = {}
+    b = {}
+    c = {}
+    d = {}
+    e = { name = %q }
+  }
+}
+`, name)
+	}
+	c.write("main.tf", config(long))
+	c.mustRun("init", "-no-color")
+	out, code := c.run("apply", "-no-color", "-auto-approve")
+	if flat := strings.Join(strings.Fields(out), " "); code == 0 || !strings.Contains(flat, "1 of 5 devices could not be written") ||
+		!strings.Contains(flat, `"e" (create`) || !strings.Contains(flat, "at most 255") {
+		t.Fatalf("first apply: exit code %d, want a failure naming key e and the reason:\n%s", code, out)
+	}
+	check := func(want int) {
+		t.Helper()
+		names := serverDevices(t, e)
+		total := 0
+		for name, ds := range names {
+			total += len(ds)
+			if len(ds) != 1 {
+				t.Errorf("%d devices named %q", len(ds), name)
+			}
+		}
+		if total != want {
+			t.Errorf("the service holds %d devices, want %d", total, want)
+		}
+	}
+	check(4)
+	state := c.mustRun("state", "show", "-no-color", "zdm_fleet_devices.test")
+	if !strings.Contains(state, "tainted") || strings.Count(state, "phys_id") != 4 {
+		t.Errorf("state after the partial create: want tainted with 4 devices:\n%s", state)
+	}
+
+	c.write("main.tf", config("e"))
+	out, code = c.run("apply", "-no-color", "-auto-approve")
+	if flat := strings.Join(strings.Fields(out), " "); code == 0 || !strings.Contains(flat, "created in part") ||
+		!strings.Contains(flat, "Run `terraform untaint`") {
+		t.Fatalf("apply of the tainted resource: exit code %d, want the refusal to replace it:\n%s", code, out)
+	}
+	check(4)
+
+	c.mustRun("untaint", "-no-color", "zdm_fleet_devices.test")
+	e.Server.ResetCounters()
+	out = c.mustRun("apply", "-no-color", "-auto-approve")
+	if !strings.Contains(out, "1 changed") {
+		t.Errorf("apply after untaint: want an in-place update:\n%s", out)
+	}
+	if n := e.Server.Counters()[routeCreateDevice]; n != 1 {
+		t.Errorf("apply after untaint sent %d creates, want 1", n)
+	}
+	check(5)
+	if out, code := c.run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Errorf("plan after the fix is not empty (exit code %d):\n%s", code, out)
+	}
+}
