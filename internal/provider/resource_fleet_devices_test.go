@@ -283,7 +283,7 @@ func noDeviceWrites(e *acctest.Env) resource.TestCheckFunc {
 	}
 }
 
-var _ = regexp.MustCompile
+
 
 // TestAccFleetDevicesPartialFailure runs the real CLI through a create that
 // fails for one device out of five (a name the service refuses): the apply
@@ -356,4 +356,183 @@ resource "zdm_fleet_devices" "test" {
 	if out, code := c.run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
 		t.Errorf("plan after the fix is not empty (exit code %d):\n%s", code, out)
 	}
+}
+
+// TestAccFleetDevicesImport adopts the devices of a fleet created outside
+// Terraform, keyed by name, with an import block (no write to the service,
+// empty plan after), then checks terraform import and an import block with
+// the identity against the state.
+func TestAccFleetDevicesImport(t *testing.T) {
+	e := newEnv(t)
+	const addr = "zdm_fleet_devices.test"
+	ws := e.Bootstrap.WorkspaceID
+	east, err := apiClient(t, e).CreateFleet(t.Context(), ws, "east", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	createDevices(t, e, east.ID, "east", 3)
+	createDevices(t, e, "", "spare", 2) // another fleet: not imported
+	config := e.Config(fmt.Sprintf(`
+resource "zdm_fleet_devices" "test" {
+  fleet_id = %q
+  devices = {
+    east-00001 = {}
+    east-00002 = {}
+    east-00003 = {}
+  }
+}
+`, east.ID))
+	importBlock := fmt.Sprintf(`
+import {
+  to = zdm_fleet_devices.test
+  id = "%s/%s"
+}
+`, ws, east.ID)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { e.Server.ResetCounters() },
+				Config:    config + importBlock,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("east-00002").AtMapKey("id"), knownvalue.NotNull()),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: append(identityChecks(addr, "workspace_id", "fleet_id"),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("east")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices"), knownvalue.MapSizeExact(3)),
+				),
+				Check: noDeviceWrites(e),
+			},
+			{
+				// The same configuration without the import block.
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				ResourceName:                         addr,
+				ImportState:                          true,
+				ImportStateKind:                      resource.ImportCommandWithID,
+				ImportStateId:                        ws + "/" + east.ID,
+				ImportStateVerify:                    true,
+				ImportStateVerifyIdentifierAttribute: "fleet_id",
+			},
+			{
+				ResourceName:    addr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithResourceIdentity,
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)},
+				},
+			},
+		},
+	})
+}
+
+// TestAccFleetDevicesImportDuplicateNames: devices of one name cannot be
+// keyed by name; the error says to key them by ID, which then works.
+func TestAccFleetDevicesImportDuplicateNames(t *testing.T) {
+	e := newEnv(t)
+	ws := e.Bootstrap.WorkspaceID
+	fleet, err := apiClient(t, e).CreateFleet(t.Context(), ws, "twins", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := e.Server.CreateDevices(ws, fleet.ID, []string{"twin", "twin", "single"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.Config(fmt.Sprintf(`
+import {
+  to = zdm_fleet_devices.test
+  id = "%[1]s/%[2]s"
+}
+resource "zdm_fleet_devices" "test" {
+  fleet_id = %[2]q
+  devices  = { twin = {}, single = {} }
+}
+`, ws, fleet.ID)),
+				ExpectError: regexp.MustCompile(`(?s)duplicate names.*"twin" \(dev-.*by-id`),
+			},
+			{
+				PreConfig: func() { e.Server.ResetCounters() },
+				Config: e.Config(fmt.Sprintf(`
+import {
+  to = zdm_fleet_devices.test
+  id = "%[1]s/%[2]s/by-id"
+}
+resource "zdm_fleet_devices" "test" {
+  fleet_id = %[2]q
+  devices  = {
+    %[3]q = { name = "twin" }
+    %[4]q = { name = "twin" }
+    %[5]q = { name = "single" }
+  }
+}
+`, ws, fleet.ID, ids[0], ids[1], ids[2])),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("zdm_fleet_devices.test", plancheck.ResourceActionNoop)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: noDeviceWrites(e),
+			},
+		},
+	})
+}
+
+// TestAccFleetDevicesImportErrors: an empty fleet imports as an empty map;
+// a fleet that does not exist is an error naming it.
+func TestAccFleetDevicesImportErrors(t *testing.T) {
+	e := newEnv(t)
+	ws := e.Bootstrap.WorkspaceID
+	empty, err := apiClient(t, e).CreateFleet(t.Context(), ws, "empty", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.Config(`
+import {
+  to = zdm_fleet_devices.test
+  id = "flt-does-not-exist"
+}
+resource "zdm_fleet_devices" "test" {
+  fleet_id = "flt-does-not-exist"
+  devices  = {}
+}
+`),
+				ExpectError: regexp.MustCompile(`(?s)Cannot import fleet: not found.*flt-does-not-exist`),
+			},
+			{
+				Config: e.Config(fmt.Sprintf(`
+import {
+  to = zdm_fleet_devices.test
+  id = %q
+}
+resource "zdm_fleet_devices" "test" {
+  fleet_id = %[1]q
+  devices  = {}
+}
+`, empty.ID)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("zdm_fleet_devices.test", plancheck.ResourceActionNoop)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("zdm_fleet_devices.test", tfjsonpath.New("fleet_name"), knownvalue.StringExact("empty")),
+					statecheck.ExpectKnownValue("zdm_fleet_devices.test", tfjsonpath.New("workspace_id"), knownvalue.StringExact(ws)),
+				},
+			},
+		},
+	})
 }
