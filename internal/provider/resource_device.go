@@ -197,6 +197,9 @@ func (r *deviceResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	r.data.own("device", d.ID)
 	state = flattenDevice(d, ws)
+	if lines := r.data.claims.claimDevices("zdm_device "+quote(d.Name), map[string]string{d.ID: ""}); len(lines) > 0 {
+		resp.Diagnostics.AddWarning(twiceManagedWarning(lines))
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	clearImported(ctx, resp)
 }

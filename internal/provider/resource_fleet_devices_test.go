@@ -283,8 +283,6 @@ func noDeviceWrites(e *acctest.Env) resource.TestCheckFunc {
 	}
 }
 
-
-
 // TestAccFleetDevicesPartialFailure runs the real CLI through a create that
 // fails for one device out of five (a name the service refuses): the apply
 // fails naming the key and the reason, the state keeps the four devices
@@ -535,4 +533,44 @@ resource "zdm_fleet_devices" "test" {
 			},
 		},
 	})
+}
+
+// TestAccFleetDevicesManagedTwice: a device held by a zdm_fleet_devices and
+// by a zdm_device of the same configuration is reported at plan time, and
+// a configuration where each device has one owner is not.
+func TestAccFleetDevicesManagedTwice(t *testing.T) {
+	e := newEnv(t)
+	c := newCLI(t)
+	base := requiredProviders + e.ProviderConfig() + `
+resource "zdm_fleet_devices" "a" {
+  devices = { x = {}, y = {} }
+}
+resource "zdm_device" "z" {
+  name = "z"
+}
+`
+	c.write("main.tf", base)
+	c.mustRun("init", "-no-color")
+	c.mustRun("apply", "-no-color", "-auto-approve")
+	out := c.mustRun("plan", "-no-color")
+	if strings.Contains(out, "managed by two resources") {
+		t.Fatalf("plan warns about devices managed twice, but each device has one owner:\n%s", out)
+	}
+	x := serverDevices(t, e)["x"][0].ID
+	c.write("main.tf", base+fmt.Sprintf(`
+import {
+  to = zdm_device.dup
+  id = %q
+}
+resource "zdm_device" "dup" {
+  name = "x"
+}
+`, x))
+	c.mustRun("apply", "-no-color", "-auto-approve")
+	out = strings.Join(strings.Fields(c.mustRun("plan", "-no-color")), " ")
+	want := "device " + x + ": "
+	if !strings.Contains(out, "Devices managed by two resources") || !strings.Contains(out, want) ||
+		!strings.Contains(out, `(key "x")`) || strings.Contains(out, "device "+serverDevices(t, e)["y"][0].ID+":") {
+		t.Errorf("plan: want a warning naming device %s (key x) only:\n%s", x, out)
+	}
 }
