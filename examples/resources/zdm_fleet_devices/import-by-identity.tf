@@ -1,0 +1,18 @@
+# Import every device of a fleet by the identity of the resource (Terraform
+# 1.12 and later), keyed by device name. workspace_id may be left out to use
+# the provider's workspace_id.
+import {
+  to = zdm_fleet_devices.sensors
+  identity = {
+    workspace_id = "wks-0123456789abcdef"
+    fleet_id     = "flt-0123456789abcdef"
+  }
+}
+
+resource "zdm_fleet_devices" "sensors" {
+  fleet_id = "flt-0123456789abcdef"
+  devices = {
+    "sensor-01" = {}
+    "sensor-02" = {}
+  }
+}

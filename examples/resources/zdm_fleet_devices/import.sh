@@ -1,0 +1,8 @@
+# Import every device of a fleet, keyed by device name:
+terraform import zdm_fleet_devices.sensors wks-0123456789abcdef/flt-0123456789abcdef
+
+# or of a fleet of the provider's workspace:
+terraform import zdm_fleet_devices.sensors flt-0123456789abcdef
+
+# When several devices of the fleet share a name, key them by device ID:
+terraform import zdm_fleet_devices.sensors wks-0123456789abcdef/flt-0123456789abcdef/by-id
