@@ -32,6 +32,8 @@ var (
 	_ resource.ResourceWithImportState = (*fleetDevicesResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*fleetDevicesResource)(nil)
 	_ resource.ResourceWithIdentity    = (*fleetDevicesResource)(nil)
+
+	_ resource.ResourceWithValidateConfig = (*fleetDevicesResource)(nil)
 )
 
 func newFleetDevicesResource() resource.Resource {
@@ -52,15 +54,21 @@ const (
 )
 
 // fleetDevicesModel maps zdm_fleet_devices.
+//
+// The devices argument is dynamic and the device_details attribute a map of
+// objects, rather than one map of nested attributes: the framework's plan
+// walk over a map of nested attributes copies the whole map once per
+// element, which costs seconds per plan at 10,000 devices.
 type fleetDevicesModel struct {
-	WorkspaceID types.String `tfsdk:"workspace_id"`
-	FleetID     types.String `tfsdk:"fleet_id"`
-	FleetName   types.String `tfsdk:"fleet_name"`
-	Parallelism types.Int64  `tfsdk:"parallelism"`
-	Devices     types.Map    `tfsdk:"devices"`
+	WorkspaceID   types.String  `tfsdk:"workspace_id"`
+	FleetID       types.String  `tfsdk:"fleet_id"`
+	FleetName     types.String  `tfsdk:"fleet_name"`
+	Parallelism   types.Int64   `tfsdk:"parallelism"`
+	Devices       types.Dynamic `tfsdk:"devices"`
+	DeviceDetails types.Map     `tfsdk:"device_details"`
 }
 
-// fleetDeviceModel is one entry of the devices map.
+// fleetDeviceModel is one entry of device_details.
 type fleetDeviceModel struct {
 	ID         types.String
 	Name       types.String
@@ -109,9 +117,8 @@ func flattenFleetDevice(d *client.Device) fleetDeviceModel {
 	}
 }
 
-// fleetDeviceEntries returns the entries of a devices map value (nil when it
-// is null or unknown). Attributes absent from an element (as in the
-// configuration, which only has name) are null.
+// fleetDeviceEntries returns the entries of a device_details value (nil
+// when it is null or unknown).
 func fleetDeviceEntries(m types.Map) map[string]fleetDeviceModel {
 	if m.IsNull() || m.IsUnknown() {
 		return nil
@@ -145,6 +152,102 @@ func fleetDeviceMap(entries map[string]fleetDeviceModel) types.Map {
 		elems[k] = e.value()
 	}
 	return types.MapValueMust(fleetDeviceObjectType, elems)
+}
+
+// devicesArgShape says what the devices argument holds, for its errors.
+const devicesArgShape = `a map of objects keyed by a key of your choice, such as { "SN-1" = {}, "SN-2" = { name = "roof" } }`
+
+// parseDevicesArg reads the devices argument: an object or a map whose
+// elements are objects (or maps) that may set name. It returns the name of
+// each key (the key when name is not set; unknown when not known yet), and
+// false when the whole argument is unknown.
+func parseDevicesArg(v types.Dynamic, diags *diag.Diagnostics) (map[string]types.String, bool) {
+	root := path.Root("devices")
+	if v.IsUnknown() || v.IsUnderlyingValueUnknown() {
+		return nil, false
+	}
+	if v.IsNull() || v.IsUnderlyingValueNull() {
+		diags.AddAttributeError(root, "Missing devices", "devices must be "+devicesArgShape+".")
+		return nil, true
+	}
+	var elems map[string]attr.Value
+	switch u := v.UnderlyingValue().(type) {
+	case types.Object:
+		elems = u.Attributes()
+	case types.Map:
+		elems = u.Elements()
+	default:
+		diags.AddAttributeError(root, "Invalid devices", "devices must be "+devicesArgShape+", not a "+
+			v.UnderlyingValue().Type(context.Background()).String()+".")
+		return nil, true
+	}
+	names := make(map[string]types.String, len(elems))
+	for key, elem := range elems {
+		p := root.AtMapKey(key)
+		if strings.TrimSpace(key) == "" {
+			diags.AddAttributeError(p, "Invalid devices key", "The keys of devices must not be empty or blank.")
+			continue
+		}
+		if elem.IsUnknown() {
+			names[key] = types.StringUnknown()
+			continue
+		}
+		var attrs map[string]attr.Value
+		switch e := elem.(type) {
+		case types.Object:
+			attrs = e.Attributes()
+		case types.Map:
+			attrs = e.Elements()
+		}
+		if attrs == nil || elem.IsNull() {
+			diags.AddAttributeError(p, "Invalid device entry", "Each element of devices must be an object, such as {} or "+
+				"{ name = \"roof\" }; "+quote(key)+" is not.")
+			continue
+		}
+		name := types.StringValue(key)
+		for a, av := range attrs {
+			if a != "name" {
+				diags.AddAttributeError(p.AtName(a), "Unsupported device argument",
+					"An element of devices may only set name; "+quote(key)+" sets "+quote(a)+".")
+				continue
+			}
+			sv, ok := av.(types.String)
+			switch {
+			case !ok && !av.IsNull() && !av.IsUnknown():
+				diags.AddAttributeError(p.AtName(a), "Invalid device name", "The name of device "+quote(key)+" must be a string.")
+			case av.IsUnknown():
+				name = types.StringUnknown()
+			case av.IsNull():
+			case strings.TrimSpace(sv.ValueString()) == "":
+				diags.AddAttributeError(p.AtName(a), "Invalid device name",
+					"The name of device "+quote(key)+" must contain at least one character that is not white space.")
+			default:
+				name = sv
+			}
+		}
+		names[key] = name
+	}
+	return names, true
+}
+
+// devicesArgValue is the devices argument that names entries: {} for an
+// entry whose name is its key, { name = "..." } otherwise. An import
+// writes it, so that a configuration written that way plans no change.
+func devicesArgValue(entries map[string]fleetDeviceModel) types.Dynamic {
+	withName := types.ObjectType{AttrTypes: map[string]attr.Type{"name": types.StringType}}
+	empty := types.ObjectType{AttrTypes: map[string]attr.Type{}}
+	attrTypes := make(map[string]attr.Type, len(entries))
+	values := make(map[string]attr.Value, len(entries))
+	for k, e := range entries {
+		if e.Name.ValueString() == k {
+			attrTypes[k] = empty
+			values[k] = types.ObjectValueMust(empty.AttrTypes, map[string]attr.Value{})
+			continue
+		}
+		attrTypes[k] = withName
+		values[k] = types.ObjectValueMust(withName.AttrTypes, map[string]attr.Value{"name": e.Name})
+	}
+	return types.DynamicValue(types.ObjectValueMust(attrTypes, values))
 }
 
 // fleetDevicesIdentityModel is the identity of a zdm_fleet_devices.
@@ -216,45 +319,33 @@ func (r *fleetDevicesResource) Schema(_ context.Context, _ resource.SchemaReques
 				Default:    int64default.StaticInt64(defaultDeviceParallelism),
 				Validators: []validator.Int64{int64validator.Between(1, maxDeviceParallelism)},
 			},
-			"devices": schema.MapNestedAttribute{
-				MarkdownDescription: "The devices, keyed by a stable key of your choice (such as a serial number). " +
-					"The key never reaches the service; keep it when renaming a device.",
+			"devices": schema.DynamicAttribute{
+				MarkdownDescription: "The devices, as a map of objects keyed by a stable key of your choice (such as a " +
+					"serial number): `{ \"SN-1\" = {}, \"SN-2\" = { name = \"roof\" } }`. Each object may set `name`, the " +
+					"device name, which defaults to the key; changing it renames the device in place. The key never " +
+					"reaches the service: keep it when renaming a device. A new key creates a device; a removed key " +
+					"is forgotten (the device stays in the service).",
 				Required: true,
-				NestedObject: schema.NestedAttributeObject{
-					Attributes: map[string]schema.Attribute{
-						"name": schema.StringAttribute{
-							MarkdownDescription: "Device name; defaults to the key. Changing it renames the device in place.",
-							Optional:            true,
-							Computed:            true,
-							Validators:          []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
-						},
-						"id": schema.StringAttribute{
-							MarkdownDescription: "Device ID, assigned by the service.",
-							Computed:            true,
-						},
-						"fleet_id": schema.StringAttribute{
-							MarkdownDescription: "ID of the fleet the device is in. A device found in another fleet " +
-								"than the resource's `fleet_id` is moved back at the next apply.",
-							Computed: true,
-						},
-						"phys_id": schema.StringAttribute{
-							MarkdownDescription: "Physical device ID, as reported by the service.",
-							Computed:            true,
-						},
-						"created_at": schema.StringAttribute{
-							MarkdownDescription: "Creation time (RFC 3339).",
-							Computed:            true,
-						},
-						"identities": schema.StringAttribute{
-							MarkdownDescription: "Identities associated with the device, as a JSON array (decode it " +
-								"with `jsondecode`); null when the device has none.",
-							Computed: true,
-						},
-					},
-				},
+			},
+			"device_details": schema.MapAttribute{
+				MarkdownDescription: "The devices as the service shows them, by the keys of `devices`: `id` (assigned " +
+					"by the service), `name`, `fleet_id` (a device found in another fleet than the resource's is moved " +
+					"back at the next apply), `phys_id`, `created_at` (RFC 3339) and `identities` (a JSON array, null " +
+					"when the device has none). A key whose create failed has a null `id` until an apply creates it.",
+				Computed:    true,
+				ElementType: fleetDeviceObjectType,
 			},
 		},
 	}
+}
+
+func (r *fleetDevicesResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var devices types.Dynamic
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("devices"), &devices)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	parseDevicesArg(devices, &resp.Diagnostics)
 }
 
 func (r *fleetDevicesResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
@@ -305,7 +396,7 @@ func (r *fleetDevicesResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 	}
 	if req.Plan.Raw.IsNull() {
-		entries := fleetDeviceEntries(prior.Devices)
+		entries := fleetDeviceEntries(prior.DeviceDetails)
 		for k, e := range entries {
 			if e.ID.IsNull() {
 				delete(entries, k)
@@ -334,7 +425,7 @@ func (r *fleetDevicesResource) ModifyPlan(ctx context.Context, req resource.Modi
 	replace := prior != nil && !plan.WorkspaceID.IsUnknown() && !plan.WorkspaceID.Equal(prior.WorkspaceID)
 	var priorEntries map[string]fleetDeviceModel
 	if prior != nil {
-		priorEntries = fleetDeviceEntries(prior.Devices)
+		priorEntries = fleetDeviceEntries(prior.DeviceDetails)
 	}
 	if replace {
 		if len(priorEntries) > 0 {
@@ -347,17 +438,14 @@ func (r *fleetDevicesResource) ModifyPlan(ctx context.Context, req resource.Modi
 		priorEntries = nil
 	}
 
-	if config.Devices.IsUnknown() {
+	names, known := parseDevicesArg(config.Devices, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !known {
 		// Known at apply time only: every device attribute is unknown.
 		return
 	}
 	target := plan.FleetID // the prior fleet when not configured (UseStateForUnknown)
-	planned := make(map[string]fleetDeviceModel, len(config.Devices.Elements()))
-	for key, c := range fleetDeviceEntries(config.Devices) {
-		name := c.Name
-		if name.IsNull() {
-			name = types.StringValue(key)
-		}
+	planned := make(map[string]fleetDeviceModel, len(names))
+	for key, name := range names {
 		fleet := types.StringUnknown()
 		if !target.IsUnknown() && !target.IsNull() {
 			fleet = target
@@ -375,7 +463,7 @@ func (r *fleetDevicesResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 		planned[key] = e
 	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("devices"), fleetDeviceMap(planned))...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("device_details"), fleetDeviceMap(planned))...)
 	if target.IsNull() && len(planned) > 0 {
 		// New devices go to the default fleet, which their creation tells.
 		target = types.StringUnknown()
@@ -437,7 +525,7 @@ func (r *fleetDevicesResource) Create(ctx context.Context, req resource.CreateRe
 		return
 	}
 	state := fleetDevicesModel{WorkspaceID: types.StringValue(ws), FleetID: types.StringNull(),
-		FleetName: types.StringNull(), Parallelism: plan.Parallelism}
+		FleetName: types.StringNull(), Parallelism: plan.Parallelism, Devices: plan.Devices}
 	fleet := ""
 	if !plan.FleetID.IsUnknown() && !plan.FleetID.IsNull() {
 		fleet = plan.FleetID.ValueString()
@@ -448,7 +536,7 @@ func (r *fleetDevicesResource) Create(ctx context.Context, req resource.CreateRe
 		state.FleetID, state.FleetName = types.StringValue(f.ID), types.StringValue(f.Name)
 	}
 
-	planned := fleetDeviceEntries(plan.Devices)
+	planned := fleetDeviceEntries(plan.DeviceDetails)
 	keys := slices.Sorted(maps.Keys(planned))
 	writes := make([]deviceWrite, len(keys))
 	for i, k := range keys {
@@ -470,7 +558,7 @@ func (r *fleetDevicesResource) Create(ctx context.Context, req resource.CreateRe
 	if fleet == "" && res.fleet != "" {
 		state.FleetID = types.StringValue(res.fleet)
 	}
-	state.Devices = fleetDeviceMap(entries)
+	state.DeviceDetails = fleetDeviceMap(entries)
 	tflog.Debug(ctx, "created the devices of a fleet", map[string]any{"workspace_id": ws, "count": len(entries)})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	setIdentity(ctx, resp.Identity, fleetDevicesIdentityModel{WorkspaceID: state.WorkspaceID, FleetID: state.FleetID}, &resp.Diagnostics)
@@ -543,18 +631,19 @@ func (r *fleetDevicesResource) Read(ctx context.Context, req resource.ReadReques
 	}
 
 	var entries map[string]fleetDeviceModel
-	if state.Devices.IsNull() {
+	if state.DeviceDetails.IsNull() {
 		entries = r.importEntries(ctx, req, ws, fleet, all, &state, resp)
 		if resp.Diagnostics.HasError() {
 			return
 		}
+		state.Devices = devicesArgValue(entries)
 	} else {
-		entries = r.refreshEntries(ctx, ws, fleetDeviceEntries(state.Devices), byID, int(state.Parallelism.ValueInt64()), resp)
+		entries = r.refreshEntries(ctx, ws, fleetDeviceEntries(state.DeviceDetails), byID, int(state.Parallelism.ValueInt64()), resp)
 		if resp.Diagnostics.HasError() {
 			return
 		}
 	}
-	state.Devices = fleetDeviceMap(entries)
+	state.DeviceDetails = fleetDeviceMap(entries)
 
 	if !imported {
 		claims := make(map[string]string, len(entries))
@@ -696,7 +785,7 @@ func (r *fleetDevicesResource) Update(ctx context.Context, req resource.UpdateRe
 	}
 	ws := prior.WorkspaceID.ValueString()
 	state := fleetDevicesModel{WorkspaceID: prior.WorkspaceID, FleetID: prior.FleetID, FleetName: prior.FleetName,
-		Parallelism: plan.Parallelism}
+		Parallelism: plan.Parallelism, Devices: plan.Devices}
 	fleet := prior.FleetID.ValueString()
 	if !plan.FleetID.IsUnknown() && !plan.FleetID.IsNull() && plan.FleetID.ValueString() != fleet {
 		fleet = plan.FleetID.ValueString()
@@ -707,8 +796,8 @@ func (r *fleetDevicesResource) Update(ctx context.Context, req resource.UpdateRe
 		state.FleetID, state.FleetName = types.StringValue(f.ID), types.StringValue(f.Name)
 	}
 
-	priorEntries := fleetDeviceEntries(prior.Devices)
-	planned := fleetDeviceEntries(plan.Devices)
+	priorEntries := fleetDeviceEntries(prior.DeviceDetails)
+	planned := fleetDeviceEntries(plan.DeviceDetails)
 	held := make(map[string]bool, len(priorEntries))
 	for _, e := range priorEntries {
 		if !e.ID.IsNull() {
@@ -753,7 +842,7 @@ func (r *fleetDevicesResource) Update(ctx context.Context, req resource.UpdateRe
 			}
 		}
 	}
-	state.Devices = fleetDeviceMap(entries)
+	state.DeviceDetails = fleetDeviceMap(entries)
 	tflog.Debug(ctx, "updated the devices of a fleet", map[string]any{"workspace_id": ws, "writes": len(writes)})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	setIdentity(ctx, resp.Identity, fleetDevicesIdentityModel{WorkspaceID: state.WorkspaceID, FleetID: state.FleetID}, &resp.Diagnostics)
@@ -766,7 +855,7 @@ func (r *fleetDevicesResource) Delete(ctx context.Context, req resource.DeleteRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	entries := fleetDeviceEntries(state.Devices)
+	entries := fleetDeviceEntries(state.DeviceDetails)
 	held := 0
 	for _, e := range entries {
 		if !e.ID.IsNull() {

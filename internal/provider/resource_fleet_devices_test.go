@@ -102,7 +102,7 @@ resource "zdm_fleet_devices" "test" {
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
 						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("fleet_id")),
-						plancheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("name"), knownvalue.StringExact("a")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("name"), knownvalue.StringExact("a")),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
@@ -110,14 +110,14 @@ resource "zdm_fleet_devices" "test" {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("default")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.Bootstrap.WorkspaceID)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("parallelism"), knownvalue.Int64Exact(16)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("b").AtMapKey("name"), knownvalue.StringExact("bee")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("c").AtMapKey("identities"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("c").AtMapKey("phys_id"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("c").AtMapKey("created_at"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("b").AtMapKey("name"), knownvalue.StringExact("bee")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("c").AtMapKey("identities"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("c").AtMapKey("phys_id"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("c").AtMapKey("created_at"), knownvalue.NotNull()),
 					statecheck.CompareValuePairs(addr, tfjsonpath.New("fleet_id"), addr,
-						tfjsonpath.New("devices").AtMapKey("a").AtMapKey("fleet_id"), compare.ValuesSame()),
-					sameA.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("id")),
-					sameB.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("b").AtMapKey("id")),
+						tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("fleet_id"), compare.ValuesSame()),
+					sameA.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("id")),
+					sameB.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("b").AtMapKey("id")),
 				},
 				Check: devicesOnServer(t, e, map[string]string{"a": "", "bee": "", "c": ""}),
 			},
@@ -136,15 +136,15 @@ resource "zdm_fleet_devices" "test" {
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 						plancheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("default")),
-						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("devices").AtMapKey("d").AtMapKey("id")),
-						plancheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("identities"), knownvalue.Null()),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("device_details").AtMapKey("d").AtMapKey("id")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("identities"), knownvalue.Null()),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					sameA.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("id")),
-					sameB.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("b").AtMapKey("id")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices"), knownvalue.MapSizeExact(3)),
+					sameA.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("id")),
+					sameB.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("b").AtMapKey("id")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details"), knownvalue.MapSizeExact(3)),
 				},
 				Check: devicesOnServer(t, e, map[string]string{"a": "", "bee-2": "", "c": "", "d": ""}),
 			},
@@ -168,10 +168,10 @@ resource "zdm_fleet_devices" "test" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					sameA.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("id")),
+					sameA.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("id")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("fleet-b")),
 					statecheck.CompareValuePairs(addr, tfjsonpath.New("fleet_id"), "zdm_fleet.b", tfjsonpath.New("id"), compare.ValuesSame()),
-					statecheck.CompareValuePairs(addr, tfjsonpath.New("devices").AtMapKey("d").AtMapKey("fleet_id"),
+					statecheck.CompareValuePairs(addr, tfjsonpath.New("device_details").AtMapKey("d").AtMapKey("fleet_id"),
 						"zdm_fleet.b", tfjsonpath.New("id"), compare.ValuesSame()),
 				},
 				Check: resource.ComposeTestCheckFunc(
@@ -211,14 +211,14 @@ resource "zdm_fleet_devices" "test" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("name"), knownvalue.StringExact("a")),
-						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("devices").AtMapKey("d").AtMapKey("id")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("name"), knownvalue.StringExact("a")),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("device_details").AtMapKey("d").AtMapKey("id")),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					sameA.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("a").AtMapKey("id")),
-					sameB.AddStateValue(addr, tfjsonpath.New("devices").AtMapKey("b").AtMapKey("id")),
+					sameA.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("id")),
+					sameB.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("b").AtMapKey("id")),
 				},
 				Check: func(s *terraform.State) error {
 					return devicesOnServer(t, e, map[string]string{"a": fleetB, "bee-2": fleetB, "c": "", "d": fleetB})(s)
@@ -329,7 +329,7 @@ resource "zdm_fleet_devices" "test" {
 	}
 	check(4)
 	state := c.mustRun("state", "show", "-no-color", "zdm_fleet_devices.test")
-	if !strings.Contains(state, "tainted") || strings.Count(state, "phys_id") != 4 {
+	if !strings.Contains(state, "tainted") || strings.Count(state, `"dev-`) != 4 {
 		t.Errorf("state after the partial create: want tainted with 4 devices:\n%s", state)
 	}
 
@@ -395,13 +395,13 @@ import {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop),
-						plancheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("east-00002").AtMapKey("id"), knownvalue.NotNull()),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("east-00002").AtMapKey("id"), knownvalue.NotNull()),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: append(identityChecks(addr, "workspace_id", "fleet_id"),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("east")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices"), knownvalue.MapSizeExact(3)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details"), knownvalue.MapSizeExact(3)),
 				),
 				Check: noDeviceWrites(e),
 			},
@@ -572,5 +572,67 @@ resource "zdm_device" "dup" {
 	if !strings.Contains(out, "Devices managed by two resources") || !strings.Contains(out, want) ||
 		!strings.Contains(out, `(key "x")`) || strings.Contains(out, "device "+serverDevices(t, e)["y"][0].ID+":") {
 		t.Errorf("plan: want a warning naming device %s (key x) only:\n%s", x, out)
+	}
+}
+
+// TestAccFleetDevicesAtScale creates 5,000 devices (times ZDM_BENCH_SCALE)
+// with one resource, plans with one API call, renames them all, and plans
+// empty after, with the real CLI. Durations are logged, not asserted: speed
+// is measured by make bench.
+func TestAccFleetDevicesAtScale(t *testing.T) {
+	n := 5000 * benchScale(t)
+	e := newEnv(t)
+	c := newCLI(t)
+	config := func(suffix string) string {
+		// range() stops at 1,024 values: count in thousands.
+		return requiredProviders + e.ProviderConfig() + fmt.Sprintf(`
+locals {
+  numbers = flatten([for k in range(%d) : [for i in range(1000) : k * 1000 + i]])
+}
+resource "zdm_fleet_devices" "many" {
+  devices = { for i in local.numbers : format("d-%%05d", i) => { name = format("dev-%%05d%s", i) } }
+}
+`, n/1000, suffix)
+	}
+	c.write("main.tf", config(""))
+	c.mustRun("init", "-no-color")
+
+	e.Server.ResetCounters()
+	c.mustRun("apply", "-no-color", "-auto-approve")
+	t.Logf("apply creating %d devices: %s", n, c.last)
+	if got := e.Server.Counters()[routeCreateDevice]; got != int64(n) {
+		t.Errorf("%d creates, want %d", got, n)
+	}
+	if got := len(serverDevices(t, e)); got != n {
+		t.Errorf("the service holds %d device names, want %d", got, n)
+	}
+
+	e.Server.ResetCounters()
+	out, code := c.run("plan", "-no-color", "-detailed-exitcode")
+	t.Logf("no-op plan of %d devices: %s", n, c.last)
+	if code != 0 {
+		t.Fatalf("plan after the create: exit code %d:\n%s", code, head(out, 40))
+	}
+	if total, lists := e.Server.TotalRequests(), e.Server.Counters()[routeListDevices]; total != 1 || lists != 1 {
+		t.Errorf("no-op plan: %d API calls (%d lists), want exactly 1 list: %v", total, lists, e.Server.Counters())
+	}
+
+	c.write("main.tf", config("-r"))
+	e.Server.ResetCounters()
+	out = c.mustRun("apply", "-no-color", "-auto-approve")
+	t.Logf("apply renaming %d devices: %s", n, c.last)
+	if !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
+		t.Errorf("rename apply: want one resource changed in place:\n%s", tail(out, 20))
+	}
+	counters := e.Server.Counters()
+	if counters[routeUpdateDevice] != int64(n) || counters[routeCreateDevice] != 0 || counters[routeListDevices] != 1 {
+		t.Errorf("rename: requests %v, want %d updates, 1 list and no create", counters, n)
+	}
+	names := serverDevices(t, e)
+	if len(names) != n || len(names["dev-00042-r"]) != 1 {
+		t.Errorf("after the rename the service holds %d names (dev-00042-r: %d)", len(names), len(names["dev-00042-r"]))
+	}
+	if out, code := c.run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Errorf("plan after the rename: exit code %d:\n%s", code, head(out, 40))
 	}
 }
