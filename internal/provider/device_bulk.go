@@ -30,6 +30,10 @@ import (
 //     apply.
 //   - Nothing is retried here beyond what the client retries; a failure is
 //     recorded and the other writes go on.
+//   - When Terraform is interrupted, no write starts any more, the writes
+//     already sent are finished (client.FinishOnceSent) and their ambiguous
+//     creates still resolved (client.ResolveContext); the keys never sent
+//     are reported as such.
 
 // deviceWrite is one create (id empty) or update of a bulk apply.
 type deviceWrite struct {
@@ -76,14 +80,17 @@ func (d *providerData) writeDevices(ctx context.Context, ws string, writes []dev
 	}
 	defer d.wroteDevice(ws)
 
+	// A write already sent is finished when Terraform is interrupted; no
+	// write starts after that (see client.FinishOnceSent).
+	wctx := client.FinishOnceSent(ctx)
 	send := func(i int) {
 		w, o := writes[i], &res.outcomes[i]
 		o.sent = time.Now()
 		if w.id == "" {
-			o.device, o.err = d.client.CreateDevice(ctx, ws, w.name, w.fleet)
+			o.device, o.err = d.client.CreateDevice(wctx, ws, w.name, w.fleet)
 			o.ambiguous = errors.Is(o.err, client.ErrAmbiguous)
 		} else {
-			o.device, o.err = d.client.UpdateDevice(ctx, ws, w.id, w.name, w.fleet)
+			o.device, o.err = d.client.UpdateDevice(wctx, ws, w.id, w.name, w.fleet)
 		}
 		if o.err != nil {
 			o.device = nil
@@ -160,7 +167,9 @@ func (d *providerData) adoptAmbiguousDevices(ctx context.Context, ws string, wri
 	if len(pending) == 0 {
 		return
 	}
-	all, listErr := d.client.ListDevices(ctx, ws)
+	rctx, cancel := d.client.ResolveContext(ctx)
+	defer cancel()
+	all, listErr := d.client.ListDevices(rctx, ws)
 	tflog.Debug(ctx, "listed the devices of the workspace to resolve ambiguous creates",
 		map[string]any{"workspace_id": ws, "ambiguous": len(pending), "listed": len(all)})
 	for _, i := range pending {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -362,5 +363,38 @@ func TestDeviceClaims(t *testing.T) {
 	// One read holding a device once is not a conflict with itself.
 	if lines := c.claimDevices("zdm_fleet_devices of fleet \"f2\"", map[string]string{"d4": `key "a"`}); len(lines) != 0 {
 		t.Errorf("third claim: %v", lines)
+	}
+}
+
+// TestWriteDevicesInterrupted: Terraform is interrupted in the middle of a
+// bulk apply. The writes already sent finish and are reported created; the
+// others are never sent; the service holds exactly the devices reported.
+func TestWriteDevicesInterrupted(t *testing.T) {
+	t.Parallel()
+	e := newBulkEnv(t, 0, 5*time.Millisecond)
+	ws := e.b.WorkspaceID
+	fleet := e.defaultFleet(t)
+	e.srv.SetFaults(localzdm.Faults{Latency: 40 * time.Millisecond})
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	writes := creates("int", 60, fleet)
+	res := e.data.writeDevices(ctx, ws, writes, 4, nil)
+	e.srv.SetFaults(localzdm.Faults{})
+	created, notSent := 0, 0
+	for i, o := range res.outcomes {
+		switch {
+		case o.device != nil && o.err == nil:
+			created++
+		case o.err != nil && (strings.Contains(o.err.Error(), "not sent") || errors.Is(o.err, client.ErrNotSent)):
+			notSent++
+		default:
+			t.Errorf("write %d: device %v, error %v: want created or not sent", i, o.device, o.err)
+		}
+	}
+	if created == 0 || notSent == 0 {
+		t.Fatalf("%d created, %d not sent: the interrupt did not fall in the middle of the writes", created, notSent)
+	}
+	if got := len(e.countNames(t)); got != created {
+		t.Errorf("the service holds %d devices, the outcomes report %d created", got, created)
 	}
 }
