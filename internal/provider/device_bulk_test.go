@@ -137,7 +137,7 @@ func TestRunBounded(t *testing.T) {
 		t.Errorf("peak concurrency %d, want 4", p)
 	}
 
-	// A cancelled context starts nothing more; the calls started are a prefix.
+	// A canceled context starts nothing more; the calls started are a prefix.
 	ctx, cancel := context.WithCancel(t.Context())
 	var ran [20]atomic.Bool
 	n = runBounded(ctx, 20, 2, func(i int) {
