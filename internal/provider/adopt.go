@@ -138,48 +138,81 @@ const recheckInterval = time.Second
 // again: until the resolve deadline after a timeout (the request may still
 // be queued), once more otherwise.
 func resolveCreate[T any](ctx context.Context, d *providerData, a ambiguousCreate, list func(context.Context) ([]T, error), toCandidate func(T) candidate, idOf func(T) string, diags *diag.Diagnostics) *T {
+	found, ds := resolveCreates(ctx, d, []ambiguousCreate{a}, list, func(_ int, o T) candidate { return toCandidate(o) }, idOf)
+	diags.Append(ds[0]...)
+	return found[0]
+}
+
+// resolveCreates resolves several ambiguous creates of one collection by
+// the rule of resolveCreate, with one listing per round for all of them
+// (for the bulk writes of zdm_fleet_devices): toCandidate(i, o) tells
+// whether o matches create i. It returns, for each create, the adopted
+// object (nil when none) and its diagnostics (the warning of an adoption or
+// the error). Creates are resolved in order, so an object adopted by one is
+// owned, and never adopted by a later one.
+func resolveCreates[T any](ctx context.Context, d *providerData, as []ambiguousCreate, list func(context.Context) ([]T, error), toCandidate func(int, T) candidate, idOf func(T) string) ([]*T, []diag.Diagnostics) {
+	found := make([]*T, len(as))
+	diags := make([]diag.Diagnostics, len(as))
+	pending := make([]int, len(as))
+	for i := range as {
+		pending[i] = i
+	}
 	rctx, cancel := d.client.ResolveContext(ctx)
 	defer cancel()
-	timedOut := errors.Is(a.cause, context.DeadlineExceeded)
-	for listing := 1; ; listing++ {
+	for listing := 1; len(pending) > 0; listing++ {
 		all, err := list(rctx)
 		if err != nil {
-			diags.AddError(a.summary, a.mayExist("Listing the "+a.kind+"s to find out failed: "+err.Error()+".", time.Time{}))
-			return nil
-		}
-		since, ok := d.client.EarliestServiceTime(a.sent)
-		if !ok {
-			diags.AddError(a.summary, a.mayExist("The service sends no Date header, so the provider cannot tell which "+
-				a.kind+"s were created after the request.", time.Time{}))
-			return nil
-		}
-		cands := make([]candidate, len(all))
-		for i, o := range all {
-			cands[i] = toCandidate(o)
-		}
-		ids := adoptable(cands, since, func(id string) bool { return d.owns(a.kind, id) })
-		switch {
-		case len(ids) == 1:
-			for i := range all {
-				if idOf(all[i]) == ids[0] {
-					d.own(a.kind, ids[0])
-					diags.AddWarning(adoptedWarning(a.kind, a.name, ids[0]))
-					return &all[i]
-				}
+			for _, i := range pending {
+				diags[i].AddError(as[i].summary, as[i].mayExist("Listing the "+as[i].kind+"s to find out failed: "+err.Error()+".", time.Time{}))
 			}
-		case len(ids) > 1:
-			diags.AddError(a.summary, fmt.Sprintf("The connection failed after the create request of %s %s was sent "+
-				"(%s). %d %ss named %s that no resource manages were created since the request (%s), so the provider cannot "+
-				"tell which one is its own, and adopts none. Import the right one: %s",
-				a.kind, quote(a.name), a.cause.Error(), len(ids), a.kind, quote(a.name), strings.Join(ids, ", "), a.importHint()))
-			return nil
+			break
+		}
+		byID := make(map[string]int, len(all))
+		for k := range all {
+			byID[idOf(all[k])] = k
 		}
 		deadline, _ := rctx.Deadline()
-		again := (timedOut || listing < 2) && time.Until(deadline) > recheckInterval
-		if !again {
-			diags.AddError(a.summary, a.mayExist(fmt.Sprintf("No %s named %s created since the request shows up yet "+
+		var again []int
+		for _, i := range pending {
+			a := as[i]
+			since, ok := d.client.EarliestServiceTime(a.sent)
+			if !ok {
+				diags[i].AddError(a.summary, a.mayExist("The service sends no Date header, so the provider cannot tell which "+
+					a.kind+"s were created after the request.", time.Time{}))
+				continue
+			}
+			cands := make([]candidate, 0, 4)
+			for _, o := range all {
+				if c := toCandidate(i, o); c.Matches {
+					cands = append(cands, c)
+				}
+			}
+			ids := adoptable(cands, since, func(id string) bool { return d.owns(a.kind, id) })
+			switch {
+			case len(ids) == 1:
+				d.own(a.kind, ids[0])
+				diags[i].AddWarning(adoptedWarning(a.kind, a.name, ids[0]))
+				o := all[byID[ids[0]]]
+				found[i] = &o
+				continue
+			case len(ids) > 1:
+				diags[i].AddError(a.summary, fmt.Sprintf("The connection failed after the create request of %s %s was sent "+
+					"(%s). %d %ss named %s that no resource manages were created since the request (%s), so the provider cannot "+
+					"tell which one is its own, and adopts none. Import the right one: %s",
+					a.kind, quote(a.name), a.cause.Error(), len(ids), a.kind, quote(a.name), strings.Join(ids, ", "), a.importHint()))
+				continue
+			}
+			timedOut := errors.Is(a.cause, context.DeadlineExceeded)
+			if (timedOut || listing < 2) && time.Until(deadline) > recheckInterval {
+				again = append(again, i)
+				continue
+			}
+			diags[i].AddError(a.summary, a.mayExist(fmt.Sprintf("No %s named %s created since the request shows up yet "+
 				"(listed %d times), but the request may still be processed.", a.kind, quote(a.name), listing), since))
-			return nil
+		}
+		pending = again
+		if len(pending) == 0 {
+			break
 		}
 		t := time.NewTimer(recheckInterval)
 		select {
@@ -188,6 +221,7 @@ func resolveCreate[T any](ctx context.Context, d *providerData, a ambiguousCreat
 			t.Stop()
 		}
 	}
+	return found, diags
 }
 
 // mayExist is the detail of an ambiguous create that was not resolved:

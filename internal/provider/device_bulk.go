@@ -146,47 +146,62 @@ func (d *providerData) writeDevices(ctx context.Context, ws string, writes []dev
 	return res
 }
 
-// adoptAmbiguousDevices resolves the ambiguous creates among outcomes with
-// one list of the devices of ws: each is adopted when exactly one device
-// matches it (see adoptCreated) among the devices that are neither held by
-// the resource nor the answer to another write.
+// adoptAmbiguousDevices resolves the ambiguous creates among outcomes by
+// the adoption rule of single creates (resolveCreates), with one listing of
+// the devices of ws for all of them (and of its fleets, when a create named
+// no fleet). Devices held by the resource, or answered to another write,
+// are owned, so never adopted.
 func (d *providerData) adoptAmbiguousDevices(ctx context.Context, ws string, writes []deviceWrite, outcomes []deviceOutcome, held map[string]bool) {
-	var pending []int
-	taken := make(map[string]bool, len(held))
 	for id := range held {
-		taken[id] = true
+		d.own("device", id)
 	}
+	var pending []int
+	needDefault := false
 	for i, o := range outcomes {
 		switch {
 		case o.ambiguous:
 			pending = append(pending, i)
+			needDefault = needDefault || writes[i].fleet == ""
 		case o.device != nil:
-			taken[o.device.ID] = true
+			d.own("device", o.device.ID)
 		}
 	}
 	if len(pending) == 0 {
 		return
 	}
-	rctx, cancel := d.client.ResolveContext(ctx)
-	defer cancel()
-	all, listErr := d.client.ListDevices(rctx, ws)
-	tflog.Debug(ctx, "listed the devices of the workspace to resolve ambiguous creates",
-		map[string]any{"workspace_id": ws, "ambiguous": len(pending), "listed": len(all)})
-	for _, i := range pending {
-		w, o := writes[i], &outcomes[i]
-		var diags diag.Diagnostics
-		found := adoptCreated("device", w.name, "Cannot create device "+quote(w.name)+" in workspace "+ws, all, listErr, o.err,
-			func(dev client.Device) bool {
-				return !taken[dev.ID] && dev.Name == w.name && (w.fleet == "" || dev.FleetID == w.fleet) &&
-					createdSince(dev.CreatedAt, o.sent)
-			},
-			func(dev client.Device) string { return dev.ID }, &diags)
-		if found == nil {
-			o.err = errors.New(diagDetails(diags))
+	as := make([]ambiguousCreate, len(pending))
+	for k, i := range pending {
+		w := writes[i]
+		as[k] = ambiguousCreate{kind: "device", name: w.name, summary: "Cannot create device " + quote(w.name) + " in workspace " + ws,
+			ws: ws, cause: outcomes[i].err, sent: outcomes[i].sent}
+	}
+	defaultFleet := ""
+	list := func(ctx context.Context) ([]client.Device, error) {
+		if needDefault && defaultFleet == "" {
+			fleets, err := d.client.ListFleets(ctx, ws)
+			if err != nil {
+				return nil, err
+			}
+			defaultFleet = defaultFleetOf(fleets)
+		}
+		all, err := d.client.ListDevices(ctx, ws)
+		tflog.Debug(ctx, "listed the devices of the workspace to resolve ambiguous creates",
+			map[string]any{"workspace_id": ws, "ambiguous": len(pending), "listed": len(all)})
+		return all, err
+	}
+	found, diags := resolveCreates(ctx, d, as, list,
+		func(k int, dev client.Device) candidate {
+			w := writes[pending[k]]
+			return deviceCandidate(dev, w.name, w.fleet, defaultFleet)
+		},
+		func(dev client.Device) string { return dev.ID })
+	for k, i := range pending {
+		o := &outcomes[i]
+		if found[k] == nil {
+			o.err = errors.New(diagDetails(diags[k]))
 			continue
 		}
-		taken[found.ID] = true
-		o.device, o.err, o.adopted = found, nil, true
+		o.device, o.err, o.adopted = found[k], nil, true
 	}
 }
 

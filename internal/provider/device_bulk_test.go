@@ -62,7 +62,8 @@ func newBulkEnv(t *testing.T, maxRetries int, waitMax time.Duration) *bulkEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.data = &providerData{client: c, workspaceID: b.WorkspaceID, batch: newBatchedReads(c)}
+	e.data = &providerData{client: c, workspaceID: b.WorkspaceID, visible: newVisibility(c)}
+	e.data.batch = newBatchedReads(c, e.data.sawWorkspace)
 	return e
 }
 
@@ -258,8 +259,8 @@ func TestWriteDevicesAmbiguous(t *testing.T) {
 	res = e.data.writeDevices(t.Context(), ws, twin, 2, nil)
 	e.srv.SetFaults(localzdm.Faults{})
 	for i, o := range res.outcomes {
-		if o.err == nil || !strings.Contains(o.err.Error(), "2 matching devices") {
-			t.Errorf("twin %d: err = %v, want 2 matching devices", i, o.err)
+		if o.err == nil || !strings.Contains(o.err.Error(), `2 devices named "twin"`) {
+			t.Errorf("twin %d: err = %v, want 2 devices named twin", i, o.err)
 		}
 	}
 	failed, detail := writeFailures(twin, res.outcomes)

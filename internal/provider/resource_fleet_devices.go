@@ -412,7 +412,7 @@ func (r *fleetDevicesResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if prior == nil && resp.Private != nil {
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, plannedCreateKey, []byte(`true`))...)
 	}
-	r.data.planWorkspace(ctx, req, resp)
+	r.data.planWorkspace(ctx, "zdm_fleet_devices", req, resp)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -614,9 +614,10 @@ func (r *fleetDevicesResource) Read(ctx context.Context, req resource.ReadReques
 	all, err := r.data.client.ListDevices(ctx, ws)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the devices of "+what,
-			"Listing the devices of the workspace failed, so the state is left as it was: "+err.Error())
+			"Listing the devices of the workspace failed, so the state is left as it was: "+describeError(err, ws))
 		return
 	}
+	r.data.sawWorkspace(ws) // the list answered: a 404 below means gone
 	byID := make(map[string]*client.Device, len(all))
 	for i := range all {
 		byID[all[i].ID] = &all[i]
@@ -645,6 +646,11 @@ func (r *fleetDevicesResource) Read(ctx context.Context, req resource.ReadReques
 	}
 	state.DeviceDetails = fleetDeviceMap(entries)
 
+	for _, e := range entries {
+		if !e.ID.IsNull() {
+			r.data.own("device", e.ID.ValueString())
+		}
+	}
 	if !imported {
 		claims := make(map[string]string, len(entries))
 		for k, e := range entries {
@@ -696,6 +702,10 @@ func (r *fleetDevicesResource) refreshEntries(ctx context.Context, ws string, en
 		case err == nil && got[i] != nil:
 			entries[k] = flattenFleetDevice(got[i])
 		case client.IsNotFound(err):
+			if err := r.data.confirmGone(ctx, "device", ws, entries[k].ID.ValueString(), err); err != nil {
+				resp.Diagnostics.AddError("Cannot read device "+entries[k].ID.ValueString()+" of workspace "+ws, err.Error())
+				continue
+			}
 			gone = append(gone, fmt.Sprintf("%s (%s)", quote(k), entries[k].ID.ValueString()))
 			delete(entries, k)
 		case err == nil:
