@@ -110,7 +110,7 @@ func readFrames(data []byte, fn func(payload []byte) error) (int, error) {
 		}
 		n := binary.LittleEndian.Uint32(data[off:])
 		sum := binary.LittleEndian.Uint32(data[off+4:])
-		if n > maxJournalRecord || uint64(len(data)-off-8) < uint64(n) {
+		if n > maxJournalRecord || int64(n) > int64(len(data)-off-8) {
 			return off, errTornRecord
 		}
 		payload := data[off+8 : off+8+int(n)]
@@ -132,7 +132,7 @@ type journal struct {
 	logf      func(format string, args ...any)
 
 	mu       sync.Mutex
-	cond     *sync.Cond // signalled when written, synced, gen or err change
+	cond     *sync.Cond // signaled when written, synced, gen or err change
 	buf      []byte     // framed records not written yet
 	rotateAt int        // offset in buf where the next generation starts, or -1
 	appended uint64     // records appended so far

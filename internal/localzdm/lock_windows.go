@@ -15,7 +15,7 @@ var lockFileEx = syscall.NewLazyDLL("kernel32.dll").NewProc("LockFileEx")
 func tryLock(f *os.File) error {
 	const lockfileExclusiveLock, lockfileFailImmediately = 2, 1
 	var ol syscall.Overlapped
-	r, _, err := lockFileEx.Call(f.Fd(), lockfileExclusiveLock|lockfileFailImmediately, 0, 1, 0, uintptr(unsafe.Pointer(&ol)))
+	r, _, err := lockFileEx.Call(f.Fd(), lockfileExclusiveLock|lockfileFailImmediately, 0, 1, 0, uintptr(unsafe.Pointer(&ol))) //nolint:gosec // G103: LockFileEx takes a pointer to an OVERLAPPED.
 	if r == 0 {
 		return err
 	}

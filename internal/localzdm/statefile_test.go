@@ -125,12 +125,12 @@ func TestJournalReplay(t *testing.T) {
 
 	// A record cut short at the end, as a crash during a write leaves it.
 	jf := journalPath(file, 0)
-	full, err := os.ReadFile(jf)
+	full, err := os.ReadFile(filepath.Clean(jf))
 	if err != nil {
 		t.Fatal(err)
 	}
 	torn := appendFrame(nil, []byte(`{"op":"device","device":{"id":"dev-torn"}}`))
-	if err := os.WriteFile(jf, append(full, torn[:len(torn)-3]...), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Clean(jf), append(full, torn[:len(torn)-3]...), 0o600); err != nil { //nolint:gosec // G703: a file of the test's own temporary directory.
 		t.Fatal(err)
 	}
 	s3 := mustNew(t, file)
@@ -199,7 +199,7 @@ func TestJournalCompaction(t *testing.T) {
 	}
 	want := stateJSON(t, s)
 	crash(t, s)
-	data, err := os.ReadFile(file)
+	data, err := os.ReadFile(filepath.Clean(file))
 	if err != nil {
 		t.Fatalf("no snapshot written by compaction: %v", err)
 	}
@@ -422,7 +422,7 @@ func TestJournalFailureAnswers500(t *testing.T) {
 	if err := s.Close(); err == nil || !strings.Contains(err.Error(), "journal") {
 		t.Fatalf("Close = %v, want the journal failure", err)
 	}
-	data, err := os.ReadFile(file)
+	data, err := os.ReadFile(filepath.Clean(file))
 	if err != nil || !strings.Contains(string(data), `"unsaved"`) {
 		t.Fatalf("final snapshot lacks the change: %v", err)
 	}
