@@ -409,3 +409,16 @@ func (s *Server) MoveDevice(deviceID, fleetID string) error {
 	s.changed(d)
 	return nil
 }
+
+// RevokeKey revokes an API key, as if it was revoked in the web console:
+// requests with it then answer 401.
+func (s *Server) RevokeKey(apiKey string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.keys[apiKey]; !ok || apiKey == "" {
+		return notFound("no such API key")
+	}
+	delete(s.keys, apiKey)
+	s.changed() // the whole model: the journal has no record of a removed key
+	return nil
+}

@@ -2,7 +2,10 @@ package localzdm_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
 // TestAdminChangesOutsideTerraform covers the admin changes that simulate
@@ -89,4 +92,75 @@ func TestAdminChangesOutsideTerraform(t *testing.T) {
 	if err := e.s.RenameFleet(f1.ID, ""); err == nil {
 		t.Fatal("RenameFleet to an empty name succeeded")
 	}
+}
+
+func TestAdminRevokeKey(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	keys := make([]string, 2)
+	for i := range keys {
+		var out struct {
+			APIKey string `json:"api_key"`
+		}
+		e.ok(e.admin(http.MethodPost, "/workspaces/"+e.b.WorkspaceID+"/keys", nil), &out)
+		keys[i] = out.APIKey
+	}
+	workspaces := e.s.BaseURL() + "/v3/workspaces"
+	if err := e.s.RevokeKey(keys[0]); err != nil {
+		t.Fatal(err)
+	}
+	e.ok(e.admin(http.MethodPost, "/keys/revoke", map[string]string{"api_key": keys[1]}), nil)
+	for _, k := range keys {
+		e.fails(e.do(http.MethodGet, workspaces, k, nil), http.StatusUnauthorized, "invalid API key")
+	}
+	// The bootstrap key still works; unknown keys are not echoed.
+	e.ok(e.do(http.MethodGet, workspaces, e.b.APIKey, nil), nil)
+	ae := e.fails(e.admin(http.MethodPost, "/keys/revoke", map[string]string{"api_key": keys[0]}), http.StatusNotFound, "no such API key")
+	if strings.Contains(ae.Error.Message, keys[0]) {
+		t.Fatalf("message %q repeats the key", ae.Error.Message)
+	}
+	e.fails(e.admin(http.MethodPost, "/keys/revoke", map[string]string{}), http.StatusBadRequest, `"api_key" is required`)
+}
+
+// TestAdminChangesPersist checks that the changes made as if outside
+// Terraform survive a restart on a state file.
+func TestAdminChangesPersist(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/state.json"
+	s1, err := localzdm.New(localzdm.Options{StateFile: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.Start("127.0.0.1:0", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	e := attachEnv(t, s1)
+	f := e.createFleet("f")
+	d := e.createDevice("d", "")
+	e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/jobs/j", nil), nil)
+	e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/fota/fw/versions/1", nil), nil)
+	key, err := s1.CreateKey(e.b.WorkspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{
+		s1.PurgeJob(d.ID, "j"), s1.PurgeFOTA(d.ID), s1.RenameFleet(f.ID, "renamed"), s1.MoveDevice(d.ID, f.ID), s1.RevokeKey(key),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := localzdm.StartTestWithOptions(t, localzdm.Options{StateFile: path})
+	e2 := &env{t: t, s: s2, b: e.b, hc: e.hc}
+	e2.fails(e2.api(http.MethodGet, "/devices/"+d.ID+"/jobs/j", nil), http.StatusNotFound, `job "j"`)
+	e2.fails(e2.api(http.MethodGet, "/devices/"+d.ID+"/fota", nil), http.StatusNotFound, "no FOTA")
+	var dev struct{ Device device }
+	e2.ok(e2.api(http.MethodGet, "/workspaces/"+e.b.WorkspaceID+"/devices/"+d.ID, nil), &dev)
+	if dev.Device.FleetID != f.ID || dev.Device.FleetName != "renamed" {
+		t.Fatalf("device after restart = %+v", dev.Device)
+	}
+	e2.fails(e2.do(http.MethodGet, s2.BaseURL()+"/v3/workspaces", key, nil), http.StatusUnauthorized, "invalid API key")
 }

@@ -79,6 +79,8 @@ func (s *Server) newAdminRouter() *router {
 			doc: `DeleteWorkspace -> {"deleted"}`},
 		&route{method: http.MethodPost, pattern: "/admin/workspaces/{workspace_id}/keys", handle: (*call).adminCreateKey,
 			doc: `CreateKey -> {"api_key","workspace_id"}`},
+		&route{method: http.MethodPost, pattern: "/admin/keys/revoke", handle: (*call).adminRevokeKey,
+			body: `{"api_key"}`, doc: `RevokeKey`},
 		&route{method: http.MethodPut, pattern: "/admin/workspaces/{workspace_id}/storage", handle: (*call).adminSetStorage,
 			body: `{"enabled"}`, doc: `SetStorage`},
 		&route{method: http.MethodPut, pattern: "/admin/workspaces/{workspace_id}/webhook", handle: (*call).adminSetWebhook,
@@ -551,4 +553,20 @@ func behaviorAnswer(s *Server) (any, error) {
 	}
 	out["pending_answers"] = json.RawMessage(strconv.Itoa(s.PendingAnswers()))
 	return out, nil
+}
+
+func (c *call) adminRevokeKey() (any, error) {
+	var in struct {
+		APIKey *string `json:"api_key"`
+	}
+	if err := c.adminBody(&in); err != nil {
+		return nil, err
+	}
+	if in.APIKey == nil || *in.APIKey == "" {
+		return nil, invalidArgument("%q is required", "api_key")
+	}
+	if err := c.s.RevokeKey(*in.APIKey); err != nil {
+		return nil, err
+	}
+	return map[string]bool{"revoked": true}, nil
 }

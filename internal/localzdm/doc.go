@@ -214,8 +214,8 @@
 // transparently after a reset; aim resets at requests that are not.
 //
 // Changes made outside Terraform are simulated by the Go admin methods
-// PurgeJob, PurgeFOTA, RenameFleet, MoveDevice, DeleteDevice and
-// DeleteFleet and their admin routes.
+// PurgeJob, PurgeFOTA, RenameFleet, MoveDevice, DeleteDevice, DeleteFleet,
+// DeleteWorkspace and RevokeKey and their admin routes.
 //
 // # Webhooks
 //
