@@ -202,7 +202,7 @@
 //   - reset: the connection is closed before the service acts;
 //   - drop_answer: the service handles the request (acting when it
 //     succeeds), then the connection is closed instead of the answer;
-//   - delay: the request is held for "delay" (at most 10 minutes), then the
+//   - delay: the request is held for "delay" (at most an hour), then the
 //     service acts even when the client has given up meanwhile;
 //   - html_error: a 500 (or "status", 500..599) with an HTML error page, as
 //     a proxy answers, without acting;
@@ -232,8 +232,9 @@
 //
 // # Persistence and performance
 //
-// With Options.StateFile, all state except counters, faults and queued
-// webhook batches survives restarts. The file is locked (FILE.lock holds the
+// With Options.StateFile, all state except counters, faults, choices, device
+// behavior, planned device answers and queued webhook batches survives
+// restarts. The file is locked (FILE.lock holds the
 // server's process ID): a second server on it fails to start. Every change
 // is appended to a journal (FILE.journal.N) by one writer goroutine, and an
 // answer leaves only once every change before it is written, so a crash of
