@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -544,5 +545,40 @@ resource "zdm_fleet" "sensors" {
 	out, code = s.cli.run("plan", "-detailed-exitcode", "-input=false", "-no-color")
 	if code != 2 || strings.Contains(out, "bound to one workspace") {
 		t.Errorf("plan in the provider's workspace: exit %d, want 2 without the warning:\n%s", code, out)
+	}
+}
+
+// TestAccSafetySecretInBaseURL: a secret written in an invalid base_url,
+// in its user information, query, path or fragment, never appears in what
+// the CLI prints; the message still names the address.
+func TestAccSafetySecretInBaseURL(t *testing.T) {
+	const secret = "Sup3rS3cretT0ken9876"
+	c := newCLI(t)
+	for _, raw := range []string{
+		"https://user:" + secret + "@api.example.com/v3",
+		"https://api.example.com/v3?api_key=" + secret,
+		"https://api.example.com/api_key=" + secret + "/v3",
+		"https://api.example.com/" + secret,
+		"https://api.example.com/v3#" + secret,
+	} {
+		c.write("main.tf", requiredProviders+providerBlock(raw, "zdm-key-0000000000", "wks-1", "")+`
+data "zdm_workspaces" "all" {}
+`)
+		if _, code := c.run("init", "-input=false", "-no-color"); code != 0 {
+			t.Fatal("init failed")
+		}
+		out, code := c.run("plan", "-input=false", "-no-color")
+		if code != 1 || !strings.Contains(out, "Invalid base_url") || !strings.Contains(out, "api.example.com") {
+			t.Errorf("base_url %q: exit %d, want 1 with an error naming base_url and the host:\n%s", raw, code, out)
+		}
+		// Terraform itself echoes the configuration line ("11:   base_url
+		// = ..."); the provider's own messages are the rest.
+		msgs := regexp.MustCompile(`(?m)^\s*\d+:.*$`).ReplaceAllString(out, "")
+		if strings.Contains(msgs, secret) || strings.Contains(msgs, secret[:12]) {
+			t.Errorf("base_url %q: the secret is in the provider's messages:\n%s", raw, msgs)
+		}
+		if !strings.Contains(out, "[REDACTED]") {
+			t.Errorf("base_url %q: no [REDACTED] mark in the output:\n%s", raw, out)
+		}
 	}
 }
