@@ -238,4 +238,3 @@ type capturingWriter struct {
 func (w *capturingWriter) Header() http.Header         { return w.header }
 func (w *capturingWriter) Write(b []byte) (int, error) { return w.body.Write(b) }
 func (w *capturingWriter) WriteHeader(code int)        { w.status = code }
-
