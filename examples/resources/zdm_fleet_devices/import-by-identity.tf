@@ -2,14 +2,14 @@
 # 1.12 and later), keyed by device name. workspace_id may be left out to use
 # the provider's workspace_id.
 import {
-  to = zdm_fleet_devices.sensors
+  to = zdm_fleet_devices.imported
   identity = {
     workspace_id = "wks-0123456789abcdef"
     fleet_id     = "flt-0123456789abcdef"
   }
 }
 
-resource "zdm_fleet_devices" "sensors" {
+resource "zdm_fleet_devices" "imported" {
   fleet_id = "flt-0123456789abcdef"
   devices = {
     "sensor-01" = {}

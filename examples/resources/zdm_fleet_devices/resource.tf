@@ -25,5 +25,5 @@ resource "zdm_fleet_devices" "meters" {
 }
 
 output "roof_device_id" {
-  value = zdm_fleet_devices.sensors.devices["SN-0002"].id
+  value = zdm_fleet_devices.sensors.device_details["SN-0002"].id
 }
