@@ -5,6 +5,7 @@
 #
 #   golangci-lint  linters and formatters (make lint)
 #   goreleaser     release configuration check and snapshot build (make release-check)
+#   actionlint     checks the GitHub workflows (make lint)
 #   tfplugindocs   documentation generator; pinned by the `tool` directive in go.mod
 #                  and built from the module graph, so its version moves with go.mod
 set -euo pipefail
@@ -12,6 +13,7 @@ set -euo pipefail
 GOLANGCI_LINT_VERSION="${GOLANGCI_LINT_VERSION:-v2.15.0}"
 # goreleaser v2.18 and later require a newer Go than 1.26.
 GORELEASER_VERSION="${GORELEASER_VERSION:-v2.13.3}"
+ACTIONLINT_VERSION="${ACTIONLINT_VERSION:-v1.7.12}"
 
 TOOLS_DIR="${ZDM_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-zdm}"
 BIN_DIR="$TOOLS_DIR/bin"
@@ -40,6 +42,7 @@ install_tool() {
 
 install_tool golangci-lint "$GOLANGCI_LINT_VERSION" github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 install_tool goreleaser "$GORELEASER_VERSION" github.com/goreleaser/goreleaser/v2
+install_tool actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint
 
 # tfplugindocs: the version pinned in go.mod (`go get -tool`). Rebuilt only when
 # go.mod names another version.
