@@ -112,3 +112,31 @@ func (r *faultResult) summary() string {
 		"plan after the apply empty: %t", r.Devices, r.Apply.Round(time.Second), total,
 		r.Requests["POST /v3/workspaces/{workspace_id}/devices"], r.Missing, r.Duplicated, r.Unexpected, r.EmptyPlan)
 }
+
+var faultsScenario = scenario{
+	name:    "faults",
+	option:  "fault_size",
+	enabled: func(o options) bool { return o.faultSize > 0 },
+	run: func(ctx context.Context, b *bench, res *results) error {
+		f, err := b.runFaultApply(ctx, b.o.faultSize)
+		if err != nil {
+			return fmt.Errorf("fault apply of %d devices: %w", b.o.faultSize, err)
+		}
+		res.Faults = f
+		return nil
+	},
+	measured: func(res *results) bool { return res.Faults != nil },
+	take:     func(dst, src *results) { dst.Faults = src.Faults },
+	report: func(w printf, res *results) {
+		w("## Fault apply\n\n")
+		w("An apply of N devices while the local server answers %.0f%% of the requests `503` and rate-limits the key "+
+			"to %d requests a second (`429`), then a plan without faults.\n\n%s.\n\n",
+			faultApplyFaults.ErrorRate*100, faultApplyFaults.RateLimit, res.Faults.summary())
+	},
+	targets: func(res *results) []target {
+		f := res.Faults
+		return []target{{fmt.Sprintf("fault apply of %s devices: none missing, none duplicated, empty plan after", num(f.Devices)),
+			fmt.Sprintf("%d missing, %d duplicated, empty plan: %t", f.Missing, f.Duplicated, f.EmptyPlan),
+			f.Missing == 0 && f.Duplicated == 0 && f.Unexpected == 0 && f.EmptyPlan}}
+	},
+}

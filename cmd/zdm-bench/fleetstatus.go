@@ -123,13 +123,9 @@ output "devices" {
 }
 
 // fleetStatusSection renders the fleet-status result for the report.
-func fleetStatusSection(r *fleetStatusResult) string {
-	if r == nil {
-		return ""
-	}
-	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("### Fleet status\n\n")
+func fleetStatusSection(w printf, res *results) {
+	r := res.FleetStatus
+	w("## Fleet status\n\n")
 	w("`zdm_fleet_status` lists the devices once, then reads each device's firmware update, %d at a time. Every API "+
 		"request waits %s in the local server; the network floor is N x %s / %d. The reader is timed alone (median of "+
 		"%d runs) and inside `terraform plan` (which adds Terraform's and the provider's start-up).\n\n",
@@ -142,21 +138,36 @@ func fleetStatusSection(r *fleetStatusResult) string {
 	}
 	w("| %s | %s | %s | %.2fx | %s | %s | %s |\n\n", num(r.Devices), secs(r.Floor), secs(r.Reader.Wall), r.ratio(),
 		plan, planRatio, requestsText(r.Reader.Requests))
-	return b.String()
 }
 
 // maxFleetStatusRatio bounds the reader's time over the network floor.
 const maxFleetStatusRatio = 1.3
 
 // fleetStatusTargets is the target of the fleet-status step.
-func fleetStatusTargets(r *fleetStatusResult) []target {
-	if r == nil {
-		return nil
-	}
+func fleetStatusTargets(res *results) []target {
+	r := res.FleetStatus
 	return []target{{
 		fmt.Sprintf("fleet status of %s devices at %s latency: at most %.1fx the network floor", num(r.Devices), r.Latency,
 			maxFleetStatusRatio),
 		fmt.Sprintf("%.2fx (%s for a floor of %s)", r.ratio(), secs(r.Reader.Wall), secs(r.Floor)),
 		r.ratio() <= maxFleetStatusRatio,
 	}}
+}
+
+var fleetStatusScenario = scenario{
+	name:    "fleetstatus",
+	option:  "fleet_status",
+	enabled: func(o options) bool { return o.fleetStatus > 0 },
+	run: func(ctx context.Context, b *bench, res *results) error {
+		fs, err := b.runFleetStatus(ctx, b.o.fleetStatus)
+		if err != nil {
+			return fmt.Errorf("fleet status of %d devices: %w", b.o.fleetStatus, err)
+		}
+		res.FleetStatus = fs
+		return nil
+	},
+	measured: func(res *results) bool { return res.FleetStatus != nil },
+	take:     func(dst, src *results) { dst.FleetStatus = src.FleetStatus },
+	report:   fleetStatusSection,
+	targets:  fleetStatusTargets,
 }

@@ -9,11 +9,12 @@
 // to every API request, against the network floor N x latency / parallelism.
 // It runs terraform query over -query-size devices, and reads -points data
 // points with the client's StreamData, a bare encoding/json decoder and the
-// zdm_timeseries data source. It applies -fault-size devices while the
-// service answers 10% of the requests 503 and rate-limits the key (429), and
-// reports missing and duplicated devices and whether the plan after is empty.
-// For every step it reports the wall time, the API
-// requests by route (from the server's counters) and the provider's peak RSS.
+// zdm_timeseries data source. It reads the firmware status of -fleet-status
+// devices with zdm_fleet_status at -latency, and applies -fault-size devices
+// while the service answers 10% of the requests 503 and rate-limits the key
+// (429), reporting missing and duplicated devices and whether the plan after
+// is empty. For every step it reports the wall time, the API requests by
+// route (from the server's counters) and the provider's peak RSS.
 //
 // Usage:
 //
@@ -22,8 +23,12 @@
 //	go run ./cmd/zdm-bench -only fleetstatus                    # zdm_fleet_status, 1,000 devices
 //	go run ./cmd/zdm-bench -render full.json,ts.json            # merged report
 //
-// With -out and -svg it writes the report (a template of tfplugindocs, which
-// `make generate` renders to docs/guides/performance.md) and its plot.
+// It prints its tables, and writes the report (-out, bench/RESULTS.md), its
+// plot (-plot, a PNG image drawn with gonum's plot) and the numbers of the
+// performance guide (-guide, the regions marked <!-- bench:NAME:begin --> in
+// templates/guides/performance.md.tmpl; `make generate` renders it to docs/).
+// Each section of the benchmark is a scenario in a file of its own
+// (scenario.go).
 package main
 
 import (
@@ -32,10 +37,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,7 +58,8 @@ type options struct {
 	planRepeat  int
 	terraform   string
 	out         string
-	svg         string
+	plot        string
+	guide       string
 	jsonOut     string
 	render      string
 	only        string
@@ -104,20 +110,21 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
 	fs.IntVar(&o.planRepeat, "plan-repeat", 3, "runs of each no-op plan (the median is reported)")
 	fs.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: the path scripts/install-terraform.sh prints)")
-	fs.StringVar(&o.out, "out", "templates/guides/performance.md.tmpl", "report to write (empty: none)")
-	fs.StringVar(&o.svg, "svg", "docs/images/performance.svg", "plot to write (empty: none)")
+	fs.StringVar(&o.out, "out", "bench/RESULTS.md", "report to write (empty: none)")
+	fs.StringVar(&o.plot, "plot", "bench/performance.png", "plot to write, a PNG image (empty: none)")
+	fs.StringVar(&o.guide, "guide", "templates/guides/performance.md.tmpl", "guide whose bench regions to update (empty: none)")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the raw results as JSON to this file")
 	fs.StringVar(&o.render, "render", "", "run nothing: write the report and plot of the results in these comma-separated JSON "+
 		"files (from -json); the sections (sizes, query, timeseries) of a later file replace those of the earlier ones")
-	fs.StringVar(&o.only, "only", "", "run only this section: sizes, query, timeseries, fleetstatus or faults (no report files unless -out/-svg "+
-		"are given; merge its -json results into a full run's with -render full.json,part.json)")
+	fs.StringVar(&o.only, "only", "", "run only this scenario: "+scenarioNames()+" (no report files unless -out, -plot "+
+		"or -guide are given; merge its -json results into a full run's with -render full.json,part.json)")
 	fs.StringVar(&o.work, "work", "", "working directory (default: a new temporary directory)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the working directory")
 	fs.BoolVar(&o.reattach, "reattach", false, "serve the provider in debug mode and attach Terraform to it "+
 		"(exact rusage; the provider's start-up is then not part of the wall times)")
 	fs.BoolVar(&o.floor, "floor", true, "also run each step on the null provider: zdm_device's schema, no work (the plugin floor)")
 	fs.BoolVar(&o.quick, "quick", false, "small run for a quick check: -sizes 100,500 -query-size 1000 -points 20000 "+
-		"-plan-repeat 1, and no report files unless -out/-svg are given")
+		"-plan-repeat 1, and no report files unless -out, -plot or -guide are given")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -135,7 +142,8 @@ func parseFlags(args []string) (options, error) {
 			"fault-size":   func() { o.faultSize = 300 },
 			"plan-repeat":  func() { o.planRepeat = 1 },
 			"out":          func() { o.out = "" },
-			"svg":          func() { o.svg = "" },
+			"plot":         func() { o.plot = "" },
+			"guide":        func() { o.guide = "" },
 		}
 		for name, apply := range defaults {
 			if !set[name] {
@@ -154,33 +162,20 @@ func parseFlags(args []string) (options, error) {
 		o.sizes = append(o.sizes, n)
 	}
 	if o.only != "" {
+		if !slices.ContainsFunc(scenarios, func(sc scenario) bool { return sc.name == o.only }) {
+			return o, fmt.Errorf("-only: %q is not one of %s", o.only, scenarioNames())
+		}
 		// A partial run writes no report unless asked: it would replace the
 		// whole report (merge it with -render instead).
-		if !set["out"] {
-			o.out = ""
+		for name, path := range map[string]*string{"out": &o.out, "plot": &o.plot, "guide": &o.guide} {
+			if !set[name] {
+				*path = ""
+			}
 		}
-		if !set["svg"] {
-			o.svg = ""
-		}
-	}
-	switch o.only {
-	case "":
-	case "sizes":
-		o.querySize, o.points, o.fleetStatus, o.faultSize = 0, 0, 0, 0
-	case "query":
-		o.sizes, o.points, o.fleetStatus, o.faultSize = nil, 0, 0, 0
-	case "timeseries":
-		o.sizes, o.querySize, o.fleetStatus, o.faultSize = nil, 0, 0, 0
-	case "fleetstatus":
-		o.sizes, o.querySize, o.points, o.faultSize = nil, 0, 0, 0
-	case "faults":
-		o.sizes, o.querySize, o.points, o.fleetStatus = nil, 0, 0, 0
-	default:
-		return o, fmt.Errorf("-only: %q is not sizes, query, timeseries, fleetstatus or faults", o.only)
 	}
 	switch {
-	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0:
-		return o, errors.New("-query-size, -points, -fleet-status and -latency must not be negative")
+	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0 || o.faultSize < 0:
+		return o, errors.New("-query-size, -points, -fleet-status, -fault-size and -latency must not be negative")
 	case o.parallelism < 1 || o.planRepeat < 1:
 		return o, errors.New("-parallelism and -plan-repeat must be at least 1")
 	case o.points > 175000:
@@ -235,40 +230,12 @@ func run(ctx context.Context, o options) error {
 	defer b.close()
 
 	res := &results{Machine: describeMachine(ctx, o.terraform), Options: o.describe()}
-	for _, n := range o.sizes {
-		r, err := b.runSize(ctx, n)
-		if err != nil {
-			return fmt.Errorf("size %d: %w", n, err)
+	for _, sc := range scenarios {
+		if o.selected(sc) {
+			if err := sc.run(ctx, b, res); err != nil {
+				return err
+			}
 		}
-		res.Sizes = append(res.Sizes, r)
-	}
-	if o.querySize > 0 {
-		q, err := b.runQuery(ctx, o.querySize)
-		if err != nil {
-			return fmt.Errorf("query of %d devices: %w", o.querySize, err)
-		}
-		res.Query = q
-	}
-	if o.points > 0 {
-		ts, err := b.runTimeseries(ctx, o.points)
-		if err != nil {
-			return fmt.Errorf("time series of %d points: %w", o.points, err)
-		}
-		res.Timeseries = ts
-	}
-	if o.fleetStatus > 0 {
-		fs, err := b.runFleetStatus(ctx, o.fleetStatus)
-		if err != nil {
-			return fmt.Errorf("fleet status of %d devices: %w", o.fleetStatus, err)
-		}
-		res.FleetStatus = fs
-	}
-	if o.faultSize > 0 {
-		f, err := b.runFaultApply(ctx, o.faultSize)
-		if err != nil {
-			return fmt.Errorf("fault apply of %d devices: %w", o.faultSize, err)
-		}
-		defer fmt.Println("Fault apply: " + f.summary())
 	}
 	res.Finished = time.Now().UTC()
 	if o.jsonOut != "" {
@@ -279,54 +246,57 @@ func run(ctx context.Context, o options) error {
 	return writeReport(root, o, res)
 }
 
-// mergeResults returns base with the sections that next measured (sizes,
-// query, time series) replaced by those of next, and the options that shape
-// them (sizes, query_size, points) with them. The machine and the other
-// options stay those of base, the first run.
-func mergeResults(base, next *results) *results {
-	if base == nil {
-		return next
-	}
-	merged := *base
-	merged.Options = maps.Clone(base.Options)
-	if merged.Options == nil {
-		merged.Options = map[string]string{}
-	}
-	if len(next.Sizes) > 0 {
-		merged.Sizes = next.Sizes
-		merged.Options["sizes"] = next.Options["sizes"]
-	}
-	if next.Query != nil {
-		merged.Query = next.Query
-		merged.Options["query_size"] = next.Options["query_size"]
-	}
-	if next.Timeseries != nil {
-		merged.Timeseries = next.Timeseries
-		merged.Options["points"] = next.Options["points"]
-	}
-	if next.FleetStatus != nil {
-		merged.FleetStatus = next.FleetStatus
-	}
-	return &merged
-}
-
-// writeReport prints the tables of res and writes the report and the plot.
+// writeReport prints the tables of res and writes the report, the plot and
+// the guide's numbers.
 func writeReport(root string, o options, res *results) error {
-	md := renderReport(res)
-	fmt.Println(md.table)
-	if o.svg != "" {
-		if err := writeFile(inRepo(root, o.svg), renderSVG(res)); err != nil {
+	tables := renderTables(res)
+	fmt.Println(tables)
+	plotLink := ""
+	if o.plot != "" && sizesScenario.measured(res) {
+		png, err := renderPlot(res)
+		if err != nil {
 			return err
 		}
-		logf("wrote %s", o.svg)
+		if err := writeFile(inRepo(root, o.plot), png); err != nil {
+			return err
+		}
+		logf("wrote %s", o.plot)
+		if o.out != "" {
+			if plotLink, err = filepath.Rel(filepath.Dir(inRepo(root, o.out)), inRepo(root, o.plot)); err != nil {
+				return err
+			}
+		}
 	}
 	if o.out != "" {
-		if err := writeFile(inRepo(root, o.out), md.page(o.svg)); err != nil {
+		if err := writeFile(inRepo(root, o.out), renderResults(res, tables, filepath.ToSlash(plotLink))); err != nil {
 			return err
 		}
 		logf("wrote %s", o.out)
 	}
+	if o.guide != "" {
+		path := inRepo(root, o.guide)
+		guide, err := os.ReadFile(path) //nolint:gosec // G304: a file of the repository named by -guide.
+		if err != nil {
+			return err
+		}
+		if guide, err = updateGuide(guide, res); err != nil {
+			return fmt.Errorf("%s: %w", o.guide, err)
+		}
+		if err := writeFile(path, guide); err != nil {
+			return err
+		}
+		logf("updated %s (run make generate)", o.guide)
+	}
 	return nil
+}
+
+// scenarioNames lists the names of the scenarios, for -only.
+func scenarioNames() string {
+	names := make([]string, len(scenarios))
+	for i, sc := range scenarios {
+		names[i] = sc.name
+	}
+	return strings.Join(names, ", ")
 }
 
 // describe returns the settings that shape the results, for the report.
@@ -344,6 +314,7 @@ func (o options) describe() map[string]string {
 		"query_size":   strconv.Itoa(o.querySize),
 		"points":       strconv.Itoa(o.points),
 		"fleet_status": strconv.Itoa(o.fleetStatus),
+		"fault_size":   strconv.Itoa(o.faultSize),
 		"latency":      o.latency.String(),
 		"parallelism":  strconv.Itoa(o.parallelism),
 		"plan_repeat":  strconv.Itoa(o.planRepeat),

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"image/png"
 	"os"
 	"slices"
 	"strings"
@@ -15,14 +17,15 @@ func TestParseFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(o.sizes, []int{100, 1000, 2000}) || o.querySize != 10000 || o.points != 175000 ||
-		o.latency != 20*time.Millisecond || o.parallelism != 10 || o.out == "" || o.svg == "" || !o.floor {
+		o.latency != 20*time.Millisecond || o.parallelism != 10 || o.out != "bench/RESULTS.md" || o.plot != "bench/performance.png" ||
+		o.guide != "templates/guides/performance.md.tmpl" || !o.floor {
 		t.Errorf("defaults: %+v", o)
 	}
 	o, err = parseFlags([]string{"-quick"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(o.sizes, []int{100, 500}) || o.querySize != 1000 || o.points != 20000 || o.out != "" || o.svg != "" {
+	if !slices.Equal(o.sizes, []int{100, 500}) || o.querySize != 1000 || o.points != 20000 || o.out != "" || o.plot != "" || o.guide != "" {
 		t.Errorf("-quick: %+v", o)
 	}
 	// Explicit flags win over -quick.
@@ -36,15 +39,6 @@ func TestParseFlags(t *testing.T) {
 	for _, bad := range [][]string{{"-sizes", "0"}, {"-sizes", "a"}, {"-points", "175001"}, {"-parallelism", "0"}, {"extra"}} {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
-		}
-	}
-}
-
-func TestNiceCeil(t *testing.T) {
-	t.Parallel()
-	for v, want := range map[float64]float64{0.07: 0.1, 0.3: 0.5, 1: 1, 1.2: 2, 2.2: 2.5, 3: 5, 9.5: 10, 41: 50, 160: 200} {
-		if got := niceCeil(v); got != want {
-			t.Errorf("niceCeil(%g) = %g, want %g", v, got, want)
 		}
 	}
 }
@@ -100,37 +94,40 @@ func TestReadOwnProc(t *testing.T) {
 	}
 }
 
-func TestTrimFloat(t *testing.T) {
-	t.Parallel()
-	if got := trimFloat(0.1 * 3); got != "0.3" {
-		t.Errorf("trimFloat(0.1*3) = %q", got)
-	}
-}
-
-func TestPercent(t *testing.T) {
-	t.Parallel()
-	for r, want := range map[float64]string{0.9: "nothing measurable", 1.004: "nothing measurable", 1.04: "4%", 1.5: "50%"} {
-		if got := percent(r); got != want {
-			t.Errorf("percent(%g) = %q, want %q", r, got, want)
-		}
-	}
-}
-
 func TestParseFlagsOnly(t *testing.T) {
 	t.Parallel()
-	o, err := parseFlags([]string{"-only", "timeseries"})
+	selected := func(o options) []string {
+		var names []string
+		for _, sc := range scenarios {
+			if o.selected(sc) {
+				names = append(names, sc.name)
+			}
+		}
+		return names
+	}
+	o, err := parseFlags(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.sizes) != 0 || o.querySize != 0 || o.points != 175000 || o.out != "" || o.svg != "" {
-		t.Errorf("-only timeseries: %+v", o)
+	if got := selected(o); !slices.Equal(got, []string{"sizes", "query", "timeseries", "fleetstatus", "faults"}) {
+		t.Errorf("default run selects %q", got)
+	}
+	if got := selected(options{sizes: []int{1}, points: 0, querySize: 5}); !slices.Equal(got, []string{"sizes", "query"}) {
+		t.Errorf("-points 0 selects %q", got)
+	}
+	o, err = parseFlags([]string{"-only", "timeseries"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := selected(o); !slices.Equal(got, []string{"timeseries"}) || o.out != "" || o.plot != "" || o.guide != "" {
+		t.Errorf("-only timeseries selects %q; files %q %q %q", got, o.out, o.plot, o.guide)
 	}
 	o, err = parseFlags([]string{"-only", "query", "-out", "x.md"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.sizes) != 0 || o.querySize != 10000 || o.points != 0 || o.out != "x.md" {
-		t.Errorf("-only query: %+v", o)
+	if got := selected(o); !slices.Equal(got, []string{"query"}) || o.out != "x.md" || o.plot != "" {
+		t.Errorf("-only query -out x.md selects %q; files %q %q", got, o.out, o.plot)
 	}
 	if _, err := parseFlags([]string{"-only", "devices"}); err == nil {
 		t.Error("-only devices accepted")
@@ -163,32 +160,14 @@ func TestMergeResults(t *testing.T) {
 func TestTimeseriesReport(t *testing.T) {
 	t.Parallel()
 	const json = 10 << 20
-	ts := func(list, asJSON int64) *results {
-		return &results{Options: map[string]string{}, Timeseries: &timeseriesResult{
-			Points: 1000, JSONBytes: json, BareDecode: time.Second, StreamDecode: time.Second,
-			DataSource:     &measurement{RSS: list, Wall: 2 * time.Second},
-			DataSourceJSON: &measurement{RSS: asJSON, Wall: time.Second},
-		}}
-	}
-	for _, c := range []struct {
-		list, asJSON int64
-		want         string
-	}{
-		{20 * json, 2 * json, "Only `as_json = true` meets"},
-		{2 * json, json, "Both modes meet"},
-		{2 * json, 4 * json, "Only the `points` list meets"},
-		{20 * json, 4 * json, "Neither mode meets the target of a provider peak RSS of at most 3x the JSON: `as_json = true` comes closest, at 4.00x against 20.00x"},
-		{4 * json, 4 * json, "Neither mode meets"},
-	} {
-		if got := timeseriesVerdict(ts(c.list, c.asJSON).Timeseries); !strings.HasPrefix(got, c.want) {
-			t.Errorf("timeseriesVerdict(%d, %d) = %q, want %q…", c.list, c.asJSON, got, c.want)
-		}
-	}
-	res := ts(20*json, 2*json)
-	table := renderReport(res).table
+	res := &results{Options: map[string]string{}, Timeseries: &timeseriesResult{
+		Points: 1000, JSONBytes: json, BareDecode: time.Second, StreamDecode: time.Second,
+		DataSource:     &measurement{RSS: 20 * json, Wall: 2 * time.Second},
+		DataSourceJSON: &measurement{RSS: 2 * json, Wall: time.Second},
+	}}
+	table := renderTables(res)
 	for _, want := range []string{
 		"| provider peak RSS, plan reading every point with `as_json = true` | 20.0 MiB | 2.00x the JSON |",
-		"Large reads should use `as_json = true`",
 		"| 1,000 points through the data source (`points` list): provider peak RSS at most 3x the JSON | 20.00x (200.0 MiB for 10.0 MiB) | **missed** |",
 		"| 1,000 points through the data source (`as_json = true`): provider peak RSS at most 3x the JSON | 2.00x (20.0 MiB for 10.0 MiB) | met |",
 	} {
@@ -196,12 +175,105 @@ func TestTimeseriesReport(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, table)
 		}
 	}
-	// Results from before as_json: no row, no verdict.
+	// Results from before as_json: no row, no target.
 	res.Timeseries.DataSourceJSON = nil
-	if table := renderReport(res).table; strings.Contains(table, "with `as_json = true` |") || strings.Contains(table, "mode meets") {
+	if table := renderTables(res); strings.Contains(table, "with `as_json = true` |") || strings.Contains(table, "(`as_json = true`)") {
 		t.Errorf("report without as_json results mentions it:\n%s", table)
 	}
 	if got := timeseriesConfig(5, true); !strings.Contains(got, "as_json = true") || !strings.Contains(got, "point_count") {
 		t.Errorf("timeseriesConfig(5, true) = %s", got)
+	}
+}
+
+// sampleResults is a run of two sizes with every scenario measured.
+func sampleResults() *results {
+	m := func(wall time.Duration, requests int64) measurement {
+		return measurement{Wall: wall, TotalCPU: wall, CPU: wall / 2, RSS: 40 << 20,
+			Requests: map[string]int64{"GET /v3/workspaces/{workspace_id}/devices": requests}}
+	}
+	res := &results{
+		Machine: machine{CPUs: 2, Terraform: "1.15.0"},
+		Options: map[string]string{"parallelism": "10", "plan_repeat": "1", "latency": "20ms"},
+		Query:   &queryResult{N: 10, Results: 10, M: m(time.Second, 1)},
+		Timeseries: &timeseriesResult{Points: 1000, JSONBytes: 10 << 20, BareDecode: time.Second, StreamDecode: time.Second,
+			DataSource: &measurement{RSS: 200 << 20, Wall: 2 * time.Second}, DataSourceMin: &measurement{RSS: 20 << 20},
+			DataSourceJSON: &measurement{RSS: 20 << 20, Wall: time.Second}},
+	}
+	for _, n := range []int{100, 1000} {
+		d := time.Duration(n) * time.Millisecond
+		s := sizeResult{N: n, Latency: &latencyResult{Latency: 20 * time.Millisecond, Floor: d, Create: m(3*d, int64(n)), Plan: m(d, 2)}}
+		for _, name := range []string{stepCreate, stepPlan, stepUpdate} {
+			floor := m(d, 0)
+			s.Steps = append(s.Steps, stepPair{Name: name, Baseline: m(d, 0), Floor: &floor, ZDM: m(2*d, 2)})
+		}
+		res.Sizes = append(res.Sizes, s)
+	}
+	return res
+}
+
+func TestRenderPlot(t *testing.T) {
+	t.Parallel()
+	b, err := renderPlot(sampleResults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("the plot is not a PNG image: %v", err)
+	}
+	// Four panels of 3.6 x 3 inches at 110 dpi, two a row: create, plan,
+	// rename, create with latency.
+	if r := img.Bounds(); r.Dx() != 792 || r.Dy() != 660 {
+		t.Errorf("plot is %dx%d, want 792x660 (2 x 2 panels)", r.Dx(), r.Dy())
+	}
+}
+
+func TestRenderResults(t *testing.T) {
+	t.Parallel()
+	res := sampleResults()
+	page := string(renderResults(res, renderTables(res), "performance.png"))
+	for _, want := range []string{
+		"![Wall time of each step against N](performance.png)",
+		"## Provider against terraform_data",
+		"| 1,000 | plan: refresh N, no changes | 1.00 s | 1.00 s | 2.00 s | 2.00x | 2.00x | 2 `GET …/devices` |",
+		"## With 20ms of latency per request",
+		"## terraform query",
+		"## Time series",
+		"| no-op plan of 1,000 devices: at most 5 API requests | 2 | met |",
+		"| no-op plan of 1,000 devices: at most 1.3x terraform_data | 2.00x | **missed** |",
+		"| CPUs | 2 () |",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("RESULTS.md lacks %q:\n%s", want, page)
+		}
+	}
+}
+
+func TestUpdateGuide(t *testing.T) {
+	t.Parallel()
+	res := sampleResults()
+	guide := "intro\n<!-- bench:sizes:begin -->\nold table\n<!-- bench:sizes:end -->\nmiddle\n" +
+		"<!-- bench:timeseries:begin -->\nold numbers\n<!-- bench:timeseries:end -->\nend\n"
+	got, err := updateGuide([]byte(guide), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(got)
+	for _, want := range []string{
+		"intro\n<!-- bench:sizes:begin -->\n| N devices | step | zdm_device | terraform_data | API requests |",
+		"| 1,000 | apply: rename all N | 2.00 s | 1.00 s | 2 |",
+		"Measured with Terraform 1.15.0 on 2 shared CPUs, `-parallelism=10`",
+		"<!-- bench:sizes:end -->\nmiddle\n<!-- bench:timeseries:begin -->\nReading 1,000 points (10.0 MiB of JSON)",
+		"with `as_json = true`, 20.0 MiB and 1.00 s.\n<!-- bench:timeseries:end -->\nend\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("updated guide lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "old") {
+		t.Errorf("updated guide keeps the old regions:\n%s", text)
+	}
+	if _, err := updateGuide([]byte("no regions\n"), res); err == nil {
+		t.Error("a guide without the regions was accepted")
 	}
 }

@@ -50,6 +50,25 @@ type timeseriesResult struct {
 	DataSourceJSON *measurement `json:"data_source_as_json,omitempty"`
 }
 
+var timeseriesScenario = scenario{
+	name:    "timeseries",
+	option:  "points",
+	enabled: func(o options) bool { return o.points > 0 },
+	run: func(ctx context.Context, b *bench, res *results) error {
+		ts, err := b.runTimeseries(ctx, b.o.points)
+		if err != nil {
+			return fmt.Errorf("time series of %d points: %w", b.o.points, err)
+		}
+		res.Timeseries = ts
+		return nil
+	},
+	measured: func(res *results) bool { return res.Timeseries != nil },
+	take:     func(dst, src *results) { dst.Timeseries = src.Timeseries },
+	report:   timeseriesReport,
+	targets:  timeseriesTargets,
+	summary:  timeseriesSummary,
+}
+
 func (b *bench) runTimeseries(ctx context.Context, points int) (*timeseriesResult, error) {
 	ws, err := b.workspace("timeseries")
 	if err != nil {
@@ -390,3 +409,73 @@ output "points" {
 func mib[T int64 | uint64](n T) string {
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
+
+// ofJSON is n bytes over the size of the JSON page.
+func (t *timeseriesResult) ofJSON(n int64) float64 {
+	return float64(n) / float64(t.JSONBytes)
+}
+
+// timeseriesReport writes the decoding and memory table and what it says.
+func timeseriesReport(w printf, res *results) {
+	t := res.Timeseries
+	w("## Time series\n\n")
+	w("One page of %s data points, %s of JSON. Decoding: the same bytes in memory, decoded into the client's "+
+		"`DataPoint` values by a bare `encoding/json` decoder and by the client's `StreamData` (which keeps every point, as "+
+		"the data source does); medians of %d runs. Peak RSS: a process that reads the page from the local server and keeps "+
+		"every point, and `terraform plan` reading it with the `zdm_timeseries` data source (the provider's process), "+
+		"into the list `points` and, with `as_json = true`, into the string `points_json`.\n\n",
+		num(t.Points), mib(t.JSONBytes), t.DecodeRepeats)
+	ofJSON := func(n int64) string { return times(t.ofJSON(n)) + " the JSON" }
+	writeHeader(w, []string{"measure", "value", "relative"})
+	w("| decode, bare `json.Decoder` | %s | 1.00x |\n", ms(t.BareDecode))
+	w("| decode, `StreamData` | %s | %s the bare decoder |\n", ms(t.StreamDecode), times(ratio(t.StreamDecode, t.BareDecode)))
+	w("| allocated, bare decoder | %s | %s |\n", mib(t.BareAlloc), ofJSON(int64(t.BareAlloc)))     //nolint:gosec // G115: bytes allocated, far below 2^63.
+	w("| allocated, `StreamData` | %s | %s |\n", mib(t.StreamAlloc), ofJSON(int64(t.StreamAlloc))) //nolint:gosec // G115: as above.
+	w("| peak RSS, process that only starts | %s | |\n", mib(t.IdleRSS))
+	w("| peak RSS, bare decoder over HTTP | %s | %s |\n", mib(t.BareRSS), ofJSON(t.BareRSS))
+	w("| peak RSS, `StreamData` over HTTP | %s | %s |\n", mib(t.StreamRSS), ofJSON(t.StreamRSS))
+	if t.DataSource != nil && t.DataSourceMin != nil {
+		w("| provider peak RSS, plan reading 1 point | %s | |\n", mib(t.DataSourceMin.RSS))
+		w("| provider peak RSS, plan reading every point into `points` (list) | %s | %s |\n", mib(t.DataSource.RSS), ofJSON(t.DataSource.RSS))
+		w("| wall time of that plan | %s | |\n", secs(t.DataSource.Wall))
+	}
+	if j := t.DataSourceJSON; j != nil {
+		w("| provider peak RSS, plan reading every point with `as_json = true` | %s | %s |\n", mib(j.RSS), ofJSON(j.RSS))
+		w("| wall time of that plan | %s | |\n", secs(j.Wall))
+	}
+	w("\n")
+}
+
+// timeseriesTargets: decoding as fast as a bare decoder, and a provider peak
+// RSS of at most maxRSSRatio times the JSON in each mode of the data source.
+func timeseriesTargets(res *results) []target {
+	t := res.Timeseries
+	r := ratio(t.StreamDecode, t.BareDecode)
+	out := []target{{fmt.Sprintf("%s points: decode at most 1.5x a bare decoder", num(t.Points)), times(r), r <= 1.5}}
+	for _, m := range []struct {
+		mode string
+		m    *measurement
+	}{{"`points` list", t.DataSource}, {"`as_json = true`", t.DataSourceJSON}} {
+		if m.m != nil {
+			r := t.ofJSON(m.m.RSS)
+			out = append(out, target{fmt.Sprintf("%s points through the data source (%s): provider peak RSS at most %dx the JSON",
+				num(t.Points), m.mode, maxRSSRatio), fmt.Sprintf("%s (%s for %s)", times(r), mib(m.m.RSS), mib(t.JSONBytes)), r <= maxRSSRatio})
+		}
+	}
+	return out
+}
+
+// timeseriesSummary is what the performance guide says of the two modes.
+func timeseriesSummary(res *results) string {
+	t := res.Timeseries
+	if t.DataSource == nil || t.DataSourceJSON == nil {
+		return ""
+	}
+	return fmt.Sprintf("Reading %s points (%s of JSON) in one plan: with `points`, the provider peaked at %s and the\n"+
+		"plan took %s; with `as_json = true`, %s and %s.\n",
+		num(t.Points), mib(t.JSONBytes), mib(t.DataSource.RSS), secs(t.DataSource.Wall), mib(t.DataSourceJSON.RSS), secs(t.DataSourceJSON.Wall))
+}
+
+// maxRSSRatio is the target of the provider's peak RSS reading a page of
+// data points, over the size of their JSON.
+const maxRSSRatio = 3
