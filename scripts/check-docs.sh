@@ -2,8 +2,10 @@
 # Checks of docs/ beyond `tfplugindocs validate` (make docs-check), for the
 # Terraform Registry, which shows docs/ alone, without the rest of the
 # repository:
-#   - no relative link or image leaves docs/ (link to the repository with an
-#     absolute URL instead), and every relative target exists;
+#   - no relative link leaves docs/ (link to the repository with an absolute
+#     URL instead), and every relative target exists;
+#   - images have absolute URLs: the Registry serves the pages, not the files
+#     beside them;
 #   - an absolute link to a file of this repository names a file that exists;
 #   - every page but the index has one of the navigation subcategories.
 set -euo pipefail
@@ -41,12 +43,18 @@ while IFS= read -r -d '' page; do
     *)
       resolved=$(realpath -m "$dir/$path")
       case $resolved/ in
-      "$PWD"/docs/*) [ -e "$resolved" ] || fail "$page: $target: no such file" ;;
+      "$PWD"/docs/*) # the Registry's page URLs have no .md
+        [ -e "$resolved" ] || [ -e "$resolved.md" ] || fail "$page: $target: no such page or file" ;;
       *) fail "$page: $target leaves docs/, which the Registry shows alone: link $repo_url/blob/main/${resolved#"$PWD"/} instead" ;;
       esac
       ;;
     esac
   done < <(links "$page")
+  while IFS= read -r image; do
+    fail "$page: image $image is relative: the Registry does not serve it; use $raw_url/main/<path>"
+  done < <(awk '/^[[:space:]]*(```|~~~)/ { code = !code; next } !code' "$page" |
+    grep -oE '!\[[^]]*\]\([^)[:space:]]+|<img[^>]*src="[^"]+"' | sed -E 's/^!\[[^]]*\]\(//; s/.*src="//; s/"$//' |
+    grep -vE '^[a-z]+:' || true)
 
   [ "$page" = docs/index.md ] && continue
   sub=$(sed -n '/^---$/,/^---$/{s/^subcategory: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p}' "$page" | head -n1)
@@ -57,4 +65,4 @@ done < <(find docs -name '*.md' -print0 | sort -z)
 
 [ "$pages" -gt 0 ] || fail "no pages in docs/"
 [ $failed = 0 ] || exit 1
-echo "check-docs: $pages pages: links stay in docs/ or are absolute, every page has a subcategory"
+echo "check-docs: $pages pages: links stay in docs/ or are absolute, images absolute, every page has a subcategory"
