@@ -10,6 +10,7 @@ package acctest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -42,7 +43,11 @@ type Env struct {
 func New(t *testing.T, newProvider func() provider.Provider) *Env {
 	t.Helper()
 	Prepare(t)
-	srv := localzdm.StartTest(t)
+	choices, err := EnvChoices()
+	if err != nil {
+		t.Fatalf("acctest: %v", err)
+	}
+	srv := localzdm.StartTestWithOptions(t, localzdm.Options{Choices: choices})
 	b, err := srv.Bootstrap("acctest")
 	if err != nil {
 		t.Fatalf("acctest: bootstrap the local server: %v", err)
@@ -54,6 +59,27 @@ func New(t *testing.T, newProvider func() provider.Provider) *Env {
 			"zdm": providerserver.NewProtocol6WithError(newProvider()),
 		},
 	}
+}
+
+// ChoicesEnv names the environment variable that holds the local server's
+// choices (localzdm.Choices as JSON, e.g. {"shuffle_lists": true}) for every
+// test of the run, so that any acceptance test can run against each choice
+// the specification leaves to the service. Unset means the defaults.
+const ChoicesEnv = "ZDM_ACC_CHOICES"
+
+// EnvChoices decodes ChoicesEnv strictly.
+func EnvChoices() (localzdm.Choices, error) {
+	var c localzdm.Choices
+	raw := strings.TrimSpace(os.Getenv(ChoicesEnv))
+	if raw == "" {
+		return c, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("%s: %w", ChoicesEnv, err)
+	}
+	return c, nil
 }
 
 // ProviderConfig is a provider block for the test's server, workspace and

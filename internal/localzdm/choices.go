@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Answers of GET /v3/devices/{device_id}/fota for a device that never had a
@@ -55,6 +56,9 @@ type Choices struct {
 	// HiddenWorkspaces are workspace IDs that GET /v3/workspaces never
 	// shows. GET /v3/workspaces/{id} still answers them.
 	HiddenWorkspaces []string `json:"hidden_workspaces"`
+	// DeviceIDPrefix, when not empty, starts the IDs of new devices instead
+	// of "dev-": "dev/" gives IDs containing "/", which IDs may hold.
+	DeviceIDPrefix string `json:"device_id_prefix"`
 	// Seed makes the shuffled orders repeatable: the same seed and the same
 	// calls give the same orders. Zero picks a random seed.
 	Seed uint64 `json:"seed"`
@@ -74,6 +78,9 @@ func (c Choices) validate() error {
 	}
 	if c.WorkspaceListLimit < 0 {
 		return invalidArgument("\"workspace_list_limit\" must not be negative (0 shows every workspace), got %d", c.WorkspaceListLimit)
+	}
+	if !utf8.ValidString(c.DeviceIDPrefix) || len(c.DeviceIDPrefix) > 64 {
+		return invalidArgument("\"device_id_prefix\" must be valid UTF-8 of at most 64 bytes")
 	}
 	for i, id := range c.HiddenWorkspaces {
 		if id == "" {

@@ -149,6 +149,8 @@
 //   - workspace_list_limit (N > 0) and hidden_workspaces (IDs): GET
 //     /workspaces shows only the first N workspaces and never the hidden
 //     ones; GET /workspaces/{id} still answers them.
+//   - device_id_prefix: the prefix of new device IDs instead of "dev-";
+//     "dev/" gives IDs that contain "/".
 //
 // # Device behavior
 //

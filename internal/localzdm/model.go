@@ -239,12 +239,20 @@ func (s *Server) newFleetLocked(w *workspace, name, description string) *fleet {
 
 func (s *Server) newDeviceLocked(w *workspace, f *fleet, name string) *device {
 	d := &device{
-		ID: s.newIDLocked("dev-"), Name: name, AccountID: w.AccountID, FleetID: f.ID,
+		ID: s.newIDLocked(s.deviceIDPrefix()), Name: name, AccountID: w.AccountID, FleetID: f.ID,
 		WorkspaceID: w.ID, CreatedAt: timestamp(time.Now()),
 	}
 	s.devices[d.ID] = d
 	w.Devices = append(w.Devices, d.ID)
 	return d
+}
+
+// deviceIDPrefix is the prefix of new device IDs (Choices.DeviceIDPrefix).
+func (s *Server) deviceIDPrefix() string {
+	if p := s.choices.get().DeviceIDPrefix; p != "" {
+		return p
+	}
+	return "dev-"
 }
 
 // newKeyLocked binds key (a new random one when empty) to w.

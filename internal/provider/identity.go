@@ -280,3 +280,121 @@ func parseDeviceJobID(raw string) (deviceID, name string, err error) {
 	}
 	return dev, name, nil
 }
+
+// deviceJobIdentityModel is the identity of a zdm_device_job.
+type deviceJobIdentityModel struct {
+	DeviceID types.String `tfsdk:"device_id"`
+	Name     types.String `tfsdk:"name"`
+}
+
+// deviceJobIdentitySchema is the identity schema of zdm_device_job.
+func deviceJobIdentitySchema() identityschema.Schema {
+	return identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"device_id": identityschema.StringAttribute{
+				Description:       "ID of the device of the job (any string, \"/\" included).",
+				RequiredForImport: true,
+			},
+			"name": identityschema.StringAttribute{
+				Description:       "Name of the job.",
+				RequiredForImport: true,
+			},
+		},
+	}
+}
+
+// importDeviceJob imports a zdm_device_job from the import ID
+// "<device_id>/<job_name>" (split at the first "/") or from the identity
+// { device_id, name }, which works for every device ID.
+func importDeviceJob(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	var dev, name string
+	if byIdentity(req) {
+		var ident deviceJobIdentityModel
+		resp.Diagnostics.Append(req.Identity.Get(ctx, &ident)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		dev, name = ident.DeviceID.ValueString(), ident.Name.ValueString()
+		if strings.TrimSpace(dev) == "" || strings.TrimSpace(name) == "" {
+			resp.Diagnostics.AddError("Invalid import identity",
+				"The identity of a job needs a non-empty device_id and name: "+
+					"identity = { device_id = \"<device_id>\", name = \"<job_name>\" }.")
+			return
+		}
+	} else {
+		var err error
+		if dev, name, err = parseDeviceJobID(req.ID); err != nil {
+			resp.Diagnostics.AddError("Invalid import ID", err.Error()+". A device ID that contains \"/\" "+
+				"needs an import block with identity = { device_id = \"<device_id>\", name = \"<job_name>\" }.")
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), deviceJobID(dev, name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("device_id"), dev)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	setIdentity(ctx, resp.Identity, deviceJobIdentityModel{DeviceID: types.StringValue(dev), Name: types.StringValue(name)},
+		&resp.Diagnostics)
+}
+
+// fotaIdentityModel is the identity of a zdm_fota: device_id for the update
+// of one device; workspace_id for an update of fleets, which cannot be
+// imported (the service has no fleet-wide read).
+type fotaIdentityModel struct {
+	DeviceID    types.String `tfsdk:"device_id"`
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+}
+
+// newFOTAIdentity returns the identity of the update of one device (when
+// deviceID is not null) or of fleets of workspaceID.
+func newFOTAIdentity(deviceID, workspaceID types.String) fotaIdentityModel {
+	if !deviceID.IsNull() {
+		return fotaIdentityModel{DeviceID: deviceID, WorkspaceID: types.StringNull()}
+	}
+	return fotaIdentityModel{DeviceID: types.StringNull(), WorkspaceID: workspaceID}
+}
+
+// fotaIdentitySchema is the identity schema of zdm_fota.
+func fotaIdentitySchema() identityschema.Schema {
+	return identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"device_id": identityschema.StringAttribute{
+				Description: "ID of the updated device (any string, \"/\" included). Required for import: only the " +
+					"update of one device can be imported.",
+				OptionalForImport: true,
+			},
+			"workspace_id": identityschema.StringAttribute{
+				Description:       "ID of the workspace of an update of fleets (null for the update of one device).",
+				OptionalForImport: true,
+			},
+		},
+	}
+}
+
+// importFOTA imports the update of one device from the import ID
+// "<device_id>" or from the identity { device_id }.
+func importFOTA(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	dev := req.ID
+	if byIdentity(req) {
+		var ident fotaIdentityModel
+		resp.Diagnostics.Append(req.Identity.Get(ctx, &ident)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		dev = ident.DeviceID.ValueString()
+		if strings.TrimSpace(dev) == "" {
+			resp.Diagnostics.AddError("Invalid import identity",
+				"The identity of a firmware update needs a non-empty device_id: identity = { device_id = "+
+					"\"<device_id>\" }. Only the update of one device can be imported; updates of fleets cannot "+
+					"be read back from the service.")
+			return
+		}
+	} else if strings.TrimSpace(dev) == "" {
+		resp.Diagnostics.AddError("Invalid import ID",
+			"The import ID is empty: it must be a device ID. Only the update of one device can be imported, "+
+				"by its device ID; updates of fleets cannot be read back from the service.")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), dev)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("device_id"), dev)...)
+	setIdentity(ctx, resp.Identity, newFOTAIdentity(types.StringValue(dev), types.StringNull()), &resp.Diagnostics)
+}

@@ -23,6 +23,7 @@ var (
 	_ resource.Resource                = (*deviceJobResource)(nil)
 	_ resource.ResourceWithConfigure   = (*deviceJobResource)(nil)
 	_ resource.ResourceWithImportState = (*deviceJobResource)(nil)
+	_ resource.ResourceWithIdentity    = (*deviceJobResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*deviceJobResource)(nil)
 )
 
@@ -98,6 +99,10 @@ func (r *deviceJobResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 	}
 }
 
+func (r *deviceJobResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = deviceJobIdentitySchema()
+}
+
 func (r *deviceJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
 }
@@ -122,9 +127,11 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setIdentity(ctx, resp.Identity, deviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 }
 
 func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	identityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
 	if r.data == nil {
 		// The provider configuration is not known yet: keep the state.
 		return
@@ -147,6 +154,7 @@ func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	flattenDeviceJob(&state, dev, name, job)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setIdentity(ctx, resp.Identity, deviceJobIdentityModel{DeviceID: state.DeviceID, Name: state.Name}, &resp.Diagnostics)
 }
 
 func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -163,6 +171,7 @@ func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setIdentity(ctx, resp.Identity, deviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 }
 
 func (r *deviceJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -175,14 +184,7 @@ func (r *deviceJobResource) Delete(ctx context.Context, req resource.DeleteReque
 }
 
 func (r *deviceJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	dev, name, err := parseDeviceJobID(req.ID)
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID", err.Error()+".")
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), deviceJobID(dev, name))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("device_id"), dev)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	importDeviceJob(ctx, req, resp)
 }
 
 // flattenDeviceJob copies an API job into the model, keeping the text of

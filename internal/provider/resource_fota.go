@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -26,6 +25,7 @@ var (
 	_ resource.ResourceWithConfigure        = (*fotaResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*fotaResource)(nil)
 	_ resource.ResourceWithImportState      = (*fotaResource)(nil)
+	_ resource.ResourceWithIdentity         = (*fotaResource)(nil)
 	_ resource.ResourceWithModifyPlan       = (*fotaResource)(nil)
 )
 
@@ -151,6 +151,10 @@ func (r *fotaResource) ConfigValidators(context.Context) []resource.ConfigValida
 	}
 }
 
+func (r *fotaResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = fotaIdentitySchema()
+}
+
 func (r *fotaResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
 }
@@ -191,9 +195,11 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setIdentity(ctx, resp.Identity, newFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
 }
 
 func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	identityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
 	if r.data == nil {
 		// The provider configuration is not known yet: keep the state.
 		return
@@ -217,6 +223,7 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	}
 	fotaFlatten(&state, f)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	setIdentity(ctx, resp.Identity, newFOTAIdentity(state.DeviceID, state.WorkspaceID), &resp.Diagnostics)
 }
 
 func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -230,6 +237,7 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setIdentity(ctx, resp.Identity, newFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
 }
 
 func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -245,15 +253,7 @@ func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 }
 
 func (r *fotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	dev := req.ID
-	if strings.TrimSpace(dev) == "" {
-		resp.Diagnostics.AddError("Invalid import ID",
-			"The import ID is empty: it must be a device ID. Only the update of one device can be imported, "+
-				"by its device ID; updates of fleets cannot be read back from the service.")
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), dev)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("device_id"), dev)...)
+	importFOTA(ctx, req, resp)
 }
 
 // fotaFlatten copies the answer of the service into the model.

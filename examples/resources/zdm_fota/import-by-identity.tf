@@ -1,0 +1,14 @@
+# Import the firmware update of one device by its identity (Terraform 1.12
+# and later). Updates of fleets cannot be imported.
+import {
+  to = zdm_fota.gateway
+  identity = {
+    device_id = "dev-0123456789abcdef"
+  }
+}
+
+resource "zdm_fota" "gateway" {
+  device_id        = "dev-0123456789abcdef"
+  firmware_id      = "fw-gateway"
+  firmware_version = "2.1.0"
+}
