@@ -16,7 +16,7 @@ import (
 // proofServer answers GET /v3/workspaces/{id} with status and counts the
 // requests.
 type proofServer struct {
-	status atomic.Int32
+	status atomic.Int64
 	n      atomic.Int32
 }
 
@@ -34,7 +34,7 @@ func (p *proofServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func newProofData(t *testing.T, status int) (*providerData, *proofServer) {
 	t.Helper()
 	ps := &proofServer{}
-	ps.status.Store(int32(status))
+	ps.status.Store(int64(status))
 	srv := httptest.NewServer(ps)
 	t.Cleanup(srv.Close)
 	c, err := client.New(client.Config{BaseURL: srv.URL, APIKey: "test-key-123", MaxRetries: -1})
