@@ -418,7 +418,7 @@ func (s *Server) RevokeKey(apiKey string) error {
 	if _, ok := s.keys[apiKey]; !ok || apiKey == "" {
 		return notFound("no such API key")
 	}
-	delete(s.keys, apiKey)
-	s.changed() // the whole model: the journal has no record of a removed key
+	s.deleteKeyLocked(apiKey)
+	s.changed(goneKey(apiKey))
 	return nil
 }

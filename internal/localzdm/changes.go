@@ -25,6 +25,7 @@ const (
 	opDeleteDevice    = "delete_device"
 	opDeleteFleet     = "delete_fleet"
 	opDeleteWorkspace = "delete_workspace"
+	opDeleteKey       = "delete_key"
 	opKey             = "key"
 	opBootstrap       = "bootstrap"
 	opPoints          = "points"
@@ -71,13 +72,14 @@ func (b *Bootstrap) record() ([]byte, error) {
 	return json.Marshal(journalRecord{Op: opBootstrap, Bootstrap: b})
 }
 
-// gone records the removal of a device, a fleet or a workspace (with
-// everything in it: devices, fleets, keys, data points).
+// gone records the removal of a device, a fleet, a workspace (with
+// everything in it: devices, fleets, keys, data points) or an API key.
 type gone struct{ op, id string }
 
 func goneDevice(id string) gone    { return gone{opDeleteDevice, id} }
 func goneFleet(id string) gone     { return gone{opDeleteFleet, id} }
 func goneWorkspace(id string) gone { return gone{opDeleteWorkspace, id} }
+func goneKey(key string) gone      { return gone{opDeleteKey, key} }
 
 func (g gone) record() ([]byte, error) {
 	return json.Marshal(journalRecord{Op: g.op, ID: g.id})
@@ -173,6 +175,11 @@ func (s *Server) applyRecord(payload []byte) error {
 			return fmt.Errorf("removes unknown workspace %q", r.ID)
 		}
 		s.deleteWorkspaceLocked(w)
+	case opDeleteKey:
+		if _, ok := s.keys[r.ID]; !ok || r.ID == "" {
+			return fmt.Errorf("revokes an unknown API key")
+		}
+		s.deleteKeyLocked(r.ID)
 	case opKey:
 		if r.Key == nil || r.Key.Key == "" || s.workspaces[r.Key.WorkspaceID] == nil {
 			return fmt.Errorf("binds a key to an unknown workspace")

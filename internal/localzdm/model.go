@@ -310,9 +310,21 @@ func (s *Server) deleteWorkspaceLocked(w *workspace) {
 		}
 	}
 	delete(s.workspaces, w.ID)
+	if s.bootstrap != nil && s.bootstrap.WorkspaceID == w.ID {
+		s.bootstrap = nil // EnsureBootstrap makes a new one
+	}
 	s.dataMu.Lock()
 	delete(s.series, w.ID)
 	s.dataMu.Unlock()
+}
+
+// deleteKeyLocked revokes an API key. A bootstrap record of the key is
+// dropped with it: EnsureBootstrap makes a new one.
+func (s *Server) deleteKeyLocked(key string) {
+	delete(s.keys, key)
+	if s.bootstrap != nil && s.bootstrap.APIKey == key {
+		s.bootstrap = nil
+	}
 }
 
 // validJobStatus reports whether status is a job status.

@@ -67,6 +67,9 @@ func changeEverything(t *testing.T, s *Server) {
 	must(err)
 	_, err = s.CreateKey(b.WorkspaceID)
 	must(err)
+	revoked, err := s.CreateKey(b.WorkspaceID)
+	must(err)
+	must(s.RevokeKey(revoked))
 	s.mu.Lock()
 	w := s.workspaces[b.WorkspaceID]
 	f := s.newFleetLocked(w, "extra", "")
@@ -425,5 +428,48 @@ func TestJournalFailureAnswers500(t *testing.T) {
 	data, err := os.ReadFile(filepath.Clean(file))
 	if err != nil || !strings.Contains(string(data), `"unsaved"`) {
 		t.Fatalf("final snapshot lacks the change: %v", err)
+	}
+}
+
+// TestBootstrapRemovedSurvivesRestart removes the bootstrap's workspace, or
+// revokes its key, through the admin API: the state stays consistent (the
+// bootstrap record goes with them), so the server restarts, from the
+// journal after a crash and from the snapshot after Close, and
+// EnsureBootstrap makes a new bootstrap that works.
+func TestBootstrapRemovedSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"delete workspace", "revoke key"} {
+		for _, stop := range []string{"crash", "close"} {
+			file := filepath.Join(t.TempDir(), "state.json")
+			s := mustNew(t, file)
+			b, err := s.EnsureBootstrap(Bootstrap{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if how == "delete workspace" {
+				err = s.DeleteWorkspace(b.WorkspaceID)
+			} else {
+				err = s.RevokeKey(b.APIKey)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stop == "crash" {
+				crash(t, s)
+			} else if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s2, err := New(Options{StateFile: file})
+			if err != nil {
+				t.Fatalf("%s, %s: restart refused: %v", how, stop, err)
+			}
+			nb, err := s2.EnsureBootstrap(Bootstrap{})
+			if err != nil || nb.APIKey == b.APIKey || s2.keys[nb.APIKey] != nb.WorkspaceID {
+				t.Fatalf("%s, %s: new bootstrap %+v, %v (old %+v)", how, stop, nb, err, b)
+			}
+			if err := s2.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
