@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -141,7 +142,31 @@ func (c *Client) GetJob(ctx context.Context, deviceID, jobName string) (*Job, er
 	if err := requireIDs("device ID", deviceID, "job name", jobName); err != nil {
 		return nil, err
 	}
-	return getOne[Job](ctx, c, c.mgmtRequest(http.MethodGet, nil, "devices", deviceID, "jobs", jobName), "job")
+	rq := c.mgmtRequest(http.MethodGet, nil, "devices", deviceID, "jobs", jobName)
+	var j *Job
+	if err := c.call(ctx, rq, "job", &j); err != nil {
+		return nil, err
+	}
+	if j == nil || (j.Status == "" && j.ScheduledAt == "") {
+		return nil, c.neverScheduled(rq, "no job")
+	}
+	return j, nil
+}
+
+// ErrNeverScheduled marks a read of a device's job or firmware update that
+// the service answered 200 without a record: a null member, an empty object,
+// or an object with neither status nor scheduled_at. The device exists and
+// has no such job or update: treat it as never scheduled. Test for it with
+// errors.Is or IsNeverScheduled.
+var ErrNeverScheduled = errors.New("never scheduled")
+
+// IsNeverScheduled reports whether err is (or wraps) ErrNeverScheduled.
+func IsNeverScheduled(err error) bool {
+	return errors.Is(err, ErrNeverScheduled)
+}
+
+func (c *Client) neverScheduled(rq *request, msg string) error {
+	return &requestError{method: rq.method, path: rq.path, msg: msg, errs: []error{ErrNeverScheduled}, scrub: c.scrub}
 }
 
 // jobBody is the body of job scheduling; an empty value is sent as {}.
@@ -191,7 +216,15 @@ func (c *Client) GetFOTA(ctx context.Context, deviceID string) (*FOTA, error) {
 	if err := requireIDs("device ID", deviceID); err != nil {
 		return nil, err
 	}
-	return getOne[FOTA](ctx, c, c.mgmtRequest(http.MethodGet, nil, "devices", deviceID, "fota"), "fota")
+	rq := c.mgmtRequest(http.MethodGet, nil, "devices", deviceID, "fota")
+	var f *FOTA
+	if err := c.call(ctx, rq, "fota", &f); err != nil {
+		return nil, err
+	}
+	if f == nil || (f.Status == "" && f.ScheduledAt == "") {
+		return nil, c.neverScheduled(rq, "no firmware update")
+	}
+	return f, nil
 }
 
 // ScheduleFOTA schedules a firmware update on a device

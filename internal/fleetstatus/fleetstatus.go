@@ -225,7 +225,7 @@ func ReadIDs(ctx context.Context, c *client.Client, ids []string, kind Kind, par
 // ReadDevices reads the status of kind on each device, at most parallel at a
 // time (0 means DefaultParallelism; more than MaxParallelism is capped), and
 // returns them sorted by device ID. A device that never got the job or an
-// update (404) has Found false. The first other error cancels the reads
+// update (404, or an answer without a record) has Found false. The first other error cancels the reads
 // still in flight and is returned, naming its device.
 func ReadDevices(ctx context.Context, c *client.Client, devices []client.Device, kind Kind, parallel int) ([]Device, error) {
 	if parallel <= 0 {
@@ -282,7 +282,7 @@ func readOne(ctx context.Context, c *client.Client, dev client.Device, kind Kind
 	if kind.IsFOTA() {
 		f, err := c.GetFOTA(ctx, dev.ID)
 		switch {
-		case client.IsNotFound(err):
+		case client.IsNotFound(err), client.IsNeverScheduled(err):
 			return d, nil
 		case err != nil:
 			return d, err
@@ -293,7 +293,7 @@ func readOne(ctx context.Context, c *client.Client, dev client.Device, kind Kind
 	}
 	j, err := c.GetJob(ctx, dev.ID, kind.Job)
 	switch {
-	case client.IsNotFound(err):
+	case client.IsNotFound(err), client.IsNeverScheduled(err):
 		return d, nil
 	case err != nil:
 		return d, err

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -52,7 +53,11 @@ func CompactObject(s string) (json.RawMessage, error) {
 
 // Equal reports whether a and b hold the same JSON value: white space, the
 // order of object keys and the spelling of numbers (1, 1.0, 1e0) do not
-// matter. Texts that are not JSON are equal only when identical.
+// matter, and numbers are compared as the service keeps them, as float64:
+// two numbers that round to the same float64 are equal (1/3 written with 20
+// digits and the service's 0.3333333333333333, 12345678901234567890 and
+// 12345678901234567000, 1e-400 and 0). Texts that are not JSON are equal
+// only when identical.
 func Equal(a, b string) bool {
 	if a == b {
 		return true
@@ -112,10 +117,22 @@ func valuesEqual(a, b any) bool {
 		if x == y {
 			return true
 		}
-		rx, okX := new(big.Rat).SetString(string(x))
-		ry, okY := new(big.Rat).SetString(string(y))
-		return okX && okY && rx.Cmp(ry) == 0
+		return numbersEqual(string(x), string(y))
 	default: // string, bool, nil
 		return a == b
 	}
+}
+
+// numbersEqual compares two JSON numbers after rounding to float64, the
+// service's number type. Numbers beyond the float64 range (which the
+// service cannot keep) are compared exactly.
+func numbersEqual(x, y string) bool {
+	fx, errX := strconv.ParseFloat(x, 64)
+	fy, errY := strconv.ParseFloat(y, 64)
+	if errX == nil && errY == nil {
+		return fx == fy
+	}
+	rx, okX := new(big.Rat).SetString(x)
+	ry, okY := new(big.Rat).SetString(y)
+	return okX && okY && rx.Cmp(ry) == 0
 }

@@ -65,7 +65,9 @@
 //     both). Lists are in creation order (switch: shuffled).
 //   - Jobs: one job per (device, name); scheduling a name again replaces the
 //     job and sets it pending. The body's value is optional (missing or null
-//     means {}) and must be a JSON object. Jobs are listed by name (switch:
+//     means {}) and must be a JSON object; its numbers are kept as float64
+//     (0.33333333333333333333 is stored as 0.3333333333333333, 1e-400 as 0;
+//     a number beyond the float64 range answers 400). Jobs are listed by name (switch:
 //     shuffled), and GETs and lists echo the value as stored (switch: no
 //     value, null, or keys reordered). A status
 //     filter other than pending or done, or a repeated status, answers 400.

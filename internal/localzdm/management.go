@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -411,7 +412,50 @@ func jobValue(v json.RawMessage) (json.RawMessage, error) {
 	if err := json.Compact(&buf, t); err != nil {
 		return nil, invalidArgument("\"value\" is not valid JSON: %v", err)
 	}
-	return buf.Bytes(), nil
+	return float64Numbers(buf.Bytes())
+}
+
+// float64Numbers rewrites every number of the compact JSON text v as the
+// service keeps numbers, a float64 (written as encoding/json writes one):
+// 0.33333333333333333333 becomes 0.3333333333333333, 12345678901234567890
+// becomes 12345678901234567000, 1e-400 becomes 0. A number beyond the
+// float64 range is refused.
+func float64Numbers(v []byte) ([]byte, error) {
+	out := make([]byte, 0, len(v))
+	for i := 0; i < len(v); {
+		c := v[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(v) && v[j] != '"' {
+				if v[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			out = append(out, v[i:min(j+1, len(v))]...)
+			i = j + 1
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i + 1
+			for j < len(v) && strings.IndexByte("0123456789.eE+-", v[j]) >= 0 {
+				j++
+			}
+			f, err := strconv.ParseFloat(string(v[i:j]), 64)
+			if err != nil {
+				return nil, invalidArgument("\"value\" holds the number %s, which is out of range", v[i:j])
+			}
+			enc, err := json.Marshal(f)
+			if err != nil {
+				return nil, invalidArgument("\"value\" holds the number %s, which is out of range", v[i:j])
+			}
+			out = append(out, enc...)
+			i = j
+		default:
+			out = append(out, c)
+			i++
+		}
+	}
+	return out, nil
 }
 
 func validJobName(name string) error {

@@ -35,6 +35,7 @@ type scheduleFOTAActionModel struct {
 	DeviceID        types.String `tfsdk:"device_id"`
 	WorkspaceID     types.String `tfsdk:"workspace_id"`
 	FleetIDs        types.Set    `tfsdk:"fleet_ids"`
+	AllFleets       types.Bool   `tfsdk:"all_fleets"`
 	Wait            types.Bool   `tfsdk:"wait"`
 	Timeout         types.String `tfsdk:"timeout"`
 	PollInterval    types.String `tfsdk:"poll_interval"`
@@ -59,7 +60,7 @@ func (a *scheduleFOTAAction) Schema(_ context.Context, _ action.SchemaRequest, r
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Schedules a firmware-over-the-air (FOTA) update on a device (`device_id`) or on every " +
-			"device of fleets of a workspace (`workspace_id`, with `fleet_ids` or every fleet), each time the action " +
+			"device of fleets of a workspace (`workspace_id`, with `fleet_ids`, or `all_fleets = true` for every fleet), each time the action " +
 			"is invoked: with `terraform apply -invoke=action.zdm_schedule_fota.<name>` or from an `action_trigger` " +
 			"of a resource's lifecycle. Nothing is kept in the Terraform state. With `wait`, the action polls the " +
 			"update of every device until all report `done`, and fails after `timeout` naming the devices not done " +
@@ -80,6 +81,9 @@ func (a *scheduleFOTAAction) ValidateConfig(ctx context.Context, req action.Vali
 		return
 	}
 	validateWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval, &resp.Diagnostics)
+	if !cfg.WorkspaceID.IsNull() && cfg.DeviceID.IsNull() {
+		validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
+	}
 }
 
 func (a *scheduleFOTAAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
@@ -113,6 +117,7 @@ func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeReques
 	} else {
 		ws := cfg.WorkspaceID.ValueString()
 		fleets := setStrings(ctx, cfg.FleetIDs, &resp.Diagnostics)
+		validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}

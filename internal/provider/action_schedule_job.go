@@ -36,6 +36,7 @@ type scheduleJobActionModel struct {
 	DeviceID     types.String `tfsdk:"device_id"`
 	WorkspaceID  types.String `tfsdk:"workspace_id"`
 	FleetIDs     types.Set    `tfsdk:"fleet_ids"`
+	AllFleets    types.Bool   `tfsdk:"all_fleets"`
 	Wait         types.Bool   `tfsdk:"wait"`
 	Timeout      types.String `tfsdk:"timeout"`
 	PollInterval types.String `tfsdk:"poll_interval"`
@@ -61,7 +62,7 @@ func (a *scheduleJobAction) Schema(_ context.Context, _ action.SchemaRequest, re
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Schedules a job on a device (`device_id`) or on every device of fleets of a workspace " +
-			"(`workspace_id`, with `fleet_ids` or every fleet), each time the action is invoked: with `terraform " +
+			"(`workspace_id`, with `fleet_ids`, or `all_fleets = true` for every fleet), each time the action is invoked: with `terraform " +
 			"apply -invoke=action.zdm_schedule_job.<name>` or from an `action_trigger` of a resource's lifecycle. " +
 			"Nothing is kept in the Terraform state. With `wait`, the action polls the job of every device until " +
 			"all report `done`, and fails after `timeout` naming the devices still pending. Progress is reported " +
@@ -82,6 +83,9 @@ func (a *scheduleJobAction) ValidateConfig(ctx context.Context, req action.Valid
 		return
 	}
 	validateWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval, &resp.Diagnostics)
+	if !cfg.WorkspaceID.IsNull() && cfg.DeviceID.IsNull() {
+		validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
+	}
 }
 
 func (a *scheduleJobAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
@@ -120,6 +124,7 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 	} else {
 		ws := cfg.WorkspaceID.ValueString()
 		fleets := setStrings(ctx, cfg.FleetIDs, &resp.Diagnostics)
+		validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}

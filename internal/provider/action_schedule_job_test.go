@@ -211,6 +211,14 @@ workspace_id = "w"`, `(?s)Exactly one of these attributes must be configured: \[
 fleet_ids = ["f"]`, `(?s)cannot be configured together: \[device_id,fleet_ids\]`),
 			job(`workspace_id = "w"
 fleet_ids = []`, `(?s)Attribute fleet_ids set must contain at least 1 elements`),
+			job(`workspace_id = "w"`, `(?s)Missing fleet_ids.*all_fleets\s+=\s+true`),
+			fota(`workspace_id = "w"
+all_fleets = false`, `(?s)Missing fleet_ids.*never\s+targets\s+every\s+fleet`),
+			fota(`workspace_id = "w"
+all_fleets = true
+fleet_ids = ["f"]`, `(?s)Conflicting all_fleets and fleet_ids`),
+			job(`device_id = "d"
+all_fleets = true`, `(?s)cannot be configured together: \[device_id,all_fleets\]`),
 			job(`device_id = "d"
 value = "{\"a\":"`, `(?s)Invalid JSON in value.*not valid JSON`),
 			job(`device_id = "d"

@@ -30,14 +30,19 @@ func actionTargetAttributes(what string) map[string]schema.Attribute {
 			Validators: notEmpty,
 		},
 		"fleet_ids": schema.SetAttribute{
-			MarkdownDescription: "IDs of the fleets of `workspace_id` that get the " + what + "; every fleet of the " +
-				"workspace when not set (an empty set is an error). Only with `workspace_id`.",
+			MarkdownDescription: "IDs of the fleets of `workspace_id` that get the " + what + ". With `workspace_id`, " +
+				"exactly one of `fleet_ids` and `all_fleets = true` must be set (an empty set is an error).",
 			ElementType: types.StringType,
 			Optional:    true,
 			Validators: []validator.Set{
 				setvalidator.SizeAtLeast(1),
 				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), notBlank{}),
 			},
+		},
+		"all_fleets": schema.BoolAttribute{
+			MarkdownDescription: "Set to `true` to send the " + what + " to every fleet of `workspace_id`. It is never " +
+				"implied: without it, `fleet_ids` must name the fleets. Only with `workspace_id`.",
+			Optional: true,
 		},
 		"wait": schema.BoolAttribute{
 			MarkdownDescription: "Wait until every targeted device reports the " + what + " `done`, polling each " +

@@ -46,3 +46,14 @@ func fleetIDsAttribute(description string) schema.SetAttribute {
 		},
 	}
 }
+
+// allFleetsAttribute is the all_fleets attribute of the fleet-wide
+// scheduling resources; what names what is scheduled ("the job").
+func allFleetsAttribute(what string) schema.BoolAttribute {
+	return schema.BoolAttribute{
+		MarkdownDescription: "Set to `true` to schedule " + what + " on every fleet of `workspace_id`. It is never " +
+			"implied: without it, `fleet_ids` must name the fleets. Setting it on a resource scheduled on every " +
+			"fleet before it existed sends nothing again.",
+		Optional: true,
+	}
+}

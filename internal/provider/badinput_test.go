@@ -359,19 +359,62 @@ resource "zdm_device" "d" { name = "d" }`,
 		want: []string{`Attribute device_id string length must be at least 1`}},
 	{name: "zdm_fleet_job/empty fleet_ids", attr: "fleet_ids",
 		body: `resource "zdm_fleet_job" "j" {
-  name      = "reboot"
-  fleet_ids = []
+  workspace_id = "wks-1"
+  name         = "reboot"
+  fleet_ids    = []
 }`,
 		want: []string{`Attribute fleet_ids set must contain at least 1 elements`}},
 	{name: "zdm_fleet_job/value string", attr: "value",
 		body: `resource "zdm_fleet_job" "j" {
-  name  = "reboot"
-  value = jsonencode("now")
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  value        = jsonencode("now")
 }`,
 		want: []string{`Invalid JSON in value`, `The value of value`}},
 	{name: "zdm_fleet_job/name empty", attr: "name",
-		body: `resource "zdm_fleet_job" "j" { name = "" }`,
+		body: `resource "zdm_fleet_job" "j" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = ""
+}`,
 		want: []string{`Attribute name string length must be at least 1`}},
+	{name: "zdm_fleet_job/neither fleet_ids nor all_fleets", attr: "fleet_ids",
+		body: `resource "zdm_fleet_job" "j" {
+  workspace_id = "wks-1"
+  name         = "reboot"
+}`,
+		want: []string{`Missing fleet_ids`, `all_fleets = true`}},
+	{name: "zdm_fleet_job/all_fleets false", attr: "fleet_ids",
+		body: `resource "zdm_fleet_job" "j" {
+  workspace_id = "wks-1"
+  name         = "reboot"
+  all_fleets   = false
+}`,
+		want: []string{`Missing fleet_ids`, `never targets every fleet`}},
+	{name: "zdm_fleet_job/fleet_ids and all_fleets", attr: "all_fleets",
+		body: `resource "zdm_fleet_job" "j" {
+  workspace_id = "wks-1"
+  name         = "reboot"
+  fleet_ids    = ["flt-1"]
+  all_fleets   = true
+}`,
+		want: []string{`Conflicting all_fleets and fleet_ids`}},
+	{name: "zdm_fota/workspace_id without fleets", attr: "fleet_ids",
+		body: `resource "zdm_fota" "u" {
+  workspace_id     = "wks-1"
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+}`,
+		want: []string{`Missing fleet_ids`, `all_fleets = true`}},
+	{name: "zdm_fota/device_id with all_fleets", attr: "all_fleets", at: "device_id",
+		body: `resource "zdm_fota" "u" {
+  device_id        = "dev-1"
+  all_fleets       = true
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+}`,
+		want: []string{`Invalid Attribute Combination`, `all_fleets`}},
 	{name: "zdm_fota/device_id and workspace_id", attr: "workspace_id", at: "device_id",
 		body: `resource "zdm_fota" "u" {
   device_id        = "dev-1"
@@ -422,7 +465,11 @@ resource "zdm_device" "d" { name = "d" }`,
 }`, importTo: "zdm_device_job.j", importID: " /reboot",
 		want: []string{`Invalid import ID`, `is not "<device_id>/<job_name>"`}},
 	{name: "import/zdm_fleet_job empty name", attr: "import ID",
-		body: `resource "zdm_fleet_job" "j" { name = "reboot" }`, importTo: "zdm_fleet_job.j", importID: "wks-1/",
+		body: `resource "zdm_fleet_job" "j" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+}`, importTo: "zdm_fleet_job.j", importID: "wks-1/",
 		want: []string{`Invalid import ID`, `import ID "wks-1/" is not "<workspace_id>/<job_name>"`}},
 	{name: "import/zdm_fota blank", attr: "import ID",
 		body: `resource "zdm_fota" "u" {

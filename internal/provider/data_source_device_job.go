@@ -84,6 +84,12 @@ func (d *deviceJobDataSource) Read(ctx context.Context, req datasource.ReadReque
 		}
 		return
 	}
+	if client.IsNeverScheduled(err) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Job not found",
+			"Device "+dev+" has no job named "+quote(name)+" (the service answered without a job). The "+
+				"zdm_device_jobs data source lists its jobs.")
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read job "+quote(name)+" of device "+dev, err.Error())
 		return

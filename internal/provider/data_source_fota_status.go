@@ -101,6 +101,10 @@ func (d *fotaStatusDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		}
 		f, err = nil, nil
 	}
+	if client.IsNeverScheduled(err) {
+		// The service answered without a record: the device never had one.
+		f, err = nil, nil
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the firmware update of device "+dev, err.Error())
 		return

@@ -30,8 +30,8 @@ func compactJSON(raw []byte) string {
 	return string(c)
 }
 
-// jsonEqual reports whether a and b hold the same JSON value:
-// jsonvalue.Equal.
+// jsonEqual reports whether a and b hold the same JSON value, numbers
+// compared as the service keeps them (float64): jsonvalue.Equal.
 func jsonEqual(a, b string) bool {
 	return jsonvalue.Equal(a, b)
 }
@@ -45,10 +45,12 @@ func jobValue(v types.String) (json.RawMessage, error) {
 }
 
 // refreshedJSON returns the state's text when it holds the same JSON as the
-// service's answer, else the answer (compacted).
+// service's answer (numbers compared as the service keeps them, float64), or
+// when the answer carries no value (missing or null: a service that does not
+// echo it tells nothing new); else the answer (compacted).
 func refreshedJSON(state types.String, answer json.RawMessage) types.String {
 	got := compactJSON(answer)
-	if !state.IsNull() && !state.IsUnknown() && jsonEqual(state.ValueString(), got) {
+	if !state.IsNull() && !state.IsUnknown() && (got == "null" || jsonEqual(state.ValueString(), got)) {
 		return state
 	}
 	return types.StringValue(got)

@@ -60,7 +60,9 @@ func (r *deviceJobResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 		MarkdownDescription: "A named job scheduled on a device, with its arguments. Creating the resource schedules " +
 			"the job; changing `value` or `triggers` schedules it again in place (the service replaces the job of " +
 			"that name and sets it back to `pending`). `status` is read back on every refresh, so it moves from " +
-			"`pending` to `done` once the device has run the job. The API cannot cancel jobs: destroying only " +
+			"`pending` to `done` once the device has run the job. A job record the service no longer returns while " +
+			"the device exists keeps its last-read status (a warning says so) and is not scheduled again; the job " +
+			"leaves the state only when its device is gone. The API cannot cancel jobs: destroying only " +
 			"removes the job from the Terraform state (a warning says so at plan time), and changing `device_id` " +
 			"or `name` schedules a new job and leaves the old one. Works with every Terraform and OpenTofu " +
 			"version; with Terraform 1.14 and later, the `zdm_schedule_job` action schedules jobs without keeping them in state.",
@@ -143,9 +145,8 @@ func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	dev, name := state.DeviceID.ValueString(), state.Name.ValueString()
 	job, err := r.data.client.GetJob(ctx, dev, name)
-	if client.IsNotFound(err) {
-		tflog.Warn(ctx, "job not found; removing it from the state", map[string]any{"device_id": dev, "name": name})
-		resp.State.RemoveResource(ctx)
+	if client.IsNotFound(err) || client.IsNeverScheduled(err) {
+		r.missing(ctx, state, err, resp)
 		return
 	}
 	if err != nil {
@@ -155,6 +156,34 @@ func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, 
 	flattenDeviceJob(&state, dev, name, job)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	setIdentity(ctx, resp.Identity, deviceJobIdentityModel{DeviceID: state.DeviceID, Name: state.Name}, &resp.Diagnostics)
+}
+
+// missing handles a read that found no job (err): the job leaves the state
+// only when its device is proven gone; a record the service no longer
+// returns while the device exists keeps the state, with a warning, so that
+// nothing is scheduled again without a change of the configuration. After
+// an import (no status read yet) it is an error.
+func (r *deviceJobResource) missing(ctx context.Context, state deviceJobModel, err error, resp *resource.ReadResponse) {
+	dev, name := state.DeviceID.ValueString(), state.Name.ValueString()
+	gone := false
+	if client.IsNotFound(err) {
+		var perr error
+		gone, perr = r.data.deviceGone(ctx, dev, err)
+		if perr != nil {
+			resp.Diagnostics.AddError("Cannot read job "+quote(name)+" of device "+dev, perr.Error())
+			return
+		}
+	}
+	switch {
+	case gone:
+		tflog.Warn(ctx, "device not found; removing its job from the state", map[string]any{"device_id": dev, "name": name})
+		resp.State.RemoveResource(ctx)
+	case state.Status.IsNull():
+		resp.Diagnostics.AddError("Cannot import job "+quote(name)+" of device "+dev,
+			"Device "+dev+" has no job named "+quote(name)+". The zdm_device_jobs data source lists its jobs.")
+	default:
+		resp.Diagnostics.AddWarning(recordMissing("job "+quote(name), dev, "value or triggers"))
+	}
 }
 
 func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

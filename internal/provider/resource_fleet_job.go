@@ -20,10 +20,11 @@ import (
 )
 
 var (
-	_ resource.Resource                = (*fleetJobResource)(nil)
-	_ resource.ResourceWithConfigure   = (*fleetJobResource)(nil)
-	_ resource.ResourceWithImportState = (*fleetJobResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*fleetJobResource)(nil)
+	_ resource.Resource                   = (*fleetJobResource)(nil)
+	_ resource.ResourceWithConfigure      = (*fleetJobResource)(nil)
+	_ resource.ResourceWithImportState    = (*fleetJobResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*fleetJobResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*fleetJobResource)(nil)
 )
 
 func newFleetJobResource() resource.Resource {
@@ -43,6 +44,7 @@ type fleetJobModel struct {
 	Name        types.String `tfsdk:"name"`
 	Value       types.String `tfsdk:"value"`
 	FleetIDs    types.Set    `tfsdk:"fleet_ids"`
+	AllFleets   types.Bool   `tfsdk:"all_fleets"`
 	Triggers    types.Map    `tfsdk:"triggers"`
 	Devices     types.List   `tfsdk:"devices"`
 	ScheduledAt types.String `tfsdk:"scheduled_at"`
@@ -55,8 +57,8 @@ func (r *fleetJobResource) Metadata(_ context.Context, req resource.MetadataRequ
 func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A named job scheduled on every device of fleets of a workspace (or of all its fleets) " +
-			"with one request. Creating the resource schedules the job; changing `value`, `fleet_ids` or `triggers` " +
+		MarkdownDescription: "A named job scheduled on every device of fleets of a workspace (named in `fleet_ids`, " +
+			"or every fleet with `all_fleets = true`) with one request. Creating the resource schedules the job; changing `value`, `fleet_ids` or `triggers` " +
 			"schedules it again, in place, on the devices of the fleets at that time. The service has no " +
 			"fleet-wide read: a refresh keeps what scheduling answered (`devices`, `scheduled_at`); each device's " +
 			"job can be read with `zdm_device_job` or `zdm_device_jobs`. The API cannot cancel jobs: destroying " +
@@ -70,17 +72,12 @@ func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"workspace_id": schema.StringAttribute{
-				MarkdownDescription: "ID of the workspace of the fleets; defaults to the provider's `workspace_id`. " +
-					"The provider's `workspace_id` is used only when the resource is created: a later change of it " +
-					"never replaces the resource. Changing this attribute **replaces** the resource: the job is " +
-					"scheduled in the new workspace and stays in the old one.",
-				Optional:   true,
-				Computed:   true,
-				Validators: notEmpty,
-				PlanModifiers: []planmodifier.String{
-					stringplanmodifier.UseStateForUnknown(),
-					stringplanmodifier.RequiresReplace(),
-				},
+				MarkdownDescription: "ID of the workspace of the fleets. It must be set explicitly: the provider's " +
+					"`workspace_id` is not used, so that a job never reaches devices nobody named. Changing it " +
+					"**replaces** the resource: the job is scheduled in the new workspace and stays in the old one.",
+				Required:      true,
+				Validators:    notEmpty,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Name of the job, one of the jobs the devices' firmware exposes. Changing it " +
@@ -90,10 +87,11 @@ func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"value": jobValueAttribute("schedules the job again on the devices of the fleets"),
-			"fleet_ids": fleetIDsAttribute("IDs of the fleets whose devices run the job; every fleet of the " +
-				"workspace when not set (an empty set is an error). Changing it schedules the job again, in place, " +
-				"on the devices of the new fleets (devices of fleets left out keep their job)."),
-			"triggers": triggersAttribute("schedule the job on the devices of the fleets"),
+			"fleet_ids": fleetIDsAttribute("IDs of the fleets whose devices run the job. Exactly one of `fleet_ids` " +
+				"and `all_fleets = true` must be set (an empty set is an error). Changing it schedules the job again, " +
+				"in place, on the devices of the new fleets (devices of fleets left out keep their job)."),
+			"all_fleets": allFleetsAttribute("the job"),
+			"triggers":   triggersAttribute("schedule the job on the devices of the fleets"),
 			"devices": schema.ListAttribute{
 				MarkdownDescription: "IDs of the devices the job was scheduled on, sorted: those of the fleets when " +
 					"it was last scheduled. Devices added to the fleets later do not get the job until it is scheduled again.",
@@ -112,8 +110,16 @@ func (r *fleetJobResource) Configure(_ context.Context, req resource.ConfigureRe
 	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
 }
 
+func (r *fleetJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg fleetJobModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
+}
+
 func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planWorkspace(ctx, "fleet job", req, resp)
 	keepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
 		[]string{"id", "devices", "scheduled_at"})
 	warnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
@@ -140,10 +146,21 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 		notConfigured(&resp.Diagnostics)
 		return
 	}
-	var plan fleetJobModel
+	var plan, prior fleetJobModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, &resp.Diagnostics) {
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
 		return
+	}
+	if !sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets) || !jsonEqual(prior.Value.ValueString(), plan.Value.ValueString()) ||
+		!prior.Triggers.Equal(plan.Triggers) {
+		if !r.schedule(ctx, &plan, &resp.Diagnostics) {
+			return
+		}
+	} else {
+		// Only the way the targets are written changed (all_fleets = true
+		// for a job scheduled on every fleet): nothing is sent again.
+		plan.Devices, plan.ScheduledAt, plan.ID = prior.Devices, prior.ScheduledAt, prior.ID
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -204,6 +221,7 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 		Name:        types.StringValue(name),
 		Value:       types.StringValue(compactJSON(latest.Value)),
 		FleetIDs:    types.SetNull(types.StringType),
+		AllFleets:   types.BoolValue(true),
 		Triggers:    types.MapNull(types.StringType),
 		Devices:     sortedList(reached),
 		ScheduledAt: types.StringValue(latest.ScheduledAt),
@@ -214,8 +232,9 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 // schedule schedules the job of plan on its fleets and stores the answer in
 // plan.
 func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, diags *diag.Diagnostics) bool {
-	ws := r.data.workspaceOrDefault(plan.WorkspaceID, path.Root("workspace_id"), diags)
+	ws := plan.WorkspaceID.ValueString()
 	fleets := setStrings(ctx, plan.FleetIDs, diags)
+	validateFleetTargets(plan.FleetIDs, plan.AllFleets, "the job", diags)
 	if diags.HasError() {
 		return false
 	}
@@ -242,15 +261,4 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, di
 	plan.Devices = sortedList(job.Devices)
 	plan.ScheduledAt = types.StringValue(job.ScheduledAt)
 	return true
-}
-
-// scheduledLater reports whether the RFC 3339 time a is after b (compared as
-// text when either cannot be read).
-func scheduledLater(a, b string) bool {
-	ta, errA := parseRFC3339(a)
-	tb, errB := parseRFC3339(b)
-	if errA != nil || errB != nil {
-		return a > b
-	}
-	return ta.After(tb)
 }

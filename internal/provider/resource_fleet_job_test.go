@@ -41,11 +41,12 @@ func TestAccFleetJobResource(t *testing.T) {
 	config := func(name, value, extra string) string {
 		return e.Config(fmt.Sprintf(`
 resource "zdm_fleet_job" "test" {
-  name  = %q
-  value = %s
+  workspace_id = %q
+  name         = %q
+  value        = %s
   %s
 }
-`, name, value, extra))
+`, ws, name, value, extra))
 	}
 	jobsOnServer := func(name, value string, devices ...string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
@@ -118,8 +119,8 @@ resource "zdm_fleet_job" "test" {
 				Check: jobsOnServer("configure", `{"level":2}`, ab...),
 			},
 			{
-				// No fleet_ids: every fleet of the workspace.
-				Config: config("configure", `jsonencode({ level = 2 })`, ""),
+				// all_fleets: every fleet of the workspace.
+				Config: config("configure", `jsonencode({ level = 2 })`, "all_fleets = true"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 				},
@@ -129,7 +130,7 @@ resource "zdm_fleet_job" "test" {
 				Check: jobsOnServer("configure", `{"level":2}`, all...),
 			},
 			{
-				Config: config("configure", `jsonencode({ level = 2 })`, `triggers = { run = "2" }`),
+				Config: config("configure", `jsonencode({ level = 2 })`, "all_fleets = true\n"+`triggers = { run = "2" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 				},
@@ -184,17 +185,30 @@ func TestAccFleetJobResourceInvalid(t *testing.T) {
 		ProtoV6ProviderFactories: e.Factories,
 		Steps: []resource.TestStep{
 			step(`
-name  = "x"
-value = "[]"`, `(?s)Invalid JSON in value.*must be a JSON object`),
+workspace_id = "w"
+all_fleets   = true
+name         = "x"
+value        = "[]"`, `(?s)Invalid JSON in value.*must be a JSON object`),
 			step(`
-name      = "x"
-fleet_ids = []`, `(?s)Attribute fleet_ids set must contain at least 1 elements`),
-			step(`name = "  "`, `(?s)Blank value.*name`),
+workspace_id = "w"
+name         = "x"
+fleet_ids    = []`, `(?s)Attribute fleet_ids set must contain at least 1 elements`),
+			step(`
+workspace_id = "w"
+all_fleets   = true
+name         = "  "`, `(?s)Blank value.*name`),
+			step(`
+name       = "x"
+all_fleets = true`, `(?s)Missing required argument.*"workspace_id" is required`),
+			step(`
+workspace_id = "w"
+name         = "x"`, `(?s)Missing fleet_ids.*all_fleets\s+=\s+true`),
 			step(`
 name         = "x"
+all_fleets   = true
 workspace_id = ""`, `(?s)Attribute workspace_id string length must be at least 1`),
 			{
-				Config:        e.Config("resource \"zdm_fleet_job\" \"x\" {\n  name = \"n\"\n}\n"),
+				Config:        e.Config("resource \"zdm_fleet_job\" \"x\" {\n  workspace_id = \"w\"\n  all_fleets = true\n  name = \"n\"\n}\n"),
 				ResourceName:  "zdm_fleet_job.x",
 				ImportState:   true,
 				ImportStateId: "no-separator",

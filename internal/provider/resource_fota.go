@@ -27,6 +27,7 @@ var (
 	_ resource.ResourceWithImportState      = (*fotaResource)(nil)
 	_ resource.ResourceWithIdentity         = (*fotaResource)(nil)
 	_ resource.ResourceWithModifyPlan       = (*fotaResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*fotaResource)(nil)
 )
 
 func newFOTAResource() resource.Resource {
@@ -46,6 +47,7 @@ type fotaModel struct {
 	DeviceID        types.String `tfsdk:"device_id"`
 	WorkspaceID     types.String `tfsdk:"workspace_id"`
 	FleetIDs        types.Set    `tfsdk:"fleet_ids"`
+	AllFleets       types.Bool   `tfsdk:"all_fleets"`
 	FirmwareID      types.String `tfsdk:"firmware_id"`
 	FirmwareVersion types.String `tfsdk:"firmware_version"`
 	Triggers        types.Map    `tfsdk:"triggers"`
@@ -77,7 +79,8 @@ func (r *fotaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A firmware-over-the-air (FOTA) update scheduled on one device (`device_id`) or on " +
-			"every device of fleets of a workspace (`workspace_id`, with `fleet_ids` or every fleet). Creating the " +
+			"every device of fleets of a workspace (`workspace_id`, with `fleet_ids`, or `all_fleets = true` for every " +
+			"fleet). Creating the " +
 			"resource schedules the update; changing `firmware_id`, `firmware_version`, `fleet_ids` or `triggers` " +
 			"schedules it again in place (the service replaces each device's current update). On one device, " +
 			"`status` and the firmware are read back on every refresh, and an update replaced outside Terraform " +
@@ -109,9 +112,10 @@ func (r *fotaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 				Validators:    notEmpty,
 				PlanModifiers: replace,
 			},
-			"fleet_ids": fleetIDsAttribute("IDs of the fleets of `workspace_id` to update; every fleet of the " +
-				"workspace when not set (an empty set is an error). Only with `workspace_id`. Changing it schedules " +
-				"the update again, in place, on the devices of the new fleets."),
+			"fleet_ids": fleetIDsAttribute("IDs of the fleets of `workspace_id` to update. With `workspace_id`, " +
+				"exactly one of `fleet_ids` and `all_fleets = true` must be set (an empty set is an error). Changing " +
+				"it schedules the update again, in place, on the devices of the new fleets."),
+			"all_fleets": allFleetsAttribute("the update (only with `workspace_id`)"),
 			"firmware_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the firmware to install. Changing it schedules the update again, in place.",
 				Required:            true,
@@ -148,11 +152,21 @@ func (r *fotaResource) ConfigValidators(context.Context) []resource.ConfigValida
 	return []resource.ConfigValidator{
 		resourcevalidator.ExactlyOneOf(path.MatchRoot("device_id"), path.MatchRoot("workspace_id")),
 		resourcevalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("fleet_ids")),
+		resourcevalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("all_fleets")),
 	}
 }
 
 func (r *fotaResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
 	resp.IdentitySchema = fotaIdentitySchema()
+}
+
+func (r *fotaResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg fotaModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() || cfg.WorkspaceID.IsNull() || !cfg.DeviceID.IsNull() {
+		return
+	}
+	validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
 }
 
 func (r *fotaResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -212,9 +226,28 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	}
 	dev := state.DeviceID.ValueString()
 	f, err := r.data.client.GetFOTA(ctx, dev)
-	if client.IsNotFound(err) {
-		tflog.Warn(ctx, "firmware update not found; removing it from the state", map[string]any{"device_id": dev})
-		resp.State.RemoveResource(ctx)
+	if client.IsNotFound(err) || client.IsNeverScheduled(err) {
+		// The update leaves the state only when its device is proven gone;
+		// a record the service no longer returns keeps the state, so that
+		// nothing is scheduled again without a change of the configuration.
+		gone := false
+		if client.IsNotFound(err) {
+			var perr error
+			if gone, perr = r.data.deviceGone(ctx, dev, err); perr != nil {
+				resp.Diagnostics.AddError("Cannot read the firmware update of device "+dev, perr.Error())
+				return
+			}
+		}
+		switch {
+		case gone:
+			tflog.Warn(ctx, "device not found; removing its firmware update from the state", map[string]any{"device_id": dev})
+			resp.State.RemoveResource(ctx)
+		case state.Status.IsNull():
+			resp.Diagnostics.AddError("Cannot import the firmware update of device "+dev,
+				"Device "+dev+" has no firmware update.")
+		default:
+			resp.Diagnostics.AddWarning(recordMissing("firmware update", dev, "firmware_id, firmware_version or triggers"))
+		}
 		return
 	}
 	if err != nil {
@@ -231,10 +264,22 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		notConfigured(&resp.Diagnostics)
 		return
 	}
-	var plan fotaModel
+	var plan, prior fotaModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, &resp.Diagnostics) {
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
 		return
+	}
+	if plan.deviceMode() || !sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets) ||
+		!prior.FirmwareID.Equal(plan.FirmwareID) || !prior.FirmwareVersion.Equal(plan.FirmwareVersion) ||
+		!prior.Triggers.Equal(plan.Triggers) {
+		if !r.schedule(ctx, &plan, &resp.Diagnostics) {
+			return
+		}
+	} else {
+		// Only the way the targets are written changed (all_fleets = true
+		// for an update scheduled on every fleet): nothing is sent again.
+		plan.ID, plan.Status, plan.ScheduledAt, plan.Devices = prior.ID, prior.Status, prior.ScheduledAt, prior.Devices
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	setIdentity(ctx, resp.Identity, newFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
@@ -300,6 +345,10 @@ func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, diags *dia
 		}
 	} else {
 		fleets := setStrings(ctx, plan.FleetIDs, diags)
+		validateFleetTargets(plan.FleetIDs, plan.AllFleets, "the firmware", diags)
+		if diags.HasError() {
+			return false
+		}
 		f, err = r.data.client.ScheduleFleetFOTA(ctx, plan.WorkspaceID.ValueString(), fw, ver, fleets)
 	}
 	if err != nil {

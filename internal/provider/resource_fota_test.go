@@ -220,8 +220,8 @@ data "zdm_fota_status" "spare" {
 				},
 			},
 			{
-				// No fleet_ids: every fleet of the workspace.
-				Config: config("", "2.1.0"),
+				// all_fleets: every fleet of the workspace.
+				Config: config("all_fleets = true", "2.1.0"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 				},
@@ -237,7 +237,7 @@ data "zdm_fota_status" "spare" {
 						t.Fatal(err)
 					}
 				},
-				Config: config("", "2.1.0"),
+				Config: config("all_fleets = true", "2.1.0"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},

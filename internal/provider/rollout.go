@@ -83,18 +83,7 @@ var rolloutDocs = map[string]string{
 // validateRolloutInputs checks what the schema's validators cannot: the
 // targets, the waves, the statuses and the durations together.
 func validateRolloutInputs(ctx context.Context, in rolloutInputs, diags *diag.Diagnostics) {
-	if !in.FleetIDs.IsUnknown() && !in.AllFleets.IsUnknown() {
-		all := in.AllFleets.ValueBool()
-		switch {
-		case all && !in.FleetIDs.IsNull():
-			diags.AddAttributeError(path.Root("all_fleets"), "Conflicting all_fleets and fleet_ids",
-				"Set fleet_ids to name the fleets, or all_fleets = true for every fleet of the workspace, not both.")
-		case !all && in.FleetIDs.IsNull():
-			diags.AddAttributeError(path.Root("fleet_ids"), "Missing fleet_ids",
-				"Name the fleets that get the firmware with fleet_ids, or set all_fleets = true to roll out to every "+
-					"fleet of the workspace. A rollout never targets every fleet unless asked.")
-		}
-	}
+	validateFleetTargets(in.FleetIDs, in.AllFleets, "the firmware", diags)
 	if !in.Waves.IsUnknown() && !in.Waves.IsNull() {
 		var texts []types.String
 		diags.Append(in.Waves.ElementsAs(ctx, &texts, false)...)

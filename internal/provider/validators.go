@@ -161,6 +161,7 @@ func actionTargetValidators() []action.ConfigValidator {
 	return []action.ConfigValidator{
 		actionvalidator.ExactlyOneOf(path.MatchRoot("device_id"), path.MatchRoot("workspace_id")),
 		actionvalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("fleet_ids")),
+		actionvalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("all_fleets")),
 	}
 }
 

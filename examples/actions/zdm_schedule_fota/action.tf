@@ -21,6 +21,7 @@ variable "sensor_firmware_version" {
 action "zdm_schedule_fota" "sensors" {
   config {
     workspace_id     = "wks-0123456789abcdef"
+    all_fleets       = true
     firmware_id      = "fw-sensor"
     firmware_version = var.sensor_firmware_version
   }

@@ -21,6 +21,14 @@ resource "zdm_fota" "sensors" {
   }
 }
 
+# Every fleet of a workspace: only with an explicit all_fleets = true.
+resource "zdm_fota" "everything" {
+  workspace_id     = "wks-0123456789abcdef"
+  all_fleets       = true
+  firmware_id      = "fw-sensor"
+  firmware_version = "1.4.0"
+}
+
 output "gateway_update_status" {
   value = zdm_fota.gateway.status
 }

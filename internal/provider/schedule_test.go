@@ -1,0 +1,360 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
+)
+
+// Scheduling safety on the real CLI: device commands are sent exactly as
+// often as the configuration asks (see DESIGN.md, "Device commands are sent
+// exactly as often as the configuration asks").
+
+// Scheduling routes of the service, as the local server counts them.
+const (
+	jobPOST       = "POST /v3/devices/{device_id}/jobs/{job_name}"
+	fleetJobPOST  = "POST /v3/workspace/{workspace_id}/jobs/{job_name}"
+	fotaPOST      = "POST /v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}"
+	fleetFOTAPOST = "POST /v3/workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}"
+)
+
+// schedEnv is a local server and a CLI working directory configured for it.
+type schedEnv struct {
+	*acctest.Env
+	cli *cli
+}
+
+func newSchedEnv(t *testing.T) *schedEnv {
+	t.Helper()
+	return &schedEnv{Env: acctest.New(t, New("test")), cli: newCLI(t)}
+}
+
+// write writes main.tf: the provider block and body.
+func (s *schedEnv) write(t *testing.T, body string) {
+	t.Helper()
+	s.cli.write("main.tf", requiredProviders+s.ProviderConfig()+body)
+}
+
+// init runs terraform init.
+func (s *schedEnv) init() {
+	s.cli.mustRun("init", "-input=false", "-no-color")
+}
+
+// schedules is the number of scheduling requests the server received.
+func (s *schedEnv) schedules() int64 {
+	c := s.Server.Counters()
+	return c[jobPOST] + c[fleetJobPOST] + c[fotaPOST] + c[fleetFOTAPOST]
+}
+
+// plan runs plan -detailed-exitcode and returns its output and exit code
+// (0: no changes, 1: error, 2: changes).
+func (s *schedEnv) plan() (string, int) {
+	return s.cli.run("plan", "-detailed-exitcode", "-input=false", "-no-color")
+}
+
+// stateValues returns the attributes of each managed resource of the state
+// by address.
+func (s *schedEnv) stateValues(t *testing.T) map[string]map[string]any {
+	t.Helper()
+	out := s.cli.mustRun("show", "-json", "-no-color")
+	var st struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string         `json:"address"`
+					Mode    string         `json:"mode"`
+					Values  map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("terraform show -json: %v\n%s", err, out)
+	}
+	res := map[string]map[string]any{}
+	for _, r := range st.Values.RootModule.Resources {
+		if r.Mode == "managed" {
+			res[r.Address] = r.Values
+		}
+	}
+	return res
+}
+
+// expectOutput fails unless out matches each pattern.
+func expectOutput(t *testing.T, what, out string, patterns ...string) {
+	t.Helper()
+	for _, p := range patterns {
+		if !regexp.MustCompile(p).MatchString(out) {
+			t.Errorf("%s: the output does not match %q:\n%s", what, p, out)
+		}
+	}
+}
+
+// TestAccScheduleRecordPurged: a job and a firmware update whose records the
+// service no longer returns while their devices exist keep their state
+// (last-read status) with a warning, and nothing is scheduled again, on
+// plan, apply and apply -refresh-only; under a catch-all 404 nothing leaves
+// the state; a change of triggers schedules once (the positive control);
+// once the device is proven gone, its job leaves the state.
+func TestAccScheduleRecordPurged(t *testing.T) {
+	s := newSchedEnv(t)
+	devs := newDevices(t, s.Env, "purge-job", "purge-fota")
+	body := func(trigger string) string {
+		return fmt.Sprintf(`
+resource "zdm_device_job" "j" {
+  device_id = %q
+  name      = "reboot"
+  triggers  = { run = %q }
+}
+
+resource "zdm_fota" "u" {
+  device_id        = %q
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+}
+`, devs[0], trigger, devs[1])
+	}
+	s.write(t, body("1"))
+	s.init()
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	if err := s.Server.SetJobStatus(devs[0], "reboot", "done"); err != nil {
+		t.Fatal(err)
+	}
+	s.cli.mustRun("apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
+	if err := s.Server.PurgeJob(devs[0], "reboot"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Server.PurgeFOTA(devs[1]); err != nil {
+		t.Fatal(err)
+	}
+	s.Server.ResetCounters()
+
+	for _, missing := range []string{localzdm.MissingFOTA404, localzdm.MissingFOTANull, localzdm.MissingFOTAEmpty} {
+		if err := s.Server.SetChoices(localzdm.Choices{MissingFOTA: missing}); err != nil {
+			t.Fatal(err)
+		}
+		out, code := s.plan()
+		if code != 0 {
+			t.Fatalf("missing_fota=%s: plan exit code %d, want 0 (no changes):\n%s", missing, code, out)
+		}
+		expectOutput(t, "plan", out,
+			`(?s)The job "reboot" of device `+devs[0]+` is no longer returned by the service.*last-read\s+status`,
+			`(?s)The firmware update of device `+devs[1]+` is no longer returned by the service`)
+	}
+	out := s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	expectOutput(t, "apply", out, `0 added, 0 changed, 0 destroyed`)
+	s.cli.mustRun("apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
+	st := s.stateValues(t)
+	if st["zdm_device_job.j"]["status"] != "done" || st["zdm_fota.u"]["status"] != "pending" {
+		t.Errorf("state after the purge: job %v, update %v; want the last-read statuses done and pending",
+			st["zdm_device_job.j"], st["zdm_fota.u"])
+	}
+	if n := s.schedules(); n != 0 {
+		t.Errorf("%d scheduling requests after the records were purged, want 0", n)
+	}
+
+	// A service that answers 404 to everything (a catch-all) proves nothing:
+	// the state stays, with an error naming base_url.
+	id, err := s.Server.AddRequestFault(localzdm.RequestFault{Path: "/v3/*", Action: localzdm.FaultNotFound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, code := s.cli.run("apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
+	if code == 0 {
+		t.Errorf("refresh under a catch-all 404 succeeded:\n%s", out)
+	}
+	expectOutput(t, "refresh under a catch-all 404", out, `(?s)could not be shown to see that workspace`, `(?s)kept in the state`)
+	if err := s.Server.RemoveRequestFault(id); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.stateValues(t); len(st) != 2 {
+		t.Errorf("state after the catch-all 404: %d resources, want 2", len(st))
+	}
+
+	// Positive control: a change of triggers schedules the job once.
+	s.write(t, body("2"))
+	out = s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	expectOutput(t, "apply of new triggers", out, `0 added, 1 changed, 0 destroyed`)
+	if n := s.Server.Counters()[jobPOST]; n != 1 {
+		t.Errorf("%d job scheduling requests after a change of triggers, want 1", n)
+	}
+
+	// The device is gone (its workspace answers): the job leaves the state.
+	if err := s.Server.DeleteDevice(devs[0]); err != nil {
+		t.Fatal(err)
+	}
+	s.cli.mustRun("apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
+	st = s.stateValues(t)
+	if _, ok := st["zdm_device_job.j"]; ok {
+		t.Errorf("the job of a deleted device is still in the state: %v", st)
+	}
+	if _, ok := st["zdm_fota.u"]; !ok {
+		t.Errorf("the firmware update of a device that exists left the state")
+	}
+	if n := s.Server.Counters()[jobPOST]; n != 1 {
+		t.Errorf("%d job scheduling requests in all, want 1", n)
+	}
+}
+
+// TestAccScheduleAllFleetsMigration: a fleet job and a fleet-wide firmware
+// update written before all_fleets existed (no fleet_ids: every fleet) plan
+// an in-place change when all_fleets = true is added, and the apply sends
+// nothing again. The state of that time is made by removing all_fleets
+// from a pushed state.
+func TestAccScheduleAllFleetsMigration(t *testing.T) {
+	s := newSchedEnv(t)
+	newFleetWithDevices(t, s.Env, "east", "east-1", "east-2")
+	ws := s.Bootstrap.WorkspaceID
+	s.write(t, fmt.Sprintf(`
+resource "zdm_fleet_job" "j" {
+  workspace_id = %q
+  all_fleets   = true
+  name         = "sync_clock"
+}
+
+resource "zdm_fota" "u" {
+  workspace_id     = %q
+  all_fleets       = true
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+}
+`, ws, ws))
+	s.init()
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	if n := s.schedules(); n != 2 {
+		t.Fatalf("%d scheduling requests for the first apply, want 2", n)
+	}
+
+	// The state as written before all_fleets existed.
+	var full map[string]any
+	if err := json.Unmarshal([]byte(s.cli.mustRun("state", "pull")), &full); err != nil {
+		t.Fatal(err)
+	}
+	removed := 0
+	resources, _ := full["resources"].([]any)
+	for _, r := range resources {
+		rm, _ := r.(map[string]any)
+		instances, _ := rm["instances"].([]any)
+		for _, inst := range instances {
+			im, _ := inst.(map[string]any)
+			if attrs, ok := im["attributes"].(map[string]any); ok {
+				delete(attrs, "all_fleets")
+				removed++
+			}
+		}
+	}
+	serial, _ := full["serial"].(float64)
+	full["serial"] = serial + 1
+	if removed != 2 {
+		t.Fatalf("removed all_fleets from %d resources of the state, want 2", removed)
+	}
+	raw, err := json.Marshal(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cli.write("old.tfstate", string(raw))
+	s.cli.mustRun("state", "push", "old.tfstate")
+	s.Server.ResetCounters()
+
+	out, code := s.plan()
+	if code != 2 {
+		t.Fatalf("plan exit code %d, want 2 (all_fleets changes in place):\n%s", code, out)
+	}
+	expectOutput(t, "plan", out, `(?s)\+ all_fleets\s+= true`, `0 to add, 2 to change, 0 to destroy`)
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	if n := s.schedules(); n != 0 {
+		t.Errorf("%d scheduling requests after adding all_fleets = true, want 0", n)
+	}
+	if out, code := s.plan(); code != 0 {
+		t.Errorf("plan after the migration: exit code %d, want 0:\n%s", code, out)
+	}
+}
+
+// valueCases are job values whose numbers the service rounds to float64.
+var valueCases = []string{
+	`jsonencode({ ratio = 1/3 })`,
+	`jsonencode({ sum = 0.1 + 0.2 })`,
+	`jsonencode({ pi = 3.14159265358979323846 })`,
+	`jsonencode({ tiny = 1e-400 })`,
+	`jsonencode({ big = 12345678901234567890, neg = -98765432109876543210 })`,
+	`"{\"digits\": 0.12345678901234567890, \"n\": [1.00000000000000000001, 2]}"`,
+}
+
+// TestAccScheduleValuesConverge: job values with numbers beyond float64
+// precision keep their configured text in the state, plan nothing after
+// the apply, and are scheduled exactly once, on both job resources; then
+// every echo the service may choose (missing, null, keys reordered) plans
+// nothing either.
+func TestAccScheduleValuesConverge(t *testing.T) {
+	s := newSchedEnv(t)
+	fleet, devs := newFleetWithDevices(t, s.Env, "values", "v-0", "v-1", "v-2", "v-3", "v-4", "v-5")
+	var body strings.Builder
+	for i, v := range valueCases {
+		fmt.Fprintf(&body, `
+resource "zdm_device_job" "d%d" {
+  device_id = %q
+  name      = "configure"
+  value     = %s
+}
+
+resource "zdm_fleet_job" "f%d" {
+  workspace_id = %q
+  fleet_ids    = [%q]
+  name         = "fleet-%d"
+  value        = %s
+}
+
+output "v%d" {
+  value = %s
+}
+`, i, devs[i], v, i, s.Bootstrap.WorkspaceID, fleet, i, v, i, v)
+	}
+	s.write(t, body.String())
+	s.init()
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	c := s.Server.Counters()
+	if c[jobPOST] != int64(len(valueCases)) || c[fleetJobPOST] != int64(len(valueCases)) {
+		t.Fatalf("scheduling requests: %d device jobs and %d fleet jobs, want %d each", c[jobPOST], c[fleetJobPOST], len(valueCases))
+	}
+	st := s.stateValues(t)
+	var outputs map[string]struct {
+		Value string `json:"value"`
+	}
+	if err := json.Unmarshal([]byte(s.cli.mustRun("output", "-json")), &outputs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range valueCases {
+		for _, addr := range []string{fmt.Sprintf("zdm_device_job.d%d", i), fmt.Sprintf("zdm_fleet_job.f%d", i)} {
+			j, err := apiClient(t, s.Env).GetJob(t.Context(), devs[i], "configure")
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, _ := st[addr]["value"].(string)
+			if want := outputs[fmt.Sprintf("v%d", i)].Value; v != want {
+				t.Errorf("%s: the state holds %s, want the configured text %s (the service has %s)", addr, v, want, j.Value)
+			}
+			if !jsonEqual(v, string(j.Value)) {
+				t.Errorf("%s: the state's %s and the service's %s differ", addr, v, j.Value)
+			}
+		}
+	}
+	s.Server.ResetCounters()
+	for _, echo := range []string{localzdm.JobValueEcho, localzdm.JobValueOmit, localzdm.JobValueNull, localzdm.JobValueReorder} {
+		if err := s.Server.SetChoices(localzdm.Choices{JobValue: echo}); err != nil {
+			t.Fatal(err)
+		}
+		if out, code := s.plan(); code != 0 {
+			t.Errorf("job_value=%s: plan exit code %d, want 0 (no changes):\n%s", echo, code, out)
+		}
+		out := s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+		expectOutput(t, "apply with job_value="+echo, out, `0 added, 0 changed, 0 destroyed`)
+	}
+	if n := s.schedules(); n != 0 {
+		t.Errorf("%d scheduling requests after the first apply, want 0", n)
+	}
+}
