@@ -33,18 +33,21 @@ func (d *deviceDataSource) Metadata(_ context.Context, req datasource.MetadataRe
 func (d *deviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := deviceAttributes()
 	attrs["workspace_id"] = workspaceLookupAttribute()
-	attrs["id"] = lookupAttribute("ID of the device to read. Exactly one of `id` and `name` must be set.")
+	attrs["id"] = lookupAttribute("ID of the device to read. Exactly one of `id`, `name` and `phys_id` must be set.")
 	attrs["name"] = lookupAttribute("Name of the device to read; it must be unique in the workspace (when " +
-		"several devices have it, the error lists their IDs). Exactly one of `id` and `name` must be set.")
+		"several devices have it, the error lists their IDs). Exactly one of `id`, `name` and `phys_id` must be set.")
+	attrs["phys_id"] = lookupAttribute("Physical ID of the device to read (the ID printed on the hardware); it " +
+		"must be unique in the workspace (when several devices have it, the error lists their IDs). Exactly one " +
+		"of `id`, `name` and `phys_id` must be set.")
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads one device of a workspace, by ID or by name.",
+		MarkdownDescription: "Reads one device of a workspace, by ID, by name or by physical ID (`phys_id`).",
 		Attributes:          attrs,
 	}
 }
 
 func (d *deviceDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{
-		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name")),
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name"), path.MatchRoot("phys_id")),
 	}
 }
 
@@ -66,11 +69,19 @@ func (d *deviceDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	dev := lookupByIDOrName("device", "workspace "+ws, cfg.ID, cfg.Name,
-		func(id string) (*client.Device, error) { return d.data.client.GetDevice(ctx, ws, id) },
-		func() ([]client.Device, error) { return d.data.client.ListDevices(ctx, ws) },
-		func(dev client.Device) string { return dev.Name }, func(dev client.Device) string { return dev.ID },
-		&resp.Diagnostics)
+	var dev *client.Device
+	if !cfg.PhysID.IsNull() {
+		dev = lookupByAttribute("device", "workspace "+ws, "phys_id", cfg.PhysID.ValueString(),
+			func() ([]client.Device, error) { return d.data.client.ListDevices(ctx, ws) },
+			func(dev client.Device) string { return dev.PhysID }, func(dev client.Device) string { return dev.ID },
+			&resp.Diagnostics)
+	} else {
+		dev = lookupByIDOrName("device", "workspace "+ws, cfg.ID, cfg.Name,
+			func(id string) (*client.Device, error) { return d.data.client.GetDevice(ctx, ws, id) },
+			func() ([]client.Device, error) { return d.data.client.ListDevices(ctx, ws) },
+			func(dev client.Device) string { return dev.Name }, func(dev client.Device) string { return dev.ID },
+			&resp.Diagnostics)
+	}
 	if dev == nil {
 		return
 	}

@@ -49,7 +49,7 @@ func (d *deviceJobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 				Validators:          []validator.String{stringvalidator.OneOf(client.JobStatusPending, client.JobStatusDone)},
 			},
 			"jobs": schema.ListNestedAttribute{
-				MarkdownDescription: "The jobs of the device, in the order of the service.",
+				MarkdownDescription: "The jobs of the device, sorted by name (the same order whatever order the service answers in).",
 				Computed:            true,
 				NestedObject:        schema.NestedAttributeObject{Attributes: jobItemAttributes()},
 			},
@@ -81,6 +81,7 @@ func (d *deviceJobsDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		resp.Diagnostics.AddError("Cannot list the jobs of device "+dev, err.Error())
 		return
 	}
+	sortJobs(jobs)
 	cfg.Jobs = make([]jobItemModel, len(jobs))
 	for i := range jobs {
 		cfg.Jobs[i] = flattenJobItem(&jobs[i])

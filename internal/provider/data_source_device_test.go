@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 func TestAccDeviceDataSource(t *testing.T) {
@@ -85,7 +87,39 @@ data "zdm_device" "both" {
 			{
 				Config:      config + `data "zdm_device" "neither" {}`,
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Exactly one of these attributes must be configured: \[id,name\]`),
+				ExpectError: regexp.MustCompile(`(?s)Exactly one of these attributes must be configured: \[id,name,phys_id\]`),
+			},
+			{
+				// Lookup by phys_id, unique then shared by two devices.
+				PreConfig: func() {
+					setPhysID(t, e, dupIDs[0], "SN-0001")
+				},
+				Config: config + `
+data "zdm_device" "by_phys" {
+  phys_id = "SN-0001"
+}
+`,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.zdm_device.by_phys", tfjsonpath.New("name"), knownvalue.StringExact("twin")),
+					statecheck.ExpectKnownValue("data.zdm_device.by_phys", tfjsonpath.New("phys_id"), knownvalue.StringExact("SN-0001")),
+					statecheck.ExpectKnownValue("data.zdm_device.by_phys", tfjsonpath.New("id"), knownvalue.StringFunc(func(v string) error {
+						if v != dupIDs[0] {
+							return fmt.Errorf("id %q, want %q", v, dupIDs[0])
+						}
+						return nil
+					})),
+				},
+			},
+			{
+				PreConfig: func() {
+					setPhysID(t, e, dupIDs[1], "SN-0001")
+				},
+				Config:      config + `data "zdm_device" "by_phys" { phys_id = "SN-0001" }`,
+				ExpectError: regexp.MustCompile(`(?s)Several devices found.*phys_id "SN-0001" is not unique`),
+			},
+			{
+				Config:      config + `data "zdm_device" "by_phys" { phys_id = "SN-none" }`,
+				ExpectError: regexp.MustCompile(`(?s)No device found.*phys_id "SN-none"`),
 			},
 			{
 				// The last configuration is the one destroyed after the test.
@@ -183,6 +217,94 @@ func TestAccDevicesDataSourceOneCall(t *testing.T) {
 					}
 					return nil
 				},
+			},
+		},
+	})
+}
+
+// setPhysID sets the physical ID of a device through the local server's
+// admin API, as provisioning would.
+func setPhysID(t *testing.T, e *acctest.Env, deviceID, physID string) {
+	t.Helper()
+	if err := e.Server.SetDeviceIdentities(deviceID, physID, nil); err != nil {
+		t.Fatalf("set phys_id of %s: %v", deviceID, err)
+	}
+}
+
+// TestAccDevicesDataSourceFilters filters zdm_devices by name prefix,
+// regular expression, physical ID and fleet (the filters of the zdm_device
+// list resource), and refuses conflicting name filters at plan time.
+func TestAccDevicesDataSourceFilters(t *testing.T) {
+	e := newEnv(t)
+	ws := e.Bootstrap.WorkspaceID
+	east, err := apiClient(t, e).CreateFleet(t.Context(), ws, "east", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := e.Server.CreateDevices(ws, east.ID, []string{"east-2", "east-1", "East-3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Server.CreateDevices(ws, "", []string{"west-1"}); err != nil {
+		t.Fatal(err)
+	}
+	setPhysID(t, e, ids[2], "SN-42")
+	names := func(addr string, want ...string) statecheck.StateCheck {
+		checks := make([]knownvalue.Check, len(want))
+		for i, n := range want {
+			checks[i] = knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact(n)})
+		}
+		return statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices"), knownvalue.ListExact(checks))
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.Config(fmt.Sprintf(`
+data "zdm_devices" "prefix" {
+  name_prefix = "east-"
+}
+data "zdm_devices" "regex" {
+  name_regex = "(?i)^east"
+}
+data "zdm_devices" "phys" {
+  phys_id = "SN-42"
+}
+data "zdm_devices" "fleet_and_regex" {
+  fleet_id   = %q
+  name_regex = "-1$"
+}
+data "zdm_devices" "none" {
+  phys_id     = "SN-42"
+  name_prefix = "west"
+}
+`, east.ID)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					names("data.zdm_devices.prefix", "east-1", "east-2"),
+					names("data.zdm_devices.regex", "East-3", "east-1", "east-2"),
+					names("data.zdm_devices.phys", "East-3"),
+					names("data.zdm_devices.fleet_and_regex", "east-1"),
+					names("data.zdm_devices.none"),
+				},
+			},
+			{
+				Config:      e.Config(`data "zdm_devices" "x" { name_regex = "(" }`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`must be a valid regular expression`),
+			},
+			{
+				Config: e.Config(`
+data "zdm_devices" "x" {
+  name        = "a"
+  name_prefix = "b"
+}
+`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`Invalid Attribute Combination`),
+			},
+			{
+				// A valid configuration for the destroy that ends the test.
+				Config: e.Config(`data "zdm_devices" "all" {}`),
 			},
 		},
 	})

@@ -3,19 +3,17 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
 var (
-	_ datasource.DataSource              = (*devicesDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*devicesDataSource)(nil)
+	_ datasource.DataSource                     = (*devicesDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*devicesDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*devicesDataSource)(nil)
 )
 
 func newDevicesDataSource() datasource.DataSource {
@@ -29,10 +27,9 @@ type devicesDataSource struct {
 
 // devicesModel maps the zdm_devices data source.
 type devicesModel struct {
-	WorkspaceID types.String  `tfsdk:"workspace_id"`
-	FleetID     types.String  `tfsdk:"fleet_id"`
-	Name        types.String  `tfsdk:"name"`
-	Devices     []deviceModel `tfsdk:"devices"`
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	deviceFilterModel
+	Devices []deviceModel `tfsdk:"devices"`
 }
 
 func (d *devicesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -40,29 +37,28 @@ func (d *devicesDataSource) Metadata(_ context.Context, req datasource.MetadataR
 }
 
 func (d *devicesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	filter := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Lists the devices of a workspace (one API call), optionally only those of one fleet " +
-			"or with one name.",
-		Attributes: map[string]schema.Attribute{
-			"workspace_id": workspaceLookupAttribute(),
-			"fleet_id": schema.StringAttribute{
-				MarkdownDescription: "Only list the devices of this fleet.",
-				Optional:            true,
-				Validators:          filter,
-			},
-			"name": schema.StringAttribute{
-				MarkdownDescription: "Only list the devices with exactly this name.",
-				Optional:            true,
-				Validators:          filter,
-			},
-			"devices": schema.ListNestedAttribute{
-				MarkdownDescription: "The matching devices, in the order of the service.",
-				Computed:            true,
-				NestedObject:        schema.NestedAttributeObject{Attributes: deviceAttributes()},
-			},
+	attrs := map[string]schema.Attribute{
+		"workspace_id": workspaceLookupAttribute(),
+		"devices": schema.ListNestedAttribute{
+			MarkdownDescription: "The matching devices, sorted by name, then by ID (the same order whatever order " +
+				"the service answers in).",
+			Computed:     true,
+			NestedObject: schema.NestedAttributeObject{Attributes: deviceAttributes()},
 		},
 	}
+	for name, a := range deviceFilterArgs() {
+		attrs[name] = schema.StringAttribute{MarkdownDescription: a.Description, Optional: true, Validators: a.Validators}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the devices of a workspace (one API call), optionally only those of one fleet, " +
+			"with one physical ID, or whose name matches (exactly, by prefix or by regular expression). The " +
+			"filters are those of the `zdm_device` list resource.",
+		Attributes: attrs,
+	}
+}
+
+func (d *devicesDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{datasourcevalidator.Conflicting(deviceNameFilters()...)}
 }
 
 func (d *devicesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
@@ -80,6 +76,10 @@ func (d *devicesDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	ws := d.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	match, err := cfg.matcher()
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("name_regex"), "Invalid name_regex", err.Error())
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -88,19 +88,13 @@ func (d *devicesDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		resp.Diagnostics.AddError("Cannot list the devices of workspace "+ws, err.Error())
 		return
 	}
+	sortDevices(all)
 	cfg.WorkspaceID = types.StringValue(ws)
-	cfg.Devices = filterDevices(all, cfg.FleetID.ValueString(), cfg.Name.ValueString(), ws)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
-}
-
-// filterDevices flattens the devices of fleetID (any fleet when empty) named
-// name (any name when empty).
-func filterDevices(all []client.Device, fleetID, name, workspaceID string) []deviceModel {
-	out := make([]deviceModel, 0, len(all))
+	cfg.Devices = make([]deviceModel, 0, len(all))
 	for i := range all {
-		if (fleetID == "" || all[i].FleetID == fleetID) && (name == "" || all[i].Name == name) {
-			out = append(out, flattenDevice(&all[i], workspaceID))
+		if match(&all[i]) {
+			cfg.Devices = append(cfg.Devices, flattenDevice(&all[i], ws))
 		}
 	}
-	return out
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

@@ -39,7 +39,7 @@ func (d *fleetsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 		Attributes: map[string]schema.Attribute{
 			"workspace_id": workspaceLookupAttribute(),
 			"fleets": schema.ListNestedAttribute{
-				MarkdownDescription: "The fleets, in the order of the service.",
+				MarkdownDescription: "The fleets, sorted by name, then by ID (the same order whatever order the service answers in).",
 				Computed:            true,
 				NestedObject:        schema.NestedAttributeObject{Attributes: fleetAttributes()},
 			},
@@ -70,6 +70,7 @@ func (d *fleetsDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		resp.Diagnostics.AddError("Cannot list the fleets of workspace "+ws, err.Error())
 		return
 	}
+	sortFleets(all)
 	state := fleetsModel{WorkspaceID: types.StringValue(ws), Fleets: make([]fleetModel, 0, len(all))}
 	for i := range all {
 		state.Fleets = append(state.Fleets, flattenFleet(&all[i], ws))

@@ -35,7 +35,7 @@ func (d *workspacesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 		MarkdownDescription: "Lists the workspaces of the API key's account (one API call).",
 		Attributes: map[string]schema.Attribute{
 			"workspaces": schema.ListNestedAttribute{
-				MarkdownDescription: "The workspaces, in the order of the service.",
+				MarkdownDescription: "The workspaces, sorted by name, then by ID (the same order whatever order the service answers in).",
 				Computed:            true,
 				NestedObject:        schema.NestedAttributeObject{Attributes: workspaceAttributes()},
 			},
@@ -57,6 +57,7 @@ func (d *workspacesDataSource) Read(ctx context.Context, _ datasource.ReadReques
 		resp.Diagnostics.AddError("Cannot list workspaces", err.Error())
 		return
 	}
+	sortWorkspaces(all)
 	state := workspacesModel{Workspaces: make([]workspaceModel, 0, len(all))}
 	for i := range all {
 		state.Workspaces = append(state.Workspaces, flattenWorkspace(&all[i]))

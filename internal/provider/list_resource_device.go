@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"regexp"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listresourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -37,10 +35,7 @@ type deviceListResource struct {
 // deviceListModel maps the config block of a zdm_device list block.
 type deviceListModel struct {
 	WorkspaceID types.String `tfsdk:"workspace_id"`
-	FleetID     types.String `tfsdk:"fleet_id"`
-	Name        types.String `tfsdk:"name"`
-	NamePrefix  types.String `tfsdk:"name_prefix"`
-	NameRegex   types.String `tfsdk:"name_regex"`
+	deviceFilterModel
 }
 
 func (r *deviceListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -48,51 +43,30 @@ func (r *deviceListResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *deviceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
-	filter := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
+	attrs := map[string]schema.Attribute{
+		"workspace_id": schema.StringAttribute{
+			MarkdownDescription: "Workspace to list; defaults to the provider's `workspace_id`.",
+			Optional:            true,
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+		},
+	}
+	for name, a := range deviceFilterArgs() {
+		attrs[name] = schema.StringAttribute{MarkdownDescription: a.Description, Optional: true, Validators: a.Validators}
+	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the devices of a workspace for `terraform query`, with one API call per " +
-			"`list` block, optionally only those of one fleet or whose name matches. Each result is identified " +
-			"by `workspace_id` and `id` and displayed as `name (id)`; with `include_resource = true` (implied " +
-			"by `-generate-config-out`) it carries the whole device. Terraform returns at most `limit` results " +
+			"`list` block, optionally only those of one fleet, with one physical ID, or whose name matches (the " +
+			"filters of the `zdm_devices` data source). Results come sorted by name, then by ID, so that `limit` " +
+			"keeps the same devices whatever order the service answers in. Each result is identified by " +
+			"`workspace_id` and `id` and displayed as `name (id)`; with `include_resource = true` (implied by " +
+			"`-generate-config-out`) it carries the whole device. Terraform returns at most `limit` results " +
 			"(100 unless the `list` block sets `limit`).",
-		Attributes: map[string]schema.Attribute{
-			"workspace_id": schema.StringAttribute{
-				MarkdownDescription: "Workspace to list; defaults to the provider's `workspace_id`.",
-				Optional:            true,
-				Validators:          filter,
-			},
-			"fleet_id": schema.StringAttribute{
-				MarkdownDescription: "Only list the devices of this fleet.",
-				Optional:            true,
-				Validators:          filter,
-			},
-			"name": schema.StringAttribute{
-				MarkdownDescription: "Only list the devices with exactly this name. Conflicts with `name_prefix` " +
-					"and `name_regex`.",
-				Optional:   true,
-				Validators: filter,
-			},
-			"name_prefix": schema.StringAttribute{
-				MarkdownDescription: "Only list the devices whose name starts with this prefix (case-sensitive). " +
-					"Conflicts with `name` and `name_regex`.",
-				Optional:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"name_regex": schema.StringAttribute{
-				MarkdownDescription: "Only list the devices whose name matches this regular expression " +
-					"([RE2 syntax](https://github.com/google/re2/wiki/Syntax), unanchored: use `^...$` to match " +
-					"the whole name). Checked before any API call. Conflicts with `name` and `name_prefix`.",
-				Optional:   true,
-				Validators: []validator.String{regexString{}},
-			},
-		},
+		Attributes: attrs,
 	}
 }
 
 func (r *deviceListResource) ListResourceConfigValidators(context.Context) []list.ConfigValidator {
-	return []list.ConfigValidator{
-		listresourcevalidator.Conflicting(path.MatchRoot("name"), path.MatchRoot("name_prefix"), path.MatchRoot("name_regex")),
-	}
+	return []list.ConfigValidator{listresourcevalidator.Conflicting(deviceNameFilters()...)}
 }
 
 func (r *deviceListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -113,7 +87,7 @@ func (r *deviceListResource) List(ctx context.Context, req list.ListRequest, str
 		return
 	}
 	ws := r.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &diags)
-	match, err := deviceMatcher(cfg)
+	match, err := cfg.matcher()
 	if err != nil {
 		diags.AddAttributeError(path.Root("name_regex"), "Invalid name_regex", err.Error())
 	}
@@ -128,25 +102,8 @@ func (r *deviceListResource) List(ctx context.Context, req list.ListRequest, str
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
+	sortDevices(all)
 	stream.Results = streamResults(ctx, req, all, match,
 		func(d *client.Device) (string, string, any) { return d.Name, d.ID, newInWorkspaceIdentity(ws, d.ID) },
 		func(d *client.Device) deviceModel { return flattenDevice(d, ws) })
-}
-
-// deviceMatcher returns the filter of a zdm_device list block.
-func deviceMatcher(cfg deviceListModel) (func(*client.Device) bool, error) {
-	fleet, name, prefix := cfg.FleetID.ValueString(), cfg.Name.ValueString(), cfg.NamePrefix.ValueString()
-	var re *regexp.Regexp
-	if !cfg.NameRegex.IsNull() {
-		var err error
-		if re, err = regexp.Compile(cfg.NameRegex.ValueString()); err != nil {
-			return nil, err
-		}
-	}
-	return func(d *client.Device) bool {
-		return (fleet == "" || d.FleetID == fleet) &&
-			(name == "" || d.Name == name) &&
-			(prefix == "" || strings.HasPrefix(d.Name, prefix)) &&
-			(re == nil || re.MatchString(d.Name))
-	}, nil
 }

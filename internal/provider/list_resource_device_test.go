@@ -3,7 +3,6 @@ package provider
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/querycheck"
@@ -14,54 +13,6 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
-
-func TestDeviceMatcher(t *testing.T) {
-	t.Parallel()
-	devices := []client.Device{
-		{ID: "dev-1", Name: "east-1", FleetID: "flt-e"},
-		{ID: "dev-2", Name: "east-2", FleetID: "flt-e"},
-		{ID: "dev-3", Name: "west-1", FleetID: "flt-w"},
-		{ID: "dev-4", Name: "East-3", FleetID: "flt-w"},
-	}
-	cases := []struct {
-		name string
-		cfg  deviceListModel
-		want string
-	}{
-		{"no filter", deviceListModel{}, "dev-1 dev-2 dev-3 dev-4"},
-		{"fleet", deviceListModel{FleetID: types.StringValue("flt-w")}, "dev-3 dev-4"},
-		{"exact name", deviceListModel{Name: types.StringValue("east-2")}, "dev-2"},
-		{"prefix is case-sensitive", deviceListModel{NamePrefix: types.StringValue("east-")}, "dev-1 dev-2"},
-		{"regex is unanchored", deviceListModel{NameRegex: types.StringValue("(?i)east")}, "dev-1 dev-2 dev-4"},
-		{"regex anchored", deviceListModel{NameRegex: types.StringValue("^[a-z]+-1$")}, "dev-1 dev-3"},
-		{"fleet and prefix", deviceListModel{FleetID: types.StringValue("flt-w"), NamePrefix: types.StringValue("west")}, "dev-3"},
-		{"nothing", deviceListModel{Name: types.StringValue("none")}, ""},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			match, err := deviceMatcher(c.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got string
-			for i := range devices {
-				if match(&devices[i]) {
-					if got != "" {
-						got += " "
-					}
-					got += devices[i].ID
-				}
-			}
-			if got != c.want {
-				t.Errorf("matched %q, want %q", got, c.want)
-			}
-		})
-	}
-	if _, err := deviceMatcher(deviceListModel{NameRegex: types.StringValue("(")}); err == nil {
-		t.Error("deviceMatcher accepted an invalid regular expression")
-	}
-}
 
 // deviceQueryFixture creates, outside Terraform, a fleet "east" with three
 // devices east-00001..3 and two devices spare-00001..2 in the default fleet.

@@ -44,7 +44,8 @@ func (r *fleetListResource) ListResourceConfigSchema(_ context.Context, _ list.L
 	filter := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the fleets of a workspace for `terraform query`, with one API call per " +
-			"`list` block. Each result is identified by `workspace_id` and `id` and displayed as `name (id)`; " +
+			"`list` block. Results come sorted by name, then by ID, so that `limit` keeps the same fleets whatever " +
+			"order the service answers in. Each result is identified by `workspace_id` and `id` and displayed as `name (id)`; " +
 			"with `include_resource = true` (implied by `-generate-config-out`) it carries the whole fleet. " +
 			"The workspace's `default` fleet is listed too.",
 		Attributes: map[string]schema.Attribute{
@@ -91,6 +92,7 @@ func (r *fleetListResource) List(ctx context.Context, req list.ListRequest, stre
 		return
 	}
 	name := cfg.Name.ValueString()
+	sortFleets(all)
 	stream.Results = streamResults(ctx, req, all,
 		func(f *client.Fleet) bool { return name == "" || f.Name == name },
 		func(f *client.Fleet) (string, string, any) { return f.Name, f.ID, newInWorkspaceIdentity(ws, f.ID) },

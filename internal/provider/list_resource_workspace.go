@@ -41,7 +41,8 @@ func (r *workspaceListResource) Metadata(_ context.Context, req resource.Metadat
 func (r *workspaceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the workspaces of the API key's account for `terraform query`, with one API " +
-			"call per `list` block. Each result is identified by `id` and displayed as `name (id)`; with " +
+			"call per `list` block. Results come sorted by name, then by ID, so that `limit` keeps the same " +
+			"workspaces whatever order the service answers in. Each result is identified by `id` and displayed as `name (id)`; with " +
 			"`include_resource = true` (implied by `-generate-config-out`) it carries the whole workspace.",
 		Attributes: map[string]schema.Attribute{
 			"name": schema.StringAttribute{
@@ -77,6 +78,7 @@ func (r *workspaceListResource) List(ctx context.Context, req list.ListRequest, 
 		return
 	}
 	name := cfg.Name.ValueString()
+	sortWorkspaces(all)
 	stream.Results = streamResults(ctx, req, all,
 		func(w *client.Workspace) bool { return name == "" || w.Name == name },
 		func(w *client.Workspace) (string, string, any) {

@@ -45,7 +45,13 @@ func lookupByIDOrName[T any](kind, scope string, id, name types.String, get func
 		}
 		return o
 	}
-	want := name.ValueString()
+	return lookupByAttribute(kind, scope, "name", name.ValueString(), list, nameOf, idOf, diags)
+}
+
+// lookupByAttribute finds, with one list, the one kind object of scope whose
+// attr (such as "name" or "phys_id", as valueOf reads it) is want. It
+// reports no match or several matches on attr and returns nil then.
+func lookupByAttribute[T any](kind, scope, attr, want string, list func() ([]T, error), valueOf, idOf func(T) string, diags *diag.Diagnostics) *T {
 	all, err := list()
 	if err != nil {
 		diags.AddError("Cannot list the "+kind+"s of "+scope, err.Error())
@@ -54,12 +60,12 @@ func lookupByIDOrName[T any](kind, scope string, id, name types.String, get func
 	var found []T
 	var ids []string
 	for _, o := range all {
-		if nameOf(o) == want {
+		if valueOf(o) == want {
 			found = append(found, o)
 			ids = append(ids, idOf(o))
 		}
 	}
-	if !checkUnique(diags, kind, "name", want, scope, ids) {
+	if !checkUnique(diags, kind, attr, want, scope, ids) {
 		return nil
 	}
 	return &found[0]

@@ -9,6 +9,12 @@ data "zdm_device" "sensor" {
   id = "dev-0123456789abcdef"
 }
 
+# A device by its physical ID, as printed on the hardware (unique in the
+# workspace, like a name).
+data "zdm_device" "from_factory" {
+  phys_id = "SN-2026-000042"
+}
+
 output "gateway_fleet" {
   value = data.zdm_device.gateway.fleet_name
 }
