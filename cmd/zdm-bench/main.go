@@ -48,26 +48,27 @@ import (
 
 // options are the command-line settings.
 type options struct {
-	sizes       []int
-	querySize   int
-	points      int
-	fleetStatus int
-	faultSize   int
-	latency     time.Duration
-	parallelism int
-	planRepeat  int
-	terraform   string
-	out         string
-	plot        string
-	guide       string
-	jsonOut     string
-	render      string
-	only        string
-	work        string
-	keep        bool
-	reattach    bool
-	floor       bool
-	quick       bool
+	sizes        []int
+	querySize    int
+	points       int
+	fleetStatus  int
+	fleetDevices int
+	faultSize    int
+	latency      time.Duration
+	parallelism  int
+	planRepeat   int
+	terraform    string
+	out          string
+	plot         string
+	guide        string
+	jsonOut      string
+	render       string
+	only         string
+	work         string
+	keep         bool
+	reattach     bool
+	floor        bool
+	quick        bool
 }
 
 func main() {
@@ -105,6 +106,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.querySize, "query-size", 10000, "number of devices listed by terraform query (0 skips the step)")
 	fs.IntVar(&o.points, "points", 175000, "number of data points read (0 skips the time-series step)")
 	fs.IntVar(&o.faultSize, "fault-size", 1000, "number of devices of the fault apply (10% 503 and a 429 limit; 0 skips it)")
+	fs.IntVar(&o.fleetDevices, "fleet-devices", 10000, "number of devices of the zdm_fleet_devices steps, against 2,000 zdm_device (0 skips them)")
 	fs.IntVar(&o.fleetStatus, "fleet-status", 1000, "number of devices whose firmware status zdm_fleet_status reads with -latency (0 skips the step)")
 	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "latency added to every API request in the latency steps (0 skips them)")
 	fs.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
@@ -135,15 +137,16 @@ func parseFlags(args []string) (options, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if o.quick {
 		defaults := map[string]func(){
-			"sizes":        func() { *sizes = "100,500" },
-			"query-size":   func() { o.querySize = 1000 },
-			"points":       func() { o.points = 20000 },
-			"fleet-status": func() { o.fleetStatus = 200 },
-			"fault-size":   func() { o.faultSize = 300 },
-			"plan-repeat":  func() { o.planRepeat = 1 },
-			"out":          func() { o.out = "" },
-			"plot":         func() { o.plot = "" },
-			"guide":        func() { o.guide = "" },
+			"sizes":         func() { *sizes = "100,500" },
+			"query-size":    func() { o.querySize = 1000 },
+			"points":        func() { o.points = 20000 },
+			"fleet-status":  func() { o.fleetStatus = 200 },
+			"fleet-devices": func() { o.fleetDevices = 500 },
+			"fault-size":    func() { o.faultSize = 300 },
+			"plan-repeat":   func() { o.planRepeat = 1 },
+			"out":           func() { o.out = "" },
+			"plot":          func() { o.plot = "" },
+			"guide":         func() { o.guide = "" },
 		}
 		for name, apply := range defaults {
 			if !set[name] {
@@ -174,7 +177,7 @@ func parseFlags(args []string) (options, error) {
 		}
 	}
 	switch {
-	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0 || o.faultSize < 0:
+	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0 || o.fleetDevices < 0 || o.faultSize < 0:
 		return o, errors.New("-query-size, -points, -fleet-status, -fault-size and -latency must not be negative")
 	case o.parallelism < 1 || o.planRepeat < 1:
 		return o, errors.New("-parallelism and -plan-repeat must be at least 1")
@@ -310,15 +313,16 @@ func (o options) describe() map[string]string {
 		mode = "reattach (provider served in debug mode)"
 	}
 	return map[string]string{
-		"sizes":        strings.Join(sizes, ","),
-		"query_size":   strconv.Itoa(o.querySize),
-		"points":       strconv.Itoa(o.points),
-		"fleet_status": strconv.Itoa(o.fleetStatus),
-		"fault_size":   strconv.Itoa(o.faultSize),
-		"latency":      o.latency.String(),
-		"parallelism":  strconv.Itoa(o.parallelism),
-		"plan_repeat":  strconv.Itoa(o.planRepeat),
-		"mode":         mode,
+		"sizes":         strings.Join(sizes, ","),
+		"query_size":    strconv.Itoa(o.querySize),
+		"points":        strconv.Itoa(o.points),
+		"fleet_status":  strconv.Itoa(o.fleetStatus),
+		"fleet_devices": strconv.Itoa(o.fleetDevices),
+		"fault_size":    strconv.Itoa(o.faultSize),
+		"latency":       o.latency.String(),
+		"parallelism":   strconv.Itoa(o.parallelism),
+		"plan_repeat":   strconv.Itoa(o.planRepeat),
+		"mode":          mode,
 	}
 }
 

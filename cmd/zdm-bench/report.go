@@ -14,14 +14,15 @@ import (
 
 // results are everything one run measured: one field per scenario.
 type results struct {
-	Machine     machine            `json:"machine"`
-	Options     map[string]string  `json:"options"`
-	Sizes       []sizeResult       `json:"sizes"`
-	Query       *queryResult       `json:"query,omitempty"`
-	Timeseries  *timeseriesResult  `json:"timeseries,omitempty"`
-	FleetStatus *fleetStatusResult `json:"fleet_status,omitempty"`
-	Faults      *faultResult       `json:"faults,omitempty"`
-	Finished    time.Time          `json:"finished"`
+	Machine      machine             `json:"machine"`
+	Options      map[string]string   `json:"options"`
+	Sizes        []sizeResult        `json:"sizes"`
+	Query        *queryResult        `json:"query,omitempty"`
+	Timeseries   *timeseriesResult   `json:"timeseries,omitempty"`
+	FleetStatus  *fleetStatusResult  `json:"fleet_status,omitempty"`
+	FleetDevices *fleetDevicesResult `json:"fleet_devices,omitempty"`
+	Faults       *faultResult        `json:"faults,omitempty"`
+	Finished     time.Time           `json:"finished"`
 }
 
 func writeJSON(path string, res *results) error {

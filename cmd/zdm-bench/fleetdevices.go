@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
+)
+
+// The devices of one fleet as one zdm_fleet_devices resource, against the
+// same devices as N zdm_device resources: the time per device of a create,
+// a no-op plan and a rename of all, every API request waiting -latency.
+
+// fleetDevicesParallelism is the resource's default parallelism, which the
+// network floor assumes.
+const fleetDevicesParallelism = 16
+
+// fleetDevicesBaseline is how many zdm_device resources the per-device
+// baseline uses (fewer with -quick).
+const fleetDevicesBaseline = 2000
+
+// Targets of the scenario.
+const (
+	maxFleetDevicesRatio    = 1.3 // create and rename, over the network floor
+	maxFleetDevicesPlanReqs = 2   // API requests of a no-op plan
+	maxFleetDevicesRSS      = 250 << 20
+	minFleetDevicesSpeedup  = 10.0 // per device, against zdm_device
+)
+
+// fleetDevicesResult measures zdm_fleet_devices against zdm_device.
+type fleetDevicesResult struct {
+	Devices     int           `json:"devices"`
+	Latency     time.Duration `json:"latency_ns"`
+	Parallelism int           `json:"parallelism"`
+	// Floor is Devices x Latency / Parallelism: the time of the writes alone.
+	Floor time.Duration `json:"floor_ns"`
+	// Create, Plan and Rename are the steps of zdm_fleet_devices.
+	Create measurement `json:"create"`
+	Plan   measurement `json:"plan"`
+	Rename measurement `json:"rename"`
+	// Baseline* are the same steps on BaselineDevices zdm_device resources
+	// (terraform -parallelism of the run).
+	BaselineDevices int         `json:"baseline_devices"`
+	BaselineCreate  measurement `json:"baseline_create"`
+	BaselinePlan    measurement `json:"baseline_plan"`
+	BaselineRename  measurement `json:"baseline_rename"`
+}
+
+// perDevice is the time of m per device of n.
+func perDevice(m measurement, n int) time.Duration { return m.Wall / time.Duration(max(n, 1)) }
+
+// speedup is how many times less time per device zdm_fleet_devices takes
+// than zdm_device for the step (fleet, baseline).
+func (r *fleetDevicesResult) speedup(fleet, baseline measurement) float64 {
+	return ratio(perDevice(baseline, r.BaselineDevices), perDevice(fleet, r.Devices))
+}
+
+// peakRSS is the provider's largest peak RSS over the steps.
+func (r *fleetDevicesResult) peakRSS() int64 {
+	return max(r.Create.RSS, r.Plan.RSS, r.Rename.RSS)
+}
+
+// fleetDevicesConfig is n devices in one zdm_fleet_devices, named
+// prefix-<index> (range() stops at 1,024 values: counted in thousands).
+func fleetDevicesConfig(n int, prefix string) string {
+	return requiredProviders + fmt.Sprintf(`
+provider "zdm" {}
+
+locals {
+  numbers = [for i in flatten([for k in range(%d) : [for j in range(1000) : k * 1000 + j]]) : i if i < %d]
+}
+
+resource "zdm_fleet_devices" "d" {
+  parallelism = %d
+  devices     = { for i in local.numbers : format("k-%%06d", i) => { name = "%s-${i}" } }
+}
+`, (n+999)/1000, n, fleetDevicesParallelism, prefix)
+}
+
+func (b *bench) runFleetDevices(ctx context.Context, n int) (*fleetDevicesResult, error) {
+	latency := b.o.latency
+	if latency <= 0 {
+		latency = 20 * time.Millisecond
+	}
+	base := fleetDevicesBaseline
+	if b.o.quick {
+		base = 200
+	}
+	res := &fleetDevicesResult{Devices: n, Latency: latency, Parallelism: fleetDevicesParallelism,
+		Floor: time.Duration(n) * latency / fleetDevicesParallelism, BaselineDevices: base}
+	b.srv.SetFaults(localzdm.Faults{Latency: latency})
+	defer b.srv.SetFaults(localzdm.Faults{})
+	parallelism := "-parallelism=" + strconv.Itoa(b.o.parallelism)
+
+	// zdm_fleet_devices.
+	ws, err := b.workspace(strconv.Itoa(n) + "-fleet-devices")
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := b.newConfig(fmt.Sprintf("fleet-devices-%d", n), ws, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.fleetDevicesSteps(ctx, cfg, ws, n, "fd", fleetDevicesConfig, &res.Create, &res.Plan, &res.Rename, parallelism); err != nil {
+		return nil, fmt.Errorf("zdm_fleet_devices: %w", err)
+	}
+	logf("zdm_fleet_devices of %d devices at %s: create %s, no-op plan %s (%d requests), rename %s; floor %s; provider peak RSS %s",
+		n, latency, secs(res.Create.Wall), secs(res.Plan.Wall), res.Plan.totalRequests(), secs(res.Rename.Wall),
+		secs(res.Floor), mib(res.peakRSS()))
+
+	// zdm_device, the per-device baseline.
+	bws, err := b.workspace(strconv.Itoa(base) + "-fleet-devices-baseline")
+	if err != nil {
+		return nil, err
+	}
+	bcfg, err := b.newConfig(fmt.Sprintf("fleet-devices-baseline-%d", base), bws, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.fleetDevicesSteps(ctx, bcfg, bws, base, "bd", devicesConfig, &res.BaselineCreate, &res.BaselinePlan,
+		&res.BaselineRename, parallelism); err != nil {
+		return nil, fmt.Errorf("zdm_device baseline: %w", err)
+	}
+	logf("zdm_device x %d at %s: create %s, no-op plan %s, rename %s; speed-up per device: create %.1fx, plan %.1fx, rename %.1fx",
+		base, latency, secs(res.BaselineCreate.Wall), secs(res.BaselinePlan.Wall), secs(res.BaselineRename.Wall),
+		res.speedup(res.Create, res.BaselineCreate), res.speedup(res.Plan, res.BaselinePlan), res.speedup(res.Rename, res.BaselineRename))
+	return res, nil
+}
+
+// fleetDevicesSteps creates n devices named prefix-<index> with the
+// configuration of render, plans with no change, and renames them all
+// (prefix "r"+prefix), checking the service after each apply.
+func (b *bench) fleetDevicesSteps(ctx context.Context, cfg *config, ws localzdm.Bootstrap, n int, prefix string,
+	render func(int, string) string, create, plan, rename *measurement, parallelism string) error {
+	if err := cfg.write("main.tf", render(n, prefix)); err != nil {
+		return err
+	}
+	if _, err := b.terraform(ctx, cfg, okCodes, "init", "-no-color", "-input=false"); err != nil {
+		return err
+	}
+	r, err := b.terraform(ctx, cfg, okCodes, "apply", "-no-color", "-input=false", "-auto-approve", parallelism)
+	if err != nil {
+		return err
+	}
+	create.add(r)
+	if got, err := countDevices(ctx, b.srv, ws, prefix+"-"); err != nil || got != n {
+		return fmt.Errorf("after the create the service holds %d devices named %s-*, want %d (%v)", got, prefix, n, err)
+	}
+	r, err = b.terraform(ctx, cfg, planCodes, "plan", "-no-color", "-input=false", "-detailed-exitcode", parallelism)
+	if err != nil {
+		return err
+	}
+	plan.add(r)
+	if err := cfg.write("main.tf", render(n, "r"+prefix)); err != nil {
+		return err
+	}
+	r, err = b.terraform(ctx, cfg, okCodes, "apply", "-no-color", "-input=false", "-auto-approve", parallelism)
+	if err != nil {
+		return err
+	}
+	rename.add(r)
+	if got, err := countDevices(ctx, b.srv, ws, "r"+prefix+"-"); err != nil || got != n {
+		return fmt.Errorf("after the rename the service holds %d devices named r%s-*, want %d (%v)", got, prefix, n, err)
+	}
+	if !strings.Contains(r.Output, "Apply complete!") {
+		return fmt.Errorf("rename: no apply summary:\n%s", tail(r.Output, 20))
+	}
+	return nil
+}
+
+// fleetDevicesSection renders the result for the report.
+func fleetDevicesSection(w printf, res *results) {
+	r := res.FleetDevices
+	w("## Many devices as one resource\n\n")
+	w("`zdm_fleet_devices` holds %s devices in one resource and writes them %d at a time; the same steps on %s "+
+		"`zdm_device` resources give the per-device baseline. Every API request waits %s in the local server; the "+
+		"network floor of the writes is N x %s / %d = %s.\n\n",
+		num(r.Devices), r.Parallelism, num(r.BaselineDevices), r.Latency, r.Latency, r.Parallelism, secs(r.Floor))
+	w("| step | zdm_fleet_devices (N = %s) | per device | zdm_device (N = %s) | per device | speed-up per device | API requests (fleet) |\n",
+		num(r.Devices), num(r.BaselineDevices))
+	w("|------|---------:|-----------:|---------:|-----------:|------:|---|\n")
+	for _, s := range []struct {
+		name     string
+		fleet, b measurement
+	}{{stepCreate, r.Create, r.BaselineCreate}, {stepPlan, r.Plan, r.BaselinePlan}, {stepUpdate, r.Rename, r.BaselineRename}} {
+		w("| %s | %s | %.2f ms | %s | %.2f ms | %.1fx | %s |\n", s.name, secs(s.fleet.Wall),
+			float64(perDevice(s.fleet, r.Devices))/float64(time.Millisecond), secs(s.b.Wall),
+			float64(perDevice(s.b, r.BaselineDevices))/float64(time.Millisecond), r.speedup(s.fleet, s.b), requestsText(s.fleet.Requests))
+	}
+	w("\nProvider peak RSS of zdm_fleet_devices: %s.\n\n", mib(r.peakRSS()))
+}
+
+// fleetDevicesTargets are the goals of the scenario.
+func fleetDevicesTargets(res *results) []target {
+	r := res.FleetDevices
+	create, rename := ratio(r.Create.Wall, r.Floor), ratio(r.Rename.Wall, r.Floor)
+	speed := r.speedup(r.Create, r.BaselineCreate)
+	return []target{
+		{fmt.Sprintf("zdm_fleet_devices: create %s devices at %s latency in at most %.1fx the network floor", num(r.Devices),
+			r.Latency, maxFleetDevicesRatio), fmt.Sprintf("%.2fx (%s, floor %s)", create, secs(r.Create.Wall), secs(r.Floor)),
+			create <= maxFleetDevicesRatio},
+		{fmt.Sprintf("zdm_fleet_devices: no-op plan of %s devices in at most %d API requests", num(r.Devices), maxFleetDevicesPlanReqs),
+			fmt.Sprintf("%d requests, %s", r.Plan.totalRequests(), secs(r.Plan.Wall)), r.Plan.totalRequests() <= maxFleetDevicesPlanReqs},
+		{fmt.Sprintf("zdm_fleet_devices: rename %s devices in at most %.1fx the network floor", num(r.Devices), maxFleetDevicesRatio),
+			fmt.Sprintf("%.2fx (%s)", rename, secs(r.Rename.Wall)), rename <= maxFleetDevicesRatio},
+		{fmt.Sprintf("zdm_fleet_devices: provider peak RSS at %s devices at most %s", num(r.Devices), mib(int64(maxFleetDevicesRSS))),
+			mib(r.peakRSS()), r.peakRSS() <= maxFleetDevicesRSS},
+		{fmt.Sprintf("zdm_fleet_devices: create at least %.0fx faster per device than zdm_device", minFleetDevicesSpeedup),
+			fmt.Sprintf("%.1fx", speed), speed >= minFleetDevicesSpeedup},
+	}
+}
+
+var fleetDevicesScenario = scenario{
+	name:    "fleetdevices",
+	option:  "fleet_devices",
+	enabled: func(o options) bool { return o.fleetDevices > 0 },
+	run: func(ctx context.Context, b *bench, res *results) error {
+		fd, err := b.runFleetDevices(ctx, b.o.fleetDevices)
+		if err != nil {
+			return fmt.Errorf("fleet devices of %d devices: %w", b.o.fleetDevices, err)
+		}
+		res.FleetDevices = fd
+		return nil
+	},
+	measured: func(res *results) bool { return res.FleetDevices != nil },
+	take:     func(dst, src *results) { dst.FleetDevices = src.FleetDevices },
+	report:   fleetDevicesSection,
+	targets:  fleetDevicesTargets,
+}
