@@ -128,6 +128,12 @@ func (s *Server) injectFaults(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	if f.Latency > 0 {
+		// With the body read, a client that gives up during the latency
+		// cancels the request, which then changes nothing.
+		if err := bufferBody(r); err != nil {
+			dropConnection(w)
+			return true
+		}
 		t := time.NewTimer(f.Latency)
 		select {
 		case <-t.C:

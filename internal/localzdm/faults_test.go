@@ -152,21 +152,55 @@ func TestFaultLatency(t *testing.T) {
 	if err := get(e.s.AdminURL(), "/counters"); err != nil {
 		t.Fatalf("admin request with an hour of API latency: %v", err)
 	}
-	// A client giving up during the latency leaves no change behind.
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.s.BaseURL()+"/v3/workspaces/"+e.b.WorkspaceID+"/devices", strings.NewReader(`{"name":"late"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("X-API-KEY", e.b.APIKey)
-	if res, err := e.hc.Do(req); err == nil {
+	// A client giving up during the latency leaves no change behind: the
+	// request is seen by the server (counted) before the client gives up,
+	// and the device count is read well after the latency would have
+	// ended, so a handler that ignored the abandon would have created it.
+	e.s.SetFaults(localzdm.Faults{Latency: 300 * time.Millisecond})
+	route := "POST /v3/workspaces/{workspace_id}/devices"
+	before := e.s.Counters()[route]
+	post := func(ctx context.Context, name string) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.s.BaseURL()+"/v3/workspaces/"+e.b.WorkspaceID+"/devices",
+			strings.NewReader(`{"name":"`+name+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-API-KEY", e.b.APIKey)
+		res, err := e.hc.Do(req)
+		if err != nil {
+			return err
+		}
 		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			return fmt.Errorf("create %s answered %d", name, res.StatusCode)
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- post(ctx, "late") }()
+	for e.s.Counters()[route] == before {
+		select {
+		case err := <-done:
+			t.Fatalf("request within the latency answered before it was abandoned: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; err == nil {
 		t.Fatal("request within the latency answered")
 	}
-	e.s.SetFaults(localzdm.Faults{})
+	time.Sleep(700 * time.Millisecond) // past the latency of the abandoned request
 	if n := e.deviceCount(); n != 0 {
 		t.Fatalf("an abandoned request created %d devices", n)
+	}
+	// Positive control: the same request, not abandoned, creates its device
+	// once the latency has passed.
+	if err := post(context.Background(), "patient"); err != nil {
+		t.Fatalf("create with latency: %v", err)
+	}
+	if n := e.deviceCount(); n != 1 {
+		t.Fatalf("after a create that waited out the latency: %d devices, want 1", n)
 	}
 }
 

@@ -313,13 +313,11 @@ func (s *Server) applyRequestFault(w http.ResponseWriter, r *http.Request, f *Re
 		return r, false, true
 	case FaultDelay:
 		// Read the body now: the client may be gone when the service acts.
-		data, err := io.ReadAll(io.LimitReader(r.Body, maxAPIBody+1))
-		if err != nil {
+		if err := bufferBody(r); err != nil {
 			dropConnection(w)
 			return r, true, false
 		}
 		r = r.WithContext(context.WithoutCancel(r.Context()))
-		r.Body = io.NopCloser(bytes.NewReader(data))
 		t := time.NewTimer(f.Delay)
 		select {
 		case <-t.C:
@@ -331,4 +329,17 @@ func (s *Server) applyRequestFault(w http.ResponseWriter, r *http.Request, f *Re
 		return r, false, false
 	}
 	return r, false, false
+}
+
+// bufferBody reads the body of r (up to one byte more than maxAPIBody, so
+// the handler still sees an oversized body) into memory and puts it back.
+// Once a body has been read to its end, net/http watches the connection:
+// a client that goes away then cancels the request's context.
+func bufferBody(r *http.Request) error {
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxAPIBody+1))
+	if err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	return nil
 }
