@@ -30,6 +30,21 @@ type cli struct {
 // first (newEnv does); benchmarks need TF_ACC_TERRAFORM_PATH.
 func newCLI(tb testing.TB) *cli {
 	tb.Helper()
+	return startCLI(tb, true)
+}
+
+// newQuietCLI is newCLI without the test's logging sink, for tests of
+// thousands of objects: with trace logging on, the framework's cost per
+// value node grows with the size of the value.
+func newQuietCLI(tb testing.TB) *cli {
+	tb.Helper()
+	return startCLI(tb, false)
+}
+
+// startCLI serves the provider, logging to the test when logs is set and tb
+// is a test.
+func startCLI(tb testing.TB, logs bool) *cli {
+	tb.Helper()
 	if t, ok := tb.(*testing.T); ok {
 		acctest.Prepare(t)
 	}
@@ -43,7 +58,7 @@ func newCLI(tb testing.TB) *cli {
 		Terraform: bin,
 		Dir:       tb.TempDir(),
 	}
-	if t, ok := tb.(*testing.T); ok {
+	if t, ok := tb.(*testing.T); ok && logs {
 		opts.ServeOpts = []tf6server.ServeOpt{tf6server.WithLoggingSink(t)}
 	}
 	s, err := tfcli.Start(opts)

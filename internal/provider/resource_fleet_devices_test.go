@@ -582,7 +582,7 @@ resource "zdm_device" "dup" {
 func TestAccFleetDevicesAtScale(t *testing.T) {
 	n := 5000 * benchScale(t)
 	e := newEnv(t)
-	c := newCLI(t)
+	c := newQuietCLI(t)
 	config := func(suffix string) string {
 		// range() stops at 1,024 values: count in thousands.
 		return requiredProviders + e.ProviderConfig() + fmt.Sprintf(`
