@@ -6,15 +6,18 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 )
 
 // DataQuery selects the stored data points of GetData and StreamData. Empty
 // fields (and nil pointers) leave the parameter out, so the service's default
 // applies.
 type DataQuery struct {
-	// Start is the inclusive start of the device-timestamp range (RFC 3339).
+	// Start is the inclusive start of the device-timestamp range (RFC 3339,
+	// sent in UTC).
 	Start string
-	// End is the exclusive end of the device-timestamp range (RFC 3339).
+	// End is the exclusive end of the device-timestamp range (RFC 3339, sent
+	// in UTC).
 	End string
 	// From is the page index (default 0).
 	From *int
@@ -31,10 +34,10 @@ type DataQuery struct {
 func (q DataQuery) values() url.Values {
 	v := url.Values{}
 	if q.Start != "" {
-		v.Set("start", q.Start)
+		v.Set("start", utcTime(q.Start))
 	}
 	if q.End != "" {
-		v.Set("end", q.End)
+		v.Set("end", utcTime(q.End))
 	}
 	if q.From != nil {
 		v.Set("from", strconv.Itoa(*q.From))
@@ -52,6 +55,17 @@ func (q DataQuery) values() url.Values {
 		v.Add("tag", t)
 	}
 	return v
+}
+
+// utcTime returns an RFC 3339 time in UTC ("Z"), the form every service
+// accepts, with the same instant and precision; a string that is not RFC
+// 3339 is returned unchanged (the service then names it in its 400).
+func utcTime(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }
 
 // GetData returns one page of stored data points of a workspace

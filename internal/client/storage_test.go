@@ -223,3 +223,20 @@ func TestStreamDataCallerCancels(t *testing.T) {
 		t.Fatalf("n = %d, err = %v", n, err)
 	}
 }
+
+// TestStreamDataSendsBoundsInUTC: start and end go out in UTC ("Z") with
+// their instant and precision, whatever offset they were written with.
+func TestStreamDataSendsBoundsInUTC(t *testing.T) {
+	var start, end string
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start, end = r.URL.Query().Get("start"), r.URL.Query().Get("end")
+		_ = writePoints(w, 0)
+	}), nil)
+	q := DataQuery{Start: "2026-03-01T08:30:00.250+05:30", End: "2026-03-01T00:00:00-02:00"}
+	if _, err := c.StreamData(t.Context(), "wks-1", q, nil); err != nil {
+		t.Fatal(err)
+	}
+	if start != "2026-03-01T03:00:00.25Z" || end != "2026-03-01T02:00:00Z" {
+		t.Errorf("sent start=%q end=%q, want 2026-03-01T03:00:00.25Z and 2026-03-01T02:00:00Z", start, end)
+	}
+}

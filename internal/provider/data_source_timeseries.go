@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -75,12 +76,14 @@ func (d *timeseriesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"workspace_id": workspaceLookupAttribute(),
 			"start": schema.StringAttribute{
 				MarkdownDescription: "Only points whose device time is at or after this time (inclusive), in RFC 3339 " +
-					"format such as `2025-01-31T00:00:00Z`. Must be before `end`.",
+					"format such as `2025-01-31T00:00:00Z`. Must be before `end`. Any offset is accepted; it is sent " +
+					"in UTC (`Z`), the same instant.",
 				Optional:   true,
 				Validators: []validator.String{rfc3339{}},
 			},
 			"end": schema.StringAttribute{
-				MarkdownDescription: "Only points whose device time is before this time (exclusive), in RFC 3339 format.",
+				MarkdownDescription: "Only points whose device time is before this time (exclusive), in RFC 3339 format; " +
+					"sent in UTC (`Z`), the same instant.",
 				Optional:            true,
 				Validators:          []validator.String{rfc3339{}},
 			},
@@ -118,7 +121,11 @@ func (d *timeseriesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"max_points": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Read every page, in requests of `size` points, until no point is "+
 					"left or this many points are read (1 to %d). Conflicts with `from`. The points are streamed "+
-					"from the service, but all of them are kept in the Terraform state.", maxTimeseriesPoints),
+					"from the service, but all of them are kept in the Terraform state. Devices may publish while the "+
+					"pages are read: every point stored before the read began (and matching the filters) is returned "+
+					"once, unless `max_points` stops the read first; a point that a shift of the pages brings back "+
+					"(same device, tag and device time, compared as instants) is dropped, and `max_points` counts "+
+					"distinct points. Points stored during the read may or may not be returned.", maxTimeseriesPoints),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(1, maxTimeseriesPoints)},
 			},
@@ -320,6 +327,15 @@ var errEnough = errors.New("enough points")
 // readTimeseries streams the points of plan to fn: one request for one page,
 // or requests for pages 0, 1, ... of plan.size until a page is short or
 // plan.maxPoints points were read.
+//
+// Devices may publish while the pages are read: each new point shifts the
+// later pages, so a point can come back on the next page. A point is passed
+// to fn once: repeats of the API's unique key (device ID, tag, device time
+// compared as an instant) are dropped, and max_points counts distinct
+// points. Points never move backwards in the order, so every point stored
+// before the read began (and matching the query) is read once, unless
+// max_points stops the read first; points stored during the read may or may
+// not be returned.
 func readTimeseries(ctx context.Context, stream streamFunc, ws string, q client.DataQuery, plan timeseriesPlan, fn func(client.DataPoint) error) error {
 	if plan.maxPoints < 0 {
 		if plan.fromSet {
@@ -335,12 +351,18 @@ func readTimeseries(ctx context.Context, stream streamFunc, ws string, q client.
 	size := min(plan.size, plan.maxPoints)
 	q.Size = &size
 	read := 0
+	seen := map[pointKey]struct{}{}
 	for page := 0; ; page++ {
 		q.From = &page
 		n, err := stream(ctx, ws, q, func(p client.DataPoint) error {
 			if read == plan.maxPoints {
 				return errEnough
 			}
+			k := keyOf(&p)
+			if _, dup := seen[k]; dup {
+				return nil
+			}
+			seen[k] = struct{}{}
 			read++
 			return fn(p)
 		})
@@ -353,4 +375,23 @@ func readTimeseries(ctx context.Context, stream streamFunc, ws string, q client.
 			return nil
 		}
 	}
+}
+
+// pointKey is the unique key of a data point: device, tag and device time as
+// an instant (Unix nanoseconds), so that "...:00Z" and "...:00.000+00:00"
+// are the same point. A device time that does not parse is kept as text.
+type pointKey struct {
+	device, tag, text string
+	unixNano          int64
+}
+
+// keyOf returns the unique key of p.
+func keyOf(p *client.DataPoint) pointKey {
+	k := pointKey{device: p.DeviceID, tag: p.Tag}
+	if t, err := time.Parse(time.RFC3339Nano, p.TimestampDevice); err == nil {
+		k.unixNano = t.UnixNano()
+	} else {
+		k.text = p.TimestampDevice
+	}
+	return k
 }

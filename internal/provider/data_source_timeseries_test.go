@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,8 +25,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
@@ -687,5 +690,140 @@ func BenchmarkTimeseriesFlatten(b *testing.B) {
 			b.ReportMetric(float64(peak)/float64(len(body)), "peak/json")
 			b.ReportMetric(float64(live)/float64(len(body)), "live/json")
 		})
+	}
+}
+
+// TestAccTimeseriesShiftingPages reads every page while the device keeps
+// publishing: the local server publishes a newer point before each storage
+// read (publish_before_read), which shifts the pages of the default
+// newest-first order by one, so the first point of each page repeats the
+// last of the previous one. Every point stored before the read is returned
+// exactly once, and no point twice.
+func TestAccTimeseriesShiftingPages(t *testing.T) {
+	e := newEnv(t)
+	ws := e.Bootstrap.WorkspaceID
+	dev := newDevices(t, e, "meter")[0]
+	if err := e.Server.SetStorage(ws, true); err != nil {
+		t.Fatal(err)
+	}
+	const stored = 23
+	points := make([]localzdm.DataPoint, stored)
+	for i := range points {
+		points[i] = localzdm.DataPoint{DeviceID: dev, Tag: "temp", TimestampDevice: tsAt(i), Payload: json.RawMessage(`{}`)}
+	}
+	if n, err := e.Server.Publish(ws, points); err != nil || n != stored {
+		t.Fatalf("publish: %d, %v", n, err)
+	}
+	choices, err := acctest.EnvChoices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	choices.PublishBeforeRead = true
+	if err := e.Server.SetChoices(choices); err != nil {
+		t.Fatal(err)
+	}
+	const addr = "data.zdm_timeseries.all"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{{
+			Config: e.Config(fmt.Sprintf(`
+data "zdm_timeseries" "all" {
+  devices    = [%q]
+  tags       = ["temp"]
+  size       = 5
+  max_points = 1000
+}
+`, dev)),
+			Check: func(s *terraform.State) error {
+				attrs := s.RootModule().Resources[addr].Primary.Attributes
+				n, err := strconv.Atoi(attrs["points.#"])
+				if err != nil {
+					return err
+				}
+				if attrs["point_count"] != attrs["points.#"] {
+					return fmt.Errorf("point_count %s, points %d", attrs["point_count"], n)
+				}
+				times := map[string]int{}
+				for i := range n {
+					times[attrs[fmt.Sprintf("points.%d.timestamp_device", i)]]++
+				}
+				for ts, c := range times {
+					if c != 1 {
+						return fmt.Errorf("point at %s returned %d times", ts, c)
+					}
+				}
+				for i := range stored {
+					if times[tsAt(i)] != 1 {
+						return fmt.Errorf("stored point at %s returned %d times, want once", tsAt(i), times[tsAt(i)])
+					}
+				}
+				if n <= stored {
+					return fmt.Errorf("%d points: the points published during the read are missing, so the pages did not shift", n)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// TestPointKeyComparesInstants: the unique key of a point compares device
+// times as instants, whatever RFC 3339 form the service answers in.
+func TestPointKeyComparesInstants(t *testing.T) {
+	t.Parallel()
+	p := func(ts string) pointKey {
+		return keyOf(&client.DataPoint{DeviceID: "d", Tag: "t", TimestampDevice: ts})
+	}
+	same := []string{"2025-01-01T00:00:00Z", "2025-01-01T00:00:00.000Z", "2025-01-01T01:00:00+01:00", "2024-12-31T19:00:00.000000-05:00"}
+	for _, ts := range same[1:] {
+		if p(ts) != p(same[0]) {
+			t.Errorf("%s and %s are different keys", ts, same[0])
+		}
+	}
+	if p("2025-01-01T00:00:00.001Z") == p(same[0]) {
+		t.Error("a millisecond apart: same key")
+	}
+	if keyOf(&client.DataPoint{DeviceID: "d", Tag: "u", TimestampDevice: same[0]}) == p(same[0]) {
+		t.Error("another tag: same key")
+	}
+}
+
+// TestReadTimeseriesDropsRepeats pages through a stream that shifts by one
+// point before each page and answers the repeated point in another RFC 3339
+// form: each point is passed on once.
+func TestReadTimeseriesDropsRepeats(t *testing.T) {
+	t.Parallel()
+	var pages int
+	stream := func(_ context.Context, _ string, q client.DataQuery, fn func(client.DataPoint) error) (int, error) {
+		// Newest first: point i at position (9 - i) + shift, shift = pages read.
+		shift := pages
+		pages++
+		n := 0
+		for pos := *q.From * *q.Size; pos < (*q.From+1)**q.Size; pos++ {
+			i := 9 + shift - pos
+			if i < 0 || i > 9 {
+				continue
+			}
+			ts := tsAt(i)
+			if shift%2 == 1 {
+				ts = strings.Replace(ts, "Z", ".000+00:00", 1)
+			}
+			if err := fn(client.DataPoint{DeviceID: "d", Tag: "t", TimestampDevice: ts}); err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, nil
+	}
+	var got []string
+	err := readTimeseries(context.Background(), stream, "wks", client.DataQuery{}, timeseriesPlan{maxPoints: 100, size: 4},
+		func(p client.DataPoint) error {
+			got = append(got, p.TimestampDevice)
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 10 {
+		t.Errorf("got %d points %v, want the 10 stored once each", len(got), got)
 	}
 }
