@@ -25,6 +25,12 @@ var ErrAmbiguous = errors.New("the request may have been processed by the server
 // ErrAmbiguous.
 const ambiguousHint = "the service may have acted on it: the object may have been created or scheduled"
 
+// UnauthorizedHint ends the message of every 401: what to check. It is the
+// one place that explains a refused key (the provider's api_key argument
+// falls back to the ZDM_API_KEY environment variable when it is null).
+const UnauthorizedHint = "the service refused the API key (wrong, expired or revoked): check api_key in the " +
+	"provider block, or the ZDM_API_KEY environment variable when api_key is not set"
+
 // maxExcerpt is the largest body excerpt or message, in bytes, an APIError
 // carries.
 const maxExcerpt = 512
@@ -74,6 +80,9 @@ func (e *APIError) Error() string {
 	}
 	if e.ambiguous {
 		b.WriteString("; " + ambiguousHint)
+	}
+	if e.StatusCode == http.StatusUnauthorized {
+		b.WriteString("; " + UnauthorizedHint)
 	}
 	if e.scrub != nil {
 		return e.scrub(b.String())

@@ -205,3 +205,19 @@ func TestTruncate(t *testing.T) {
 		t.Fatal("short string changed")
 	}
 }
+
+// TestUnauthorizedSaysWhatToCheck: a 401, and only a 401, names the
+// api_key argument and the ZDM_API_KEY variable.
+func TestUnauthorizedSaysWhatToCheck(t *testing.T) {
+	e := &APIError{StatusCode: http.StatusUnauthorized, Method: "GET", Path: "/v3/workspaces", Code: "unauthorized", Message: "unknown API key"}
+	got := e.Error()
+	for _, want := range []string{"401 Unauthorized", "unknown API key", "check api_key", "ZDM_API_KEY"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("401 message %q lacks %q", got, want)
+		}
+	}
+	e.StatusCode = http.StatusForbidden
+	if got := e.Error(); strings.Contains(got, "ZDM_API_KEY") {
+		t.Errorf("403 message names ZDM_API_KEY: %q", got)
+	}
+}

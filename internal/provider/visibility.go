@@ -144,12 +144,11 @@ func unprovenNotFound(baseURL, kind, ws, id string, notFound, proof error) strin
 	return b.String()
 }
 
-// explainRefusal explains a 401 or 403 answer for workspace ws: what the
-// rule is and what to change. It returns "" for other errors.
+// explainRefusal explains a 403 answer for workspace ws: what the rule is
+// and what to change. It returns "" for other errors; the message of a 401
+// already says what to check (client.UnauthorizedHint).
 func explainRefusal(err error, ws string) string {
 	switch {
-	case client.IsStatus(err, http.StatusUnauthorized):
-		return "The service refused the API key (wrong, expired or revoked): check api_key (or " + envAPIKey + ")."
 	case client.IsStatus(err, http.StatusForbidden) && ws != "":
 		return "An API key is bound to one workspace, and the key of this provider configuration is not valid " +
 			"for workspace " + quote(ws) + ". Use a provider configuration (a provider alias) whose api_key belongs to " +

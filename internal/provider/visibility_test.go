@@ -112,8 +112,10 @@ func TestConfirmGoneExplainsRefusals(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "An API key is bound to one workspace") {
 		t.Errorf("403 proof: %v", err)
 	}
-	if got := explainRefusal(&client.APIError{StatusCode: http.StatusUnauthorized}, "wks-1"); !strings.Contains(got, "wrong, expired or revoked") {
-		t.Errorf("401: %q", got)
+	unauthorized := &client.APIError{StatusCode: http.StatusUnauthorized, Method: "GET", Path: "/v3/workspaces"}
+	if got := describeError(unauthorized, "wks-1"); strings.Count(got, "wrong, expired or revoked") != 1 ||
+		!strings.Contains(got, "check api_key") || !strings.Contains(got, envAPIKey) {
+		t.Errorf("401, explained once, naming api_key and %s: %q", envAPIKey, got)
 	}
 	if got := explainRefusal(errors.New("boom"), "wks-1"); got != "" {
 		t.Errorf("other error explained: %q", got)
