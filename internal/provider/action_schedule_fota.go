@@ -2,13 +2,18 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 )
 
 var (
@@ -105,15 +110,30 @@ func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeReques
 	what := "firmware update " + fw + " " + ver
 
 	var devices []string
+	sent := time.Now()
+	wctx := client.FinishOnceSent(ctx)
+	matches := firmwareMatches(fw, ver)
 	if !cfg.DeviceID.IsNull() {
 		dev := cfg.DeviceID.ValueString()
-		f, err := a.data.client.ScheduleFOTA(ctx, dev, fw, ver)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot schedule "+what+" on device "+dev, err.Error())
+		summary := "Cannot schedule " + what + " on device " + dev
+		f, err := a.data.client.ScheduleFOTA(wctx, dev, fw, ver)
+		switch {
+		case errors.Is(err, client.ErrNotSent):
+			resp.Diagnostics.AddError(summary, notSent(what, err))
 			return
+		case errors.Is(err, client.ErrAmbiguous):
+			s := sentSchedule{cause: err, sent: sent}
+			if devices = a.data.resolveActionSchedule(ctx, s, what, dev, fleetstatus.Scope{}, fleetstatus.FOTA, matches,
+				summary, &resp.Diagnostics); devices == nil {
+				return
+			}
+		case err != nil:
+			resp.Diagnostics.AddError(summary, err.Error())
+			return
+		default:
+			devices = []string{dev}
+			progress(fmt.Sprintf("Scheduled %s on device %s (%s)", what, dev, f.Status))
 		}
-		devices = []string{dev}
-		progress(fmt.Sprintf("Scheduled %s on device %s (%s)", what, dev, f.Status))
 	} else {
 		ws := cfg.WorkspaceID.ValueString()
 		fleets := setStrings(ctx, cfg.FleetIDs, &resp.Diagnostics)
@@ -121,12 +141,24 @@ func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeReques
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		f, err := a.data.client.ScheduleFleetFOTA(ctx, ws, fw, ver, fleets)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot schedule "+what+" on "+describeFleets(ws, fleets), err.Error())
+		summary := "Cannot schedule " + what + " on " + describeFleets(ws, fleets)
+		f, err := a.data.client.ScheduleFleetFOTA(wctx, ws, fw, ver, fleets)
+		switch {
+		case errors.Is(err, client.ErrNotSent):
+			resp.Diagnostics.AddError(summary, notSent(what, err))
 			return
+		case errors.Is(err, client.ErrAmbiguous):
+			s := sentSchedule{cause: err, sent: sent}
+			if devices = a.data.resolveActionSchedule(ctx, s, what, "", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets},
+				fleetstatus.FOTA, matches, summary, &resp.Diagnostics); devices == nil {
+				return
+			}
+		case err != nil:
+			resp.Diagnostics.AddError(summary, err.Error())
+			return
+		default:
+			devices = f.Devices
 		}
-		devices = f.Devices
 		if !reportScheduled(what, ws, fleets, devices, progress, &resp.Diagnostics) {
 			return
 		}

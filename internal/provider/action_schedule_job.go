@@ -2,7 +2,9 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -10,6 +12,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 )
 
 var (
@@ -112,15 +117,29 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 	}
 
 	var devices []string
+	sent := time.Now()
+	wctx := client.FinishOnceSent(ctx)
 	if !cfg.DeviceID.IsNull() {
 		dev := cfg.DeviceID.ValueString()
-		job, err := a.data.client.ScheduleJob(ctx, dev, name, value)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot schedule "+what+" on device "+dev, err.Error())
+		summary := "Cannot schedule " + what + " on device " + dev
+		job, err := a.data.client.ScheduleJob(wctx, dev, name, value)
+		switch {
+		case errors.Is(err, client.ErrNotSent):
+			resp.Diagnostics.AddError(summary, notSent("job", err))
 			return
+		case errors.Is(err, client.ErrAmbiguous):
+			s := sentSchedule{cause: err, sent: sent}
+			if devices = a.data.resolveActionSchedule(ctx, s, what, dev, fleetstatus.Scope{}, fleetstatus.Job(name),
+				jobMatches(string(value)), summary, &resp.Diagnostics); devices == nil {
+				return
+			}
+		case err != nil:
+			resp.Diagnostics.AddError(summary, err.Error())
+			return
+		default:
+			devices = []string{dev}
+			progress(fmt.Sprintf("Scheduled %s on device %s (%s)", what, dev, job.Status))
 		}
-		devices = []string{dev}
-		progress(fmt.Sprintf("Scheduled %s on device %s (%s)", what, dev, job.Status))
 	} else {
 		ws := cfg.WorkspaceID.ValueString()
 		fleets := setStrings(ctx, cfg.FleetIDs, &resp.Diagnostics)
@@ -128,12 +147,24 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		job, err := a.data.client.ScheduleFleetJob(ctx, ws, name, fleets, value)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot schedule "+what+" on "+describeFleets(ws, fleets), err.Error())
+		summary := "Cannot schedule " + what + " on " + describeFleets(ws, fleets)
+		job, err := a.data.client.ScheduleFleetJob(wctx, ws, name, fleets, value)
+		switch {
+		case errors.Is(err, client.ErrNotSent):
+			resp.Diagnostics.AddError(summary, notSent("job", err))
 			return
+		case errors.Is(err, client.ErrAmbiguous):
+			s := sentSchedule{cause: err, sent: sent}
+			if devices = a.data.resolveActionSchedule(ctx, s, what, "", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets},
+				fleetstatus.Job(name), jobMatches(string(value)), summary, &resp.Diagnostics); devices == nil {
+				return
+			}
+		case err != nil:
+			resp.Diagnostics.AddError(summary, err.Error())
+			return
+		default:
+			devices = job.Devices
 		}
-		devices = job.Devices
 		if !reportScheduled(what, ws, fleets, devices, progress, &resp.Diagnostics) {
 			return
 		}

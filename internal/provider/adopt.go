@@ -302,19 +302,3 @@ func defaultFleetOf(fleets []client.Fleet) string {
 	}
 	return id
 }
-
-// createSkew is how much older than the local clock just before a POST a
-// job or firmware update may look and still be adopted by the read-back
-// after an ambiguous scheduling (creates use the service's clock instead:
-// see createdAtOrAfter).
-const createSkew = 2 * time.Minute
-
-// createdSince reports whether the RFC 3339 timestamp createdAt is not
-// before since minus createSkew. Unreadable timestamps do not match.
-func createdSince(createdAt string, since time.Time) bool {
-	t, err := time.Parse(time.RFC3339Nano, createdAt)
-	if err != nil {
-		return false
-	}
-	return !t.Before(since.Add(-createSkew))
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -41,27 +40,6 @@ func TestParseImportID(t *testing.T) {
 		}
 		if err != nil || ws != c.ws || id != c.id {
 			t.Errorf("parseImportID(%q) = %q, %q, %v; want %q, %q", c.raw, ws, id, err, c.ws, c.id)
-		}
-	}
-}
-
-func TestCreatedSince(t *testing.T) {
-	t.Parallel()
-	before := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	cases := map[string]bool{
-		"2025-03-01T12:00:00Z":           true,
-		"2025-03-01T12:00:01.5Z":         true,
-		"2025-03-01T11:59:00Z":           true, // within the skew
-		"2025-03-01T13:59:00+02:00":      true, // same instant as 11:59Z
-		"2025-03-01T11:57:59Z":           false,
-		"2025-02-28T12:00:00Z":           false,
-		"not a time":                     false,
-		"":                               false,
-		"2025-03-01T12:00:00.123456789Z": true,
-	}
-	for ts, want := range cases {
-		if got := createdSince(ts, before); got != want {
-			t.Errorf("createdSince(%q) = %v, want %v", ts, got, want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 )
 
 var (
@@ -125,7 +127,7 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.schedule(ctx, &plan, "schedule", &resp.Diagnostics) {
+	if !r.schedule(ctx, &plan, "schedule", "", &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -191,12 +193,15 @@ func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateReque
 		notConfigured(&resp.Diagnostics)
 		return
 	}
-	var plan deviceJobModel
+	var plan, prior deviceJobModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.schedule(ctx, &plan, "schedule again", &resp.Diagnostics) {
+	if !r.schedule(ctx, &plan, "schedule again", prior.ScheduledAt.ValueString(), &resp.Diagnostics) {
+		// Nothing shown scheduled: the state keeps the prior scheduling.
+		resp.State.Raw = req.State.Raw.Copy()
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -209,7 +214,7 @@ func (r *deviceJobResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.AddWarning(forgetWarning("job", state.Name.ValueString(), state.ID.ValueString()))
+	resp.Diagnostics.AddWarning(forgetScheduling("job", objectRef("job", state.Name.ValueString(), state.ID.ValueString())))
 }
 
 func (r *deviceJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -228,42 +233,43 @@ func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
 }
 
 // schedule schedules the job of plan and stores the answer in plan; it
-// reports errors to diags under the operation op ("create", "update").
-func (r *deviceJobResource) schedule(ctx context.Context, plan *deviceJobModel, op string, diags *diag.Diagnostics) bool {
+// reports errors to diags under the operation op ("schedule", "schedule
+// again"). prior is the scheduled_at of the state ("" on create). The
+// request is finished even when Terraform is interrupted once it is sent;
+// when its answer is lost, the job is read back and adopted only when it
+// shows this request's scheduling (see schedule.go).
+func (r *deviceJobResource) schedule(ctx context.Context, plan *deviceJobModel, op, prior string, diags *diag.Diagnostics) bool {
 	dev, name := plan.DeviceID.ValueString(), plan.Name.ValueString()
 	value, err := jobValue(plan.Value)
 	if err != nil {
 		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
 		return false
 	}
-	before := time.Now()
-	job, err := r.data.client.ScheduleJob(ctx, dev, name, value)
-	if errors.Is(err, client.ErrAmbiguous) {
-		job = r.findScheduled(ctx, dev, name, string(value), before)
-		if job == nil {
-			diags.AddError("Cannot "+op+" job "+quote(name)+" on device "+dev,
-				err.Error()+". Reading the job back did not show it scheduled with this value: apply again.")
+	summary := "Cannot " + op + " job " + quote(name) + " on device " + dev
+	sent := time.Now()
+	job, err := r.data.client.ScheduleJob(client.FinishOnceSent(ctx), dev, name, value)
+	switch {
+	case errors.Is(err, client.ErrNotSent):
+		diags.AddError(summary, notSent("job", err))
+		return false
+	case errors.Is(err, client.ErrAmbiguous):
+		s := sentSchedule{cause: err, sent: sent, prior: prior}
+		got, ok, seen := r.data.readBackDevice(ctx, s, dev, fleetstatus.Job(name), jobMatches(string(value)))
+		if !ok {
+			diags.AddError(summary, deviceMaySchedule(r.data.client, s, "job "+quote(name), dev, seen,
+				fmt.Sprintf(`Read it with data "zdm_device_job" { device_id = %q name = %q }.`, dev, name)))
 			return false
 		}
 		diags.AddWarning("Adopted a job after an interrupted request",
-			"The connection failed after job "+quote(name)+" was sent to device "+dev+"; reading it back showed it "+
-				"scheduled with this value since the request, so it is taken as scheduled.")
-	} else if err != nil {
-		diags.AddError("Cannot "+op+" job "+quote(name)+" on device "+dev, err.Error())
+			"The answer to the request scheduling job "+quote(name)+" on device "+dev+" was lost ("+err.Error()+"); "+
+				"reading it back showed it scheduled with this value at "+got.ScheduledAt+", after the request, so it "+
+				"is taken as scheduled (status "+got.Status+"). It was sent once.")
+		job = &client.Job{Name: name, Status: got.Status, ScheduledAt: got.ScheduledAt, Value: got.Value}
+	case err != nil:
+		diags.AddError(summary, err.Error())
 		return false
 	}
 	tflog.Trace(ctx, "scheduled job", map[string]any{"device_id": dev, "name": name})
 	flattenDeviceJob(plan, dev, name, job)
 	return true
-}
-
-// findScheduled returns the job when it is scheduled with value since
-// before (give or take clock skew), after an ambiguous request.
-func (r *deviceJobResource) findScheduled(ctx context.Context, dev, name, value string, before time.Time) *client.Job {
-	job, err := r.data.client.GetJob(ctx, dev, name)
-	if err != nil || job.Status != client.JobStatusPending || !createdSince(job.ScheduledAt, before) ||
-		!jsonEqual(compactJSON(job.Value), value) {
-		return nil
-	}
-	return job
 }

@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -17,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 )
 
 var (
@@ -132,7 +135,7 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	var plan fleetJobModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "", &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -154,7 +157,9 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	if !sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets) || !jsonEqual(prior.Value.ValueString(), plan.Value.ValueString()) ||
 		!prior.Triggers.Equal(plan.Triggers) {
-		if !r.schedule(ctx, &plan, &resp.Diagnostics) {
+		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), &resp.Diagnostics) {
+			// Nothing shown scheduled: the state keeps the prior scheduling.
+			resp.State.Raw = req.State.Raw.Copy()
 			return
 		}
 	} else {
@@ -171,7 +176,7 @@ func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.AddWarning(forgetWarning("job", state.Name.ValueString(), state.ID.ValueString()))
+	resp.Diagnostics.AddWarning(forgetScheduling("job", objectRef("job", state.Name.ValueString(), state.ID.ValueString())))
 }
 
 // ImportState rebuilds the state of "<workspace_id>/<job_name>" from the
@@ -231,7 +236,12 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 
 // schedule schedules the job of plan on its fleets and stores the answer in
 // plan.
-func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, diags *diag.Diagnostics) bool {
+//
+// prior is the scheduled_at of the state ("" on create). The request is
+// finished even when Terraform is interrupted once it is sent; when its
+// answer is lost, every targeted device is read back and the job adopted
+// where it shows this request's scheduling (see schedule.go).
+func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, prior string, diags *diag.Diagnostics) bool {
 	ws := plan.WorkspaceID.ValueString()
 	fleets := setStrings(ctx, plan.FleetIDs, diags)
 	validateFleetTargets(plan.FleetIDs, plan.AllFleets, "the job", diags)
@@ -244,14 +254,33 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, di
 		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
 		return false
 	}
-	job, err := r.data.client.ScheduleFleetJob(ctx, ws, name, fleets, value)
-	if err != nil {
-		detail := err.Error()
-		if errors.Is(err, client.ErrAmbiguous) {
-			detail += ". Applying again schedules the job again, which is harmless: the service replaces the job " +
-				"of that name on each device."
+	sent := time.Now()
+	job, err := r.data.client.ScheduleFleetJob(client.FinishOnceSent(ctx), ws, name, fleets, value)
+	summary := "Cannot schedule job " + quote(name) + " on " + describeFleets(ws, fleets)
+	switch {
+	case errors.Is(err, client.ErrNotSent):
+		diags.AddError(summary, notSent("job", err))
+		return false
+	case errors.Is(err, client.ErrAmbiguous):
+		s := sentSchedule{cause: err, sent: sent, prior: prior}
+		scope := fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets}
+		what := "job " + quote(name)
+		check := fleetStatusCheck(scope, name)
+		have, lack, at, rerr := r.data.readBackFleet(ctx, s, scope, fleetstatus.Job(name), jobMatches(string(value)))
+		switch {
+		case rerr != nil:
+			diags.AddError(summary, fleetMaySchedule(r.data.client, s, what, describeFleets(ws, fleets),
+				"reading the devices back failed: "+rerr.Error(), check))
+			return false
+		case len(have) == 0:
+			diags.AddError(summary, fleetMaySchedule(r.data.client, s, what, describeFleets(ws, fleets),
+				fmt.Sprintf("none of the %d devices of the fleets shows it scheduled since the request", len(lack)), check))
+			return false
 		}
-		diags.AddError("Cannot schedule job "+quote(name)+" on "+describeFleets(ws, fleets), detail)
+		diags.AddWarning(adoptedFleetWarning(s, what, have, lack))
+		job = &client.Job{Name: name, ScheduledAt: at, Value: value, Devices: have}
+	case err != nil:
+		diags.AddError(summary, err.Error())
 		return false
 	}
 	tflog.Trace(ctx, "scheduled fleet job", map[string]any{"workspace_id": ws, "name": name, "devices": len(job.Devices)})

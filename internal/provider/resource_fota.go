@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -18,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 )
 
 var (
@@ -205,7 +207,7 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 	}
 	var plan fotaModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "", &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -273,7 +275,9 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	if plan.deviceMode() || !sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets) ||
 		!prior.FirmwareID.Equal(plan.FirmwareID) || !prior.FirmwareVersion.Equal(plan.FirmwareVersion) ||
 		!prior.Triggers.Equal(plan.Triggers) {
-		if !r.schedule(ctx, &plan, &resp.Diagnostics) {
+		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), &resp.Diagnostics) {
+			// Nothing shown scheduled: the state keeps the prior scheduling.
+			resp.State.Raw = req.State.Raw.Copy()
 			return
 		}
 	} else {
@@ -291,10 +295,8 @@ func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.AddWarning("The firmware update was only removed from the Terraform state",
-		"The ZDM API cannot cancel updates: firmware "+state.FirmwareID.ValueString()+" "+
-			state.FirmwareVersion.ValueString()+" stays scheduled on "+state.target(ctx, &resp.Diagnostics)+
-			". Terraform no longer manages it.")
+	resp.Diagnostics.AddWarning(forgetScheduling("firmware update", "firmware "+state.FirmwareID.ValueString()+" "+
+		state.FirmwareVersion.ValueString()+" of "+state.target(ctx, &resp.Diagnostics)))
 }
 
 func (r *fotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -321,46 +323,87 @@ func fotaFlatten(m *fotaModel, f *client.FOTA) {
 }
 
 // schedule schedules the update of plan and stores the answer in plan.
-func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, diags *diag.Diagnostics) bool {
+// prior is the scheduled_at of the state ("" on create). The request is
+// finished even when Terraform is interrupted once it is sent; when its
+// answer is lost, the devices are read back and the update adopted only
+// where it shows this request's scheduling (see schedule.go).
+func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior string, diags *diag.Diagnostics) bool {
 	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
 	target := plan.target(ctx, diags)
 	if diags.HasError() {
 		return false
 	}
 	summary := "Cannot schedule firmware " + fw + " " + ver + " on " + target
+	what := "firmware update " + fw + " " + ver
 	var f *client.FOTA
 	var err error
-	before := time.Now()
+	sent := time.Now()
+	wctx := client.FinishOnceSent(ctx)
+	var scope fleetstatus.Scope
 	if plan.deviceMode() {
-		dev := plan.DeviceID.ValueString()
-		f, err = r.data.client.ScheduleFOTA(ctx, dev, fw, ver)
-		if errors.Is(err, client.ErrAmbiguous) {
-			if found, gerr := r.data.client.GetFOTA(ctx, dev); gerr == nil && found.Value.FirmwareID == fw &&
-				found.Value.FirmwareVersion == ver && createdSince(found.ScheduledAt, before) {
-				diags.AddWarning("Adopted a firmware update after an interrupted request",
-					"The connection failed after the update was sent to device "+dev+"; reading it back showed "+
-						"it scheduled since the request, so it is taken as scheduled.")
-				f, err = found, nil
-			}
-		}
+		f, err = r.data.client.ScheduleFOTA(wctx, plan.DeviceID.ValueString(), fw, ver)
 	} else {
 		fleets := setStrings(ctx, plan.FleetIDs, diags)
 		validateFleetTargets(plan.FleetIDs, plan.AllFleets, "the firmware", diags)
 		if diags.HasError() {
 			return false
 		}
-		f, err = r.data.client.ScheduleFleetFOTA(ctx, plan.WorkspaceID.ValueString(), fw, ver, fleets)
+		scope = fleetstatus.Scope{WorkspaceID: plan.WorkspaceID.ValueString(), FleetIDs: fleets}
+		f, err = r.data.client.ScheduleFleetFOTA(wctx, scope.WorkspaceID, fw, ver, fleets)
 	}
-	if err != nil {
-		detail := err.Error()
-		if errors.Is(err, client.ErrAmbiguous) {
-			detail += ". Applying again schedules the update again, which is harmless: the service replaces a " +
-				"device's current update."
+	switch {
+	case errors.Is(err, client.ErrNotSent):
+		diags.AddError(summary, notSent(what, err))
+		return false
+	case errors.Is(err, client.ErrAmbiguous):
+		s := sentSchedule{cause: err, sent: sent, prior: prior}
+		if f = r.readBack(ctx, plan, s, scope, summary, what, diags); f == nil {
+			return false
 		}
-		diags.AddError(summary, detail)
+	case err != nil:
+		diags.AddError(summary, err.Error())
 		return false
 	}
 	tflog.Trace(ctx, "scheduled firmware update", map[string]any{"target": target, "devices": len(f.Devices)})
 	fotaFlatten(plan, f)
 	return true
+}
+
+// readBack resolves the ambiguous scheduling s of plan: it returns what the
+// devices show of this request's scheduling, with a warning, or reports the
+// error and returns nil.
+func (r *fotaResource) readBack(ctx context.Context, plan *fotaModel, s sentSchedule, scope fleetstatus.Scope, summary, what string, diags *diag.Diagnostics) *client.FOTA {
+	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
+	matches := firmwareMatches(fw, ver)
+	if plan.deviceMode() {
+		dev := plan.DeviceID.ValueString()
+		got, ok, seen := r.data.readBackDevice(ctx, s, dev, fleetstatus.FOTA, matches)
+		if !ok {
+			diags.AddError(summary, deviceMaySchedule(r.data.client, s, what, dev, seen,
+				fmt.Sprintf(`Read it with data "zdm_fota_status" { device_id = %q }.`, dev)))
+			return nil
+		}
+		diags.AddWarning("Adopted a firmware update after an interrupted request",
+			"The answer to the request scheduling the "+what+" on device "+dev+" was lost ("+s.cause.Error()+"); "+
+				"reading it back showed it scheduled at "+got.ScheduledAt+", after the request, so it is taken as "+
+				"scheduled (status "+got.Status+"). It was sent once.")
+		return &client.FOTA{ScheduledAt: got.ScheduledAt, Status: got.Status,
+			Value: client.FOTAValue{FirmwareID: fw, FirmwareVersion: ver}}
+	}
+	target := describeFleets(scope.WorkspaceID, scope.FleetIDs)
+	check := fleetStatusCheck(scope, "")
+	have, lack, at, err := r.data.readBackFleet(ctx, s, scope, fleetstatus.FOTA, matches)
+	switch {
+	case err != nil:
+		diags.AddError(summary, fleetMaySchedule(r.data.client, s, what, target, "reading the devices back failed: "+
+			err.Error(), check))
+		return nil
+	case len(have) == 0:
+		diags.AddError(summary, fleetMaySchedule(r.data.client, s, what, target,
+			fmt.Sprintf("none of the %d devices of the fleets shows it scheduled since the request", len(lack)), check))
+		return nil
+	}
+	diags.AddWarning(adoptedFleetWarning(s, what, have, lack))
+	return &client.FOTA{ScheduledAt: at, Status: client.JobStatusPending,
+		Value: client.FOTAValue{FirmwareID: fw, FirmwareVersion: ver}, Devices: have}
 }

@@ -3,9 +3,11 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
@@ -356,5 +358,217 @@ output "v%d" {
 	}
 	if n := s.schedules(); n != 0 {
 		t.Errorf("%d scheduling requests after the first apply, want 0", n)
+	}
+}
+
+// addFault adds a request fault and fails the test on error.
+func (s *schedEnv) addFault(t *testing.T, f localzdm.RequestFault) {
+	t.Helper()
+	if _, err := s.Server.AddRequestFault(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAccScheduleAmbiguous: scheduling requests whose answer is lost are
+// read back and adopted only when the service shows this request's
+// scheduling, so that each command reaches the devices exactly as often as
+// the configuration asks:
+//
+//   - a device job and a firmware update whose answers are dropped after the
+//     service acted, on devices that complete at once: adopted in any
+//     status, sent once;
+//   - a fleet job and a fleet-wide update with dropped answers: every device
+//     read back, adopted, sent once;
+//   - a job that failed, retried by a change of triggers whose request is
+//     reset before it reaches the service: the read-back shows only the old
+//     scheduling (failed), so nothing is adopted, the apply fails saying the
+//     job may not have reached the device, and the state keeps the old
+//     triggers; the next apply sends it once.
+func TestAccScheduleAmbiguous(t *testing.T) {
+	s := newSchedEnv(t)
+	fleet, devs := newFleetWithDevices(t, s.Env, "amb", "amb-0", "amb-1", "amb-2")
+	solo := newDevices(t, s.Env, "amb-bad", "amb-solo")
+	bad := solo[0]
+	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, FailDevices: []string{bad},
+		JobFailureStatus: "failed"}); err != nil {
+		t.Fatal(err)
+	}
+	ws := s.Bootstrap.WorkspaceID
+	body := func(trigger string) string {
+		return fmt.Sprintf(`
+resource "zdm_device_job" "fast" {
+  device_id = %q
+  name      = "reboot"
+  value     = jsonencode({ delay_s = 1 })
+}
+
+resource "zdm_fota" "fast" {
+  device_id        = %q
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+}
+
+resource "zdm_fleet_job" "all" {
+  workspace_id = %q
+  fleet_ids    = [%q]
+  name         = "sync"
+}
+
+resource "zdm_fota" "fleet" {
+  workspace_id     = %q
+  fleet_ids        = [%q]
+  firmware_id      = "fw-fleet"
+  firmware_version = "2.0"
+}
+
+resource "zdm_device_job" "bad" {
+  device_id = %q
+  name      = "calibrate"
+  triggers  = { attempt = %q }
+}
+`, devs[0], solo[1], ws, fleet, ws, fleet, bad, trigger)
+	}
+	s.write(t, body("1"))
+	s.init()
+	for _, path := range []string{
+		"/v3/devices/" + devs[0] + "/jobs/reboot",
+		"/v3/devices/" + solo[1] + "/fota/fw/versions/1.0",
+		"/v3/workspace/" + ws + "/jobs/sync",
+		"/v3/workspaces/" + ws + "/fota/fw-fleet/versions/2.0",
+	} {
+		s.addFault(t, localzdm.RequestFault{Method: "POST", Path: path, Action: localzdm.FaultDropAnswer, Count: 1})
+	}
+	out := s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	expectOutput(t, "apply with dropped answers", out,
+		`(?s)Adopted a job after an interrupted request.*status done.*sent once`,
+		`(?s)Adopted a firmware update after an interrupted request.*sent once`,
+		`(?s)Adopted a fleet-wide scheduling after an interrupted request.*on 3 devices`,
+		`5 added, 0 changed, 0 destroyed`)
+	c := s.Server.Counters()
+	if c[jobPOST] != 2 || c[fotaPOST] != 1 || c[fleetJobPOST] != 1 || c[fleetFOTAPOST] != 1 {
+		t.Errorf("scheduling requests: %d device jobs, %d updates, %d fleet jobs, %d fleet updates; want 2, 1, 1, 1",
+			c[jobPOST], c[fotaPOST], c[fleetJobPOST], c[fleetFOTAPOST])
+	}
+	st := s.stateValues(t)
+	if devices, _ := st["zdm_fleet_job.all"]["devices"].([]any); len(devices) != 3 {
+		t.Errorf("zdm_fleet_job.all devices = %v, want the 3 devices of the fleet", st["zdm_fleet_job.all"]["devices"])
+	}
+	if out, code := s.plan(); code != 0 {
+		t.Errorf("plan after the adoptions: exit code %d, want 0:\n%s", code, out)
+	}
+
+	// The job failed on its device; a new trigger asks for it again, and the
+	// request is reset before it reaches the service.
+	old, err := apiClient(t, s.Env).GetJob(t.Context(), bad, "calibrate")
+	if err != nil || old.Status != "failed" {
+		t.Fatalf("job on the failing device: %+v, %v; want failed", old, err)
+	}
+	s.Server.ResetCounters()
+	s.addFault(t, localzdm.RequestFault{Method: "POST", Path: "/v3/devices/" + bad + "/jobs/calibrate",
+		Action: localzdm.FaultReset, Count: 1})
+	s.write(t, body("2"))
+	out, code := s.cli.run("apply", "-auto-approve", "-input=false", "-no-color")
+	if code == 0 {
+		t.Fatalf("apply with a reset request succeeded:\n%s", out)
+	}
+	expectOutput(t, "apply with a reset request", out,
+		`(?s)Cannot schedule again job "calibrate"`, `(?s)scheduling of\s.*status\s+failed`,
+		`(?s)may not have\s+reached the service`, `(?s)Do not send it again before checking`)
+	if strings.Contains(out, "Adopted") {
+		t.Errorf("the previous scheduling was adopted for the new request:\n%s", out)
+	}
+	if j, _ := apiClient(t, s.Env).GetJob(t.Context(), bad, "calibrate"); j == nil || j.ScheduledAt != old.ScheduledAt {
+		t.Errorf("the reset request acted: job %+v, want the old scheduling %s", j, old.ScheduledAt)
+	}
+	st = s.stateValues(t)
+	if trig, _ := st["zdm_device_job.bad"]["triggers"].(map[string]any); trig["attempt"] != "1" {
+		t.Errorf("state triggers after the failed apply = %v, want the old ones", trig)
+	}
+	// The user checked: the job was not sent. Applying again sends it once.
+	out = s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	expectOutput(t, "apply after the reset", out, `0 added, 1 changed, 0 destroyed`)
+	if n := s.Server.Counters()[jobPOST]; n != 2 {
+		t.Errorf("%d job requests for the retry (one reset, one sent), want 2", n)
+	}
+	if j, _ := apiClient(t, s.Env).GetJob(t.Context(), bad, "calibrate"); j == nil || j.ScheduledAt == old.ScheduledAt {
+		t.Errorf("the retry did not schedule the job: %+v", j)
+	}
+	if out, code := s.plan(); code != 0 {
+		t.Errorf("final plan: exit code %d, want 0:\n%s", code, out)
+	}
+}
+
+// TestAccScheduleInterrupted: one SIGINT while 8 device jobs, a fleet job
+// and a fleet-wide firmware update are being scheduled (300 ms of server
+// latency). Every scheduling request already sent is finished and saved in
+// the state; none is sent again by the next apply, which sends only those
+// that had not started. In all, the service receives exactly one
+// scheduling request per resource.
+func TestAccScheduleInterrupted(t *testing.T) {
+	s := newSchedEnv(t)
+	fleet, devs := newFleetWithDevices(t, s.Env, "int", "int-0", "int-1", "int-2", "int-3", "int-4", "int-5", "int-6", "int-7")
+	ws := s.Bootstrap.WorkspaceID
+	s.write(t, fmt.Sprintf(`
+variable "devices" {
+  type    = list(string)
+  default = [%s]
+}
+
+resource "zdm_device_job" "j" {
+  count     = 8
+  device_id = var.devices[count.index]
+  name      = "reboot"
+}
+
+resource "zdm_fleet_job" "f" {
+  workspace_id = %q
+  fleet_ids    = [%q]
+  name         = "sync"
+}
+
+resource "zdm_fota" "u" {
+  workspace_id     = %q
+  fleet_ids        = [%q]
+  firmware_id      = "fw"
+  firmware_version = "3.0"
+}
+`, strings.Join(quoteAll(devs), ", "), ws, fleet, ws, fleet))
+	s.init()
+	s.Server.SetFaults(localzdm.Faults{Latency: 300 * time.Millisecond})
+	s.Server.ResetCounters()
+	cmd, err := s.cli.s.Start(t.Context(), "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s.schedules() < 2 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Signal(os.Interrupt); err != nil {
+		t.Fatalf("signal the CLI: %v", err)
+	}
+	res, err := cmd.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s.Server.Counters()
+	sentFirst := first[jobPOST] + first[fleetJobPOST] + first[fleetFOTAPOST]
+	inState := len(s.stateValues(t))
+	t.Logf("interrupted apply: exit %d, %d scheduling requests, %d resources in the state", res.ExitCode, sentFirst, inState)
+	if int64(inState) != sentFirst {
+		t.Errorf("%d scheduling requests reached the service, but %d resources are in the state:\n%s", sentFirst, inState, res.Output)
+	}
+	if sentFirst >= 10 {
+		t.Errorf("the interrupt came after every request was sent (%d): the test proves nothing", sentFirst)
+	}
+
+	s.Server.SetFaults(localzdm.Faults{})
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	c := s.Server.Counters()
+	if c[jobPOST] != 8 || c[fleetJobPOST] != 1 || c[fleetFOTAPOST] != 1 {
+		t.Errorf("scheduling requests in all: %d device jobs, %d fleet jobs, %d fleet updates; want exactly 8, 1, 1",
+			c[jobPOST], c[fleetJobPOST], c[fleetFOTAPOST])
+	}
+	if out, code := s.plan(); code != 0 {
+		t.Errorf("plan after the re-apply: exit code %d, want 0:\n%s", code, out)
 	}
 }
