@@ -156,7 +156,8 @@ func (s sentSchedule) when(c *client.Client) string {
 // queued), once more otherwise. It waits recheckInterval first.
 func (s sentSchedule) again(ctx context.Context, reads int) bool {
 	deadline, _ := ctx.Deadline()
-	if !(errors.Is(s.cause, context.DeadlineExceeded) || reads < 2) || time.Until(deadline) <= recheckInterval {
+	timedOut := errors.Is(s.cause, context.DeadlineExceeded)
+	if (!timedOut && reads >= 2) || time.Until(deadline) <= recheckInterval {
 		return false
 	}
 	t := time.NewTimer(recheckInterval)
