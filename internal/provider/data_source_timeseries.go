@@ -84,8 +84,8 @@ func (d *timeseriesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"end": schema.StringAttribute{
 				MarkdownDescription: "Only points whose device time is before this time (exclusive), in RFC 3339 format; " +
 					"sent in UTC (`Z`), the same instant.",
-				Optional:            true,
-				Validators:          []validator.String{rfc3339{}},
+				Optional:   true,
+				Validators: []validator.String{rfc3339{}},
 			},
 			"devices": schema.SetAttribute{
 				MarkdownDescription: "Only points of these device IDs. All devices when not set; an empty set is an error.",

@@ -3,7 +3,11 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 )
 
 // Streaming of list-resource results.
@@ -15,10 +19,10 @@ func displayName(name, id string) string {
 
 // streamResults streams the objects of all that match accepts as list
 // results, at most req.Limit of them: each with the display name and identity
-// that describe gives, and with include_resource the resource model that
-// model builds from the same list answer (no request per object).
-func streamResults[T, M any](ctx context.Context, req list.ListRequest, all []T, match func(*T) bool,
-	describe func(*T) (name, id string, identity any), model func(*T) M) func(push func(list.ListResult) bool) {
+// that describe gives, and with include_resource the resource that fill
+// writes from the same list answer (no request per object).
+func streamResults[T any](ctx context.Context, req list.ListRequest, all []T, match func(*T) bool,
+	describe func(*T) (name, id string, identity any), fill func(*T, *tfsdk.Resource) diag.Diagnostics) func(push func(list.ListResult) bool) {
 	return func(push func(list.ListResult) bool) {
 		var n int64
 		for i := range all {
@@ -35,12 +39,32 @@ func streamResults[T, M any](ctx context.Context, req list.ListRequest, all []T,
 			result.DisplayName = displayName(name, id)
 			setIdentity(ctx, result.Identity, identity, &result.Diagnostics)
 			if req.IncludeResource {
-				m := model(o)
-				result.Diagnostics.Append(result.Resource.Set(ctx, &m)...)
+				result.Diagnostics.Append(fill(o, result.Resource)...)
 			}
 			if !push(result) {
 				return
 			}
 		}
+	}
+}
+
+// withModel is a fill of streamResults that sets the whole resource from the
+// model that model builds (the same conversion as the resource's Read).
+func withModel[T, M any](ctx context.Context, model func(*T) M) func(*T, *tfsdk.Resource) diag.Diagnostics {
+	return func(o *T, r *tfsdk.Resource) diag.Diagnostics {
+		m := model(o)
+		return r.Set(ctx, &m)
+	}
+}
+
+// withAttributes is a fill of streamResults that sets the attributes that
+// attrs gives (the others stay null).
+func withAttributes[T any](ctx context.Context, attrs func(*T) map[string]attr.Value) func(*T, *tfsdk.Resource) diag.Diagnostics {
+	return func(o *T, r *tfsdk.Resource) diag.Diagnostics {
+		var diags diag.Diagnostics
+		for name, v := range attrs(o) {
+			diags.Append(r.SetAttribute(ctx, path.Root(name), v)...)
+		}
+		return diags
 	}
 }

@@ -105,5 +105,5 @@ func (r *deviceListResource) List(ctx context.Context, req list.ListRequest, str
 	sortDevices(all)
 	stream.Results = streamResults(ctx, req, all, match,
 		func(d *client.Device) (string, string, any) { return d.Name, d.ID, newInWorkspaceIdentity(ws, d.ID) },
-		func(d *client.Device) deviceModel { return flattenDevice(d, ws) })
+		withModel(ctx, func(d *client.Device) deviceModel { return flattenDevice(d, ws) }))
 }

@@ -96,5 +96,5 @@ func (r *fleetListResource) List(ctx context.Context, req list.ListRequest, stre
 	stream.Results = streamResults(ctx, req, all,
 		func(f *client.Fleet) bool { return name == "" || f.Name == name },
 		func(f *client.Fleet) (string, string, any) { return f.Name, f.ID, newInWorkspaceIdentity(ws, f.ID) },
-		func(f *client.Fleet) fleetModel { return flattenFleet(f, ws) })
+		withModel(ctx, func(f *client.Fleet) fleetModel { return flattenFleet(f, ws) }))
 }

@@ -84,5 +84,5 @@ func (r *workspaceListResource) List(ctx context.Context, req list.ListRequest, 
 		func(w *client.Workspace) (string, string, any) {
 			return w.Name, w.ID, workspaceIdentityModel{ID: types.StringValue(w.ID)}
 		},
-		flattenWorkspace)
+		withModel(ctx, flattenWorkspace))
 }

@@ -73,6 +73,7 @@ func (p *zdmProvider) ListResources(context.Context) []func() list.ListResource 
 		newWorkspaceListResource,
 		newFleetListResource,
 		newDeviceListResource,
+		newDeviceJobListResource,
 	}
 }
 

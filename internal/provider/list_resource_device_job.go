@@ -1,0 +1,117 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ list.ListResource              = (*deviceJobListResource)(nil)
+	_ list.ListResourceWithConfigure = (*deviceJobListResource)(nil)
+)
+
+func newDeviceJobListResource() list.ListResource {
+	return &deviceJobListResource{}
+}
+
+// deviceJobListResource lists the jobs of a device for terraform query, with
+// one API call per list block.
+type deviceJobListResource struct {
+	data *providerData
+}
+
+// deviceJobListModel maps the config block of a zdm_device_job list block.
+type deviceJobListModel struct {
+	DeviceID types.String `tfsdk:"device_id"`
+	Status   types.String `tfsdk:"status"`
+}
+
+func (r *deviceJobListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device_job"
+}
+
+func (r *deviceJobListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the jobs of a device for `terraform query`, with one API call per `list` block, " +
+			"optionally only the `pending` or the `done` ones, so that they can be imported in bulk. Results come " +
+			"sorted by job name. Each result is identified by `device_id` and `name` and displayed as " +
+			"`name (device_id)`; with `include_resource = true` (implied by `-generate-config-out`) it carries the " +
+			"job as the service answers it (`triggers` are not known to the service). Terraform returns at most " +
+			"`limit` results (100 unless the `list` block sets `limit`).",
+		Attributes: map[string]schema.Attribute{
+			"device_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the device whose jobs are listed. An unknown device is an error.",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+			},
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Only list the jobs with this status: `pending` or `done`. All jobs when not set.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(client.JobStatusPending, client.JobStatusDone)},
+			},
+		},
+	}
+}
+
+func (r *deviceJobListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData("List Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *deviceJobListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var diags diag.Diagnostics
+	if r.data == nil {
+		notConfigured(&diags)
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	var cfg deviceJobListModel
+	diags.Append(req.Config.Get(ctx, &cfg)...)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	dev := cfg.DeviceID.ValueString()
+	jobs, err := r.data.client.ListJobs(ctx, dev, cfg.Status.ValueString())
+	if client.IsNotFound(err) {
+		diags.AddAttributeError(path.Root("device_id"), "Device not found", unknownDevice(dev))
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	if err != nil {
+		diags.AddError("Cannot list the jobs of device "+dev, err.Error())
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	sortJobs(jobs)
+	stream.Results = streamResults(ctx, req, jobs,
+		func(*client.Job) bool { return true },
+		func(j *client.Job) (string, string, any) {
+			return j.Name, dev, deviceJobIdentityModel{DeviceID: types.StringValue(dev), Name: types.StringValue(j.Name)}
+		},
+		withAttributes(ctx, func(j *client.Job) map[string]attr.Value {
+			attrs := map[string]attr.Value{
+				"id":           types.StringValue(deviceJobID(dev, j.Name)),
+				"device_id":    types.StringValue(dev),
+				"name":         types.StringValue(j.Name),
+				"status":       types.StringValue(j.Status),
+				"scheduled_at": types.StringValue(j.ScheduledAt),
+			}
+			// The same conversion as Read; a list without the value (which a
+			// service need not echo) leaves it null.
+			if v := refreshedJSON(types.StringNull(), j.Value); v.ValueString() != "null" {
+				attrs["value"] = v
+			}
+			return attrs
+		}))
+}
