@@ -61,8 +61,9 @@ func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A named job scheduled on every device of fleets of a workspace (named in `fleet_ids`, " +
-			"or every fleet with `all_fleets = true`) with one request. Creating the resource schedules the job; changing `value`, `fleet_ids` or `triggers` " +
-			"schedules it again, in place, on the devices of the fleets at that time. The service has no " +
+			"or every fleet with `all_fleets = true`) with one request. Creating the resource schedules the job; changing `value` or `triggers` " +
+			"schedules it again, in place, on the devices of the fleets at that time; adding fleets sends it to the " +
+			"added fleets only. The service has no " +
 			"fleet-wide read: a refresh keeps what scheduling answered (`devices`, `scheduled_at`); each device's " +
 			"job can be read with `zdm_device_job` or `zdm_device_jobs`. The API cannot cancel jobs: destroying " +
 			"only removes the resource from the Terraform state (a warning says so at plan time), and changing " +
@@ -91,8 +92,9 @@ func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			},
 			"value": jobValueAttribute("schedules the job again on the devices of the fleets"),
 			"fleet_ids": fleetIDsAttribute("IDs of the fleets whose devices run the job. Exactly one of `fleet_ids` " +
-				"and `all_fleets = true` must be set (an empty set is an error). Changing it schedules the job again, " +
-				"in place, on the devices of the new fleets (devices of fleets left out keep their job)."),
+				"and `all_fleets = true` must be set (an empty set is an error). Changing it alone sends the job only to " +
+				"the fleets it adds (the plan warns which): the devices of the fleets already targeted do not run it " +
+				"again, and fleets left out keep their job. To send it again to every targeted device, change `triggers`."),
 			"all_fleets": allFleetsAttribute("the job"),
 			"triggers":   triggersAttribute("schedule the job on the devices of the fleets"),
 			"devices": schema.ListAttribute{
@@ -126,6 +128,16 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	keepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
 		[]string{"id", "devices", "scheduled_at"})
 	warnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
+	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		var plan, prior fleetJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+		if !resp.Diagnostics.HasError() && !plan.Value.IsUnknown() && !plan.Triggers.IsUnknown() &&
+			jsonEqual(prior.Value.ValueString(), plan.Value.ValueString()) && prior.Triggers.Equal(plan.Triggers) &&
+			prior.WorkspaceID.Equal(plan.WorkspaceID) {
+			warnTargetsOnly(ctx, "job", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+		}
+	}
 }
 
 func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -135,7 +147,7 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	var plan fleetJobModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "", &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "", nil, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -155,16 +167,28 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets) || !jsonEqual(prior.Value.ValueString(), plan.Value.ValueString()) ||
-		!prior.Triggers.Equal(plan.Triggers) {
-		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), &resp.Diagnostics) {
+	command := !jsonEqual(prior.Value.ValueString(), plan.Value.ValueString()) || !prior.Triggers.Equal(plan.Triggers)
+	var added []string
+	if !command {
+		// The targets alone changed: only the added fleets get the job.
+		added = addedFleets(ctx, r.data.client, plan.WorkspaceID.ValueString(), prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			resp.State.Raw = req.State.Raw.Copy()
+			return
+		}
+	}
+	if command || len(added) > 0 {
+		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), added, &resp.Diagnostics) {
 			// Nothing shown scheduled: the state keeps the prior scheduling.
 			resp.State.Raw = req.State.Raw.Copy()
 			return
 		}
+		if !command {
+			plan.Devices = mergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
+		}
 	} else {
-		// Only the way the targets are written changed (all_fleets = true
-		// for a job scheduled on every fleet): nothing is sent again.
+		// No fleet added (fleets removed, or all_fleets = true written for
+		// a job scheduled on every fleet): nothing is sent again.
 		plan.Devices, plan.ScheduledAt, plan.ID = prior.Devices, prior.ScheduledAt, prior.ID
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -241,9 +265,15 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 // finished even when Terraform is interrupted once it is sent; when its
 // answer is lost, every targeted device is read back and the job adopted
 // where it shows this request's scheduling (see schedule.go).
-func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, prior string, diags *diag.Diagnostics) bool {
+//
+// only, when not nil, are the fleets to schedule on instead of the plan's
+// (the fleets a change of the targets alone adds).
+func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, prior string, only []string, diags *diag.Diagnostics) bool {
 	ws := plan.WorkspaceID.ValueString()
 	fleets := setStrings(ctx, plan.FleetIDs, diags)
+	if only != nil {
+		fleets = only
+	}
 	validateFleetTargets(plan.FleetIDs, plan.AllFleets, "the job", diags)
 	if diags.HasError() {
 		return false

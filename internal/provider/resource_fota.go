@@ -83,8 +83,9 @@ func (r *fotaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 		MarkdownDescription: "A firmware-over-the-air (FOTA) update scheduled on one device (`device_id`) or on " +
 			"every device of fleets of a workspace (`workspace_id`, with `fleet_ids`, or `all_fleets = true` for every " +
 			"fleet). Creating the " +
-			"resource schedules the update; changing `firmware_id`, `firmware_version`, `fleet_ids` or `triggers` " +
-			"schedules it again in place (the service replaces each device's current update). On one device, " +
+			"resource schedules the update; changing `firmware_id`, `firmware_version` or `triggers` " +
+			"schedules it again in place (the service replaces each device's current update); adding fleets sends " +
+			"it to the added fleets only. On one device, " +
 			"`status` and the firmware are read back on every refresh, and an update replaced outside Terraform " +
 			"is scheduled again. On fleets, the service has no fleet-wide read: the state keeps what scheduling " +
 			"answered, and `zdm_fota_status` reads each device. The API cannot cancel updates: destroying only " +
@@ -116,7 +117,8 @@ func (r *fotaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			},
 			"fleet_ids": fleetIDsAttribute("IDs of the fleets of `workspace_id` to update. With `workspace_id`, " +
 				"exactly one of `fleet_ids` and `all_fleets = true` must be set (an empty set is an error). Changing " +
-				"it schedules the update again, in place, on the devices of the new fleets."),
+				"it alone sends the update only to the fleets it adds (the plan warns which): the devices of the fleets " +
+				"already targeted do not get it again. To send it again to every targeted device, change `triggers`."),
 			"all_fleets": allFleetsAttribute("the update (only with `workspace_id`)"),
 			"firmware_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the firmware to install. Changing it schedules the update again, in place.",
@@ -198,6 +200,13 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		resp.Diagnostics.AddWarning("Replacing a firmware update leaves the old one scheduled",
 			what+" stays scheduled (the ZDM API cannot cancel updates); the update will be scheduled on the new target.")
 	}
+	var plan fotaModel
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+	if !resp.Diagnostics.HasError() && !plan.deviceMode() && !prior.deviceMode() && prior.WorkspaceID.Equal(plan.WorkspaceID) &&
+		prior.FirmwareID.Equal(plan.FirmwareID) && prior.FirmwareVersion.Equal(plan.FirmwareVersion) &&
+		!plan.Triggers.IsUnknown() && prior.Triggers.Equal(plan.Triggers) {
+		warnTargetsOnly(ctx, "firmware update", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+	}
 }
 
 func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -207,7 +216,7 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 	}
 	var plan fotaModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "", &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "", nil, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -272,17 +281,29 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if plan.deviceMode() || !sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets) ||
-		!prior.FirmwareID.Equal(plan.FirmwareID) || !prior.FirmwareVersion.Equal(plan.FirmwareVersion) ||
-		!prior.Triggers.Equal(plan.Triggers) {
-		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), &resp.Diagnostics) {
+	command := plan.deviceMode() || !prior.FirmwareID.Equal(plan.FirmwareID) ||
+		!prior.FirmwareVersion.Equal(plan.FirmwareVersion) || !prior.Triggers.Equal(plan.Triggers)
+	var added []string
+	if !command {
+		// The targets alone changed: only the added fleets get the update.
+		added = addedFleets(ctx, r.data.client, plan.WorkspaceID.ValueString(), prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			resp.State.Raw = req.State.Raw.Copy()
+			return
+		}
+	}
+	if command || len(added) > 0 {
+		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), added, &resp.Diagnostics) {
 			// Nothing shown scheduled: the state keeps the prior scheduling.
 			resp.State.Raw = req.State.Raw.Copy()
 			return
 		}
+		if !command {
+			plan.Devices = mergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
+		}
 	} else {
-		// Only the way the targets are written changed (all_fleets = true
-		// for an update scheduled on every fleet): nothing is sent again.
+		// No fleet added (fleets removed, or all_fleets = true written for
+		// an update scheduled on every fleet): nothing is sent again.
 		plan.ID, plan.Status, plan.ScheduledAt, plan.Devices = prior.ID, prior.Status, prior.ScheduledAt, prior.Devices
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -327,7 +348,10 @@ func fotaFlatten(m *fotaModel, f *client.FOTA) {
 // finished even when Terraform is interrupted once it is sent; when its
 // answer is lost, the devices are read back and the update adopted only
 // where it shows this request's scheduling (see schedule.go).
-func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior string, diags *diag.Diagnostics) bool {
+//
+// only, when not nil, are the fleets to schedule on instead of the plan's
+// (the fleets a change of the targets alone adds).
+func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior string, only []string, diags *diag.Diagnostics) bool {
 	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
 	target := plan.target(ctx, diags)
 	if diags.HasError() {
@@ -344,6 +368,9 @@ func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior stri
 		f, err = r.data.client.ScheduleFOTA(wctx, plan.DeviceID.ValueString(), fw, ver)
 	} else {
 		fleets := setStrings(ctx, plan.FleetIDs, diags)
+		if only != nil {
+			fleets = only
+		}
 		validateFleetTargets(plan.FleetIDs, plan.AllFleets, "the firmware", diags)
 		if diags.HasError() {
 			return false

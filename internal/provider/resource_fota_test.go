@@ -210,13 +210,20 @@ data "zdm_fota_status" "spare" {
 				),
 			},
 			{
-				// Fewer fleets: scheduled again on the devices of fleet A only.
-				Config: config(fmt.Sprintf("fleet_ids = [%q]", fleetA), "2.0.0"),
+				// Fewer fleets: nothing is sent; the devices keep the update.
+				PreConfig: func() { e.Server.ResetCounters() },
+				Config:    config(fmt.Sprintf("fleet_ids = [%q]", fleetA), "2.0.0"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices"), stringSetExact(devsA...)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices"), stringSetExact(append(slices.Clone(devsA), devsB...)...)),
+				},
+				Check: func(*terraform.State) error {
+					if n := e.Server.Counters()[fleetFOTAPOST]; n != 0 {
+						return fmt.Errorf("%d fleet-wide updates sent for a removed fleet, want 0", n)
+					}
+					return nil
 				},
 			},
 			{

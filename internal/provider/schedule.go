@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -369,4 +370,84 @@ func forgetScheduling(what, ref string) (string, string) {
 			"replaced (terraform apply -replace, or a change of an attribute that forces replacement), it is " +
 			"scheduled again now and the new scheduling is kept in the state; otherwise Terraform no longer " +
 			"manages it, and importing it manages it again."
+}
+
+// A change of the targets alone (fleet_ids, all_fleets) of a fleet-wide
+// scheduling sends the command only to the fleets it adds: the devices of
+// the fleets already targeted have it, and sending to them again would run
+// it twice. Removed fleets keep what they got. A change of the command
+// itself (value, firmware, triggers) sends it to every targeted fleet.
+
+// addedFleets returns the fleets a change of the targets alone adds to the
+// prior fleets (a null prior set: every fleet, so nothing is added). When
+// the new targets are every fleet, the workspace's fleets are listed.
+func addedFleets(ctx context.Context, c *client.Client, ws string, prior, planned types.Set, all types.Bool, diags *diag.Diagnostics) []string {
+	if prior.IsNull() {
+		return nil
+	}
+	had := setStrings(ctx, prior, diags)
+	var want []string
+	if all.ValueBool() {
+		fleets, err := c.ListFleets(ctx, ws)
+		if err != nil {
+			diags.AddError("Cannot list the fleets of workspace "+ws, err.Error())
+			return nil
+		}
+		for _, f := range fleets {
+			want = append(want, f.ID)
+		}
+	} else {
+		want = setStrings(ctx, planned, diags)
+	}
+	var added []string
+	for _, id := range want {
+		if !slices.Contains(had, id) {
+			added = append(added, id)
+		}
+	}
+	slices.Sort(added)
+	return added
+}
+
+// warnTargetsOnly adds the plan-time warning of a change of the targets
+// alone of a fleet-wide scheduling (what: "job", "firmware update"): which
+// fleets get it, and that the others do not get it again.
+func warnTargetsOnly(ctx context.Context, what string, prior, planned types.Set, all types.Bool, diags *diag.Diagnostics) {
+	if planned.IsUnknown() || all.IsUnknown() || sameTargets(prior, planned, all) {
+		return
+	}
+	had := setStrings(ctx, prior, diags)
+	var detail string
+	switch {
+	case prior.IsNull():
+		detail = "The " + what + " was scheduled on every fleet of the workspace: nothing is sent; the devices keep it."
+	case all.ValueBool():
+		detail = "Only the fleets of the workspace other than " + strings.Join(had, ", ") + " get the " + what +
+			" (they are listed at apply): the devices of " + strings.Join(had, ", ") + " already have it and do not run it again."
+	default:
+		var added []string
+		for _, id := range setStrings(ctx, planned, diags) {
+			if !slices.Contains(had, id) {
+				added = append(added, id)
+			}
+		}
+		if len(added) == 0 {
+			detail = "No fleet is added: nothing is sent; the devices of the fleets left out keep the " + what + "."
+		} else {
+			detail = "Only the added fleets " + strings.Join(added, ", ") + " get the " + what + "; the devices of " +
+				strings.Join(had, ", ") + " already have it and do not run it again."
+		}
+	}
+	diags.AddAttributeWarning(path.Root("fleet_ids"), "Only added fleets get the "+what,
+		detail+" To send it again to every targeted device, change triggers.")
+}
+
+// mergeDevices is the sorted union of the devices of a list value and more.
+func mergeDevices(ctx context.Context, prior types.List, more types.List, diags *diag.Diagnostics) types.List {
+	var a, b []string
+	diags.Append(prior.ElementsAs(ctx, &a, false)...)
+	diags.Append(more.ElementsAs(ctx, &b, false)...)
+	all := append(a, b...)
+	slices.Sort(all)
+	return stringList(slices.Compact(all))
 }

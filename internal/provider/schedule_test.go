@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -570,5 +571,95 @@ resource "zdm_fota" "u" {
 	}
 	if out, code := s.plan(); code != 0 {
 		t.Errorf("plan after the re-apply: exit code %d, want 0:\n%s", code, out)
+	}
+}
+
+// TestAccScheduleAddedFleets: adding a fleet to fleet_ids of a fleet job
+// and of a fleet-wide firmware update sends them to the added fleet only,
+// with a plan-time warning naming it: the devices of the fleet already
+// targeted keep their scheduling and do not run it again. Removing a fleet
+// sends nothing; a change of triggers (the positive control) sends to every
+// targeted fleet.
+func TestAccScheduleAddedFleets(t *testing.T) {
+	s := newSchedEnv(t)
+	fleetA, devsA := newFleetWithDevices(t, s.Env, "add-a", "add-a-0", "add-a-1")
+	fleetB, devsB := newFleetWithDevices(t, s.Env, "add-b", "add-b-0")
+	ws := s.Bootstrap.WorkspaceID
+	body := func(fleets, trigger string) string {
+		return fmt.Sprintf(`
+resource "zdm_fleet_job" "j" {
+  workspace_id = %q
+  fleet_ids    = [%s]
+  name         = "sync"
+  triggers     = { run = %q }
+}
+
+resource "zdm_fota" "u" {
+  workspace_id     = %q
+  fleet_ids        = [%s]
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+  triggers         = { run = %q }
+}
+`, ws, fleets, trigger, ws, fleets, trigger)
+	}
+	a, ab := strconv.Quote(fleetA), strconv.Quote(fleetA)+", "+strconv.Quote(fleetB)
+	s.write(t, body(a, "1"))
+	s.init()
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	before, err := apiClient(t, s.Env).GetJob(t.Context(), devsA[0], "sync")
+	if err != nil {
+		t.Fatal(err)
+	}
+	beforeFOTA, err := apiClient(t, s.Env).GetFOTA(t.Context(), devsA[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Server.ResetCounters()
+
+	s.write(t, body(ab, "1"))
+	out, code := s.plan()
+	if code != 2 {
+		t.Fatalf("plan exit code %d, want 2:\n%s", code, out)
+	}
+	expectOutput(t, "plan adding a fleet", out,
+		`(?s)Only added fleets get the job.*Only the added fleets `+fleetB+` get the job.*`+fleetA+` already have it`,
+		`(?s)Only added fleets get the firmware update`)
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	c := s.Server.Counters()
+	if c[fleetJobPOST] != 1 || c[fleetFOTAPOST] != 1 {
+		t.Errorf("fleet-wide requests: %d jobs, %d updates; want 1 each (to the added fleet)", c[fleetJobPOST], c[fleetFOTAPOST])
+	}
+	if j, _ := apiClient(t, s.Env).GetJob(t.Context(), devsA[0], "sync"); j == nil || j.ScheduledAt != before.ScheduledAt {
+		t.Errorf("the job of fleet A's device was sent again: %+v, before %s", j, before.ScheduledAt)
+	}
+	if f, _ := apiClient(t, s.Env).GetFOTA(t.Context(), devsA[0]); f == nil || f.ScheduledAt != beforeFOTA.ScheduledAt {
+		t.Errorf("the update of fleet A's device was sent again: %+v, before %s", f, beforeFOTA.ScheduledAt)
+	}
+	if _, err := apiClient(t, s.Env).GetJob(t.Context(), devsB[0], "sync"); err != nil {
+		t.Errorf("the added fleet's device has no job: %v", err)
+	}
+	st := s.stateValues(t)
+	for _, addr := range []string{"zdm_fleet_job.j", "zdm_fota.u"} {
+		if devices, _ := st[addr]["devices"].([]any); len(devices) != 3 {
+			t.Errorf("%s devices = %v, want the 3 devices of both fleets", addr, st[addr]["devices"])
+		}
+	}
+	if out, code := s.plan(); code != 0 {
+		t.Errorf("plan after adding a fleet: exit code %d, want 0:\n%s", code, out)
+	}
+
+	// Removing a fleet sends nothing.
+	s.Server.ResetCounters()
+	s.write(t, body(a, "1"))
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	if n := s.schedules(); n != 0 {
+		t.Errorf("%d scheduling requests after removing a fleet, want 0", n)
+	}
+	// A change of triggers sends to every targeted fleet.
+	s.write(t, body(ab, "2"))
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	if j, _ := apiClient(t, s.Env).GetJob(t.Context(), devsA[0], "sync"); j == nil || j.ScheduledAt == before.ScheduledAt {
+		t.Errorf("a change of triggers did not send the job again to fleet A: %+v", j)
 	}
 }
