@@ -51,8 +51,9 @@ type badInput struct {
 	// list is the type of a list block (a query) whose config block holds
 	// query.
 	list, query string
-	// tf114 marks a body with action blocks, which need Terraform 1.14.
-	tf114 bool
+	// tf114 marks a body with action blocks, which need Terraform 1.14;
+	// tf112 one with an import block by identity, which needs 1.12.
+	tf114, tf112 bool
 }
 
 // noAttribute is badInput.at of a diagnostic that points at no attribute.
@@ -191,7 +192,7 @@ var badInputs = []badInput{
 	{name: "import/zdm_workspace blank", attr: "import ID",
 		body: `resource "zdm_workspace" "w" { name = "w" }`, importTo: "zdm_workspace.w", importID: "  ",
 		want: []string{`Invalid import ID`, `Expected the workspace ID`}},
-	{name: "import block/zdm_workspace empty identity", attr: "id", at: noAttribute,
+	{name: "import block/zdm_workspace empty identity", attr: "id", at: noAttribute, tf112: true,
 		body: `
 import {
   to       = zdm_workspace.w
@@ -670,8 +671,11 @@ func TestAccBadInput(t *testing.T) {
 			t.Parallel()
 			b := newBadInputEnv(t)
 			tc := resource.TestCase{ProtoV6ProviderFactories: b.factories, Steps: row.steps(b)}
-			if row.list != "" || row.tf114 {
+			switch {
+			case row.list != "" || row.tf114:
 				tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
+			case row.tf112:
+				tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)}
 			}
 			resource.UnitTest(t, tc)
 			if t.Skipped() {

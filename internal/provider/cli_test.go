@@ -77,6 +77,13 @@ func startCLI(tb testing.TB, logs bool) *cli {
 // command: OpenTofu, and Terraform before 1.14.
 func (c *cli) skipWithoutQuery() {
 	c.tb.Helper()
+	c.skipBelow(14, "terraform query needs Terraform 1.14 or later (list resources)")
+}
+
+// skipBelow skips the test, saying why, when the CLI reports a version
+// below 1.minor (OpenTofu reports its own version, 1.12 and later).
+func (c *cli) skipBelow(minor int, why string) {
+	c.tb.Helper()
 	out := c.mustRun("version", "-json")
 	var v struct {
 		Version string `json:"terraform_version"`
@@ -84,12 +91,12 @@ func (c *cli) skipWithoutQuery() {
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		c.tb.Fatalf("read the CLI version from %q: %v", out, err)
 	}
-	var major, minor int
-	if _, err := fmt.Sscanf(v.Version, "%d.%d", &major, &minor); err != nil {
+	var major, got int
+	if _, err := fmt.Sscanf(v.Version, "%d.%d", &major, &got); err != nil {
 		c.tb.Fatalf("parse the CLI version %q: %v", v.Version, err)
 	}
-	if major == 1 && minor < 14 {
-		c.tb.Skipf("terraform query needs Terraform 1.14 or later (list resources); this CLI is %s", v.Version)
+	if major == 1 && got < minor {
+		c.tb.Skipf("%s; this CLI is %s", why, v.Version)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 func TestAccFleetDevicesMigration(t *testing.T) {
 	e := newEnv(t)
 	c := newCLI(t)
+	c.skipBelow(7, "removed blocks and expressions in import IDs need Terraform 1.7 or later")
 	base := requiredProviders + e.ProviderConfig() + `
 resource "zdm_fleet" "east" {
   name = "east"

@@ -126,6 +126,7 @@ func TestAccImportForEachFromDataSource(t *testing.T) {
 	createDevices(t, e, "", "other", 3)
 
 	c := newCLI(t)
+	c.skipBelow(12, "import blocks with for_each and identity need Terraform 1.12 or later")
 	c.write("main.tf", requiredProviders+e.ProviderConfig()+fmt.Sprintf(`
 data "zdm_devices" "line_a" {
   fleet_id = %q
