@@ -41,6 +41,8 @@ type scheduleFOTAActionModel struct {
 	WorkspaceID     types.String `tfsdk:"workspace_id"`
 	FleetIDs        types.Set    `tfsdk:"fleet_ids"`
 	AllFleets       types.Bool   `tfsdk:"all_fleets"`
+	SuccessStatuses types.Set    `tfsdk:"success_statuses"`
+	FailureStatuses types.Set    `tfsdk:"failure_statuses"`
 	Wait            types.Bool   `tfsdk:"wait"`
 	Timeout         types.String `tfsdk:"timeout"`
 	PollInterval    types.String `tfsdk:"poll_interval"`
@@ -68,8 +70,9 @@ func (a *scheduleFOTAAction) Schema(_ context.Context, _ action.SchemaRequest, r
 			"device of fleets of a workspace (`workspace_id`, with `fleet_ids`, or `all_fleets = true` for every fleet), each time the action " +
 			"is invoked: with `terraform apply -invoke=action.zdm_schedule_fota.<name>` or from an `action_trigger` " +
 			"of a resource's lifecycle. Nothing is kept in the Terraform state. With `wait`, the action polls the " +
-			"update of every device until all report `done`, and fails after `timeout` naming the devices not done " +
-			"with their status. Progress is reported per device. Needs Terraform 1.14 or later; the `zdm_fota` " +
+			"update of every device until all report a success status (default `done`); a device that reports one of " +
+			"`failure_statuses` ends the wait at once, and the action fails naming every device not done with its " +
+			"status, as it does after `timeout`. Progress is reported per device. Needs Terraform 1.14 or later; the `zdm_fota` " +
 			"resource schedules updates on any version.",
 		Attributes: attrs,
 	}
@@ -86,6 +89,7 @@ func (a *scheduleFOTAAction) ValidateConfig(ctx context.Context, req action.Vali
 		return
 	}
 	validateWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval, &resp.Diagnostics)
+	validateStatusSets(ctx, cfg.SuccessStatuses, cfg.FailureStatuses, &resp.Diagnostics)
 	if !cfg.WorkspaceID.IsNull() && cfg.DeviceID.IsNull() {
 		validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
 	}
@@ -168,18 +172,10 @@ func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeReques
 	if !opts.wait {
 		return
 	}
-	status := func(ctx context.Context, dev string) (string, error) {
-		f, err := a.data.client.GetFOTA(ctx, dev)
-		if err != nil {
-			return "", err
-		}
-		if f.Value.FirmwareID != fw || f.Value.FirmwareVersion != ver {
-			return "", fmt.Errorf("device %s now has firmware update %s %s, scheduled outside this action",
-				dev, f.Value.FirmwareID, f.Value.FirmwareVersion)
-		}
-		return f.Status, nil
-	}
-	if err := waitDone(ctx, what, devices, opts, status, progress); err != nil {
+	w := statusWait{kind: fleetstatus.FOTA, firmware: &fleetstatus.Firmware{ID: fw, Version: ver},
+		success: setStrings(ctx, cfg.SuccessStatuses, &resp.Diagnostics), failure: setStrings(ctx, cfg.FailureStatuses, &resp.Diagnostics),
+		timeout: opts.timeout, interval: opts.interval}
+	if _, err := waitStatuses(ctx, a.data.client, devices, w, progress); err != nil {
 		resp.Diagnostics.AddError("The "+what+" is not done", err.Error())
 	}
 }

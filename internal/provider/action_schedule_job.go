@@ -36,15 +36,17 @@ type scheduleJobAction struct {
 
 // scheduleJobActionModel maps the zdm_schedule_job action.
 type scheduleJobActionModel struct {
-	Name         types.String `tfsdk:"name"`
-	Value        types.String `tfsdk:"value"`
-	DeviceID     types.String `tfsdk:"device_id"`
-	WorkspaceID  types.String `tfsdk:"workspace_id"`
-	FleetIDs     types.Set    `tfsdk:"fleet_ids"`
-	AllFleets    types.Bool   `tfsdk:"all_fleets"`
-	Wait         types.Bool   `tfsdk:"wait"`
-	Timeout      types.String `tfsdk:"timeout"`
-	PollInterval types.String `tfsdk:"poll_interval"`
+	Name            types.String `tfsdk:"name"`
+	Value           types.String `tfsdk:"value"`
+	DeviceID        types.String `tfsdk:"device_id"`
+	WorkspaceID     types.String `tfsdk:"workspace_id"`
+	FleetIDs        types.Set    `tfsdk:"fleet_ids"`
+	AllFleets       types.Bool   `tfsdk:"all_fleets"`
+	SuccessStatuses types.Set    `tfsdk:"success_statuses"`
+	FailureStatuses types.Set    `tfsdk:"failure_statuses"`
+	Wait            types.Bool   `tfsdk:"wait"`
+	Timeout         types.String `tfsdk:"timeout"`
+	PollInterval    types.String `tfsdk:"poll_interval"`
 }
 
 func (a *scheduleJobAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
@@ -70,7 +72,8 @@ func (a *scheduleJobAction) Schema(_ context.Context, _ action.SchemaRequest, re
 			"(`workspace_id`, with `fleet_ids`, or `all_fleets = true` for every fleet), each time the action is invoked: with `terraform " +
 			"apply -invoke=action.zdm_schedule_job.<name>` or from an `action_trigger` of a resource's lifecycle. " +
 			"Nothing is kept in the Terraform state. With `wait`, the action polls the job of every device until " +
-			"all report `done`, and fails after `timeout` naming the devices still pending. Progress is reported " +
+			"all report a success status (default `done`); a device that reports one of `failure_statuses` ends the " +
+			"wait at once, and the action fails naming every device not done with its status, as it does after `timeout`. Progress is reported " +
 			"per device. Needs Terraform 1.14 or later; the `zdm_device_job` and `zdm_fleet_job` resources " +
 			"schedule jobs on any version.",
 		Attributes: attrs,
@@ -88,6 +91,7 @@ func (a *scheduleJobAction) ValidateConfig(ctx context.Context, req action.Valid
 		return
 	}
 	validateWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval, &resp.Diagnostics)
+	validateStatusSets(ctx, cfg.SuccessStatuses, cfg.FailureStatuses, &resp.Diagnostics)
 	if !cfg.WorkspaceID.IsNull() && cfg.DeviceID.IsNull() {
 		validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
 	}
@@ -174,14 +178,10 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if !opts.wait {
 		return
 	}
-	status := func(ctx context.Context, dev string) (string, error) {
-		job, err := a.data.client.GetJob(ctx, dev, name)
-		if err != nil {
-			return "", err
-		}
-		return job.Status, nil
-	}
-	if err := waitDone(ctx, what, devices, opts, status, progress); err != nil {
+	w := statusWait{kind: fleetstatus.Job(name),
+		success: setStrings(ctx, cfg.SuccessStatuses, &resp.Diagnostics), failure: setStrings(ctx, cfg.FailureStatuses, &resp.Diagnostics),
+		timeout: opts.timeout, interval: opts.interval}
+	if _, err := waitStatuses(ctx, a.data.client, devices, w, progress); err != nil {
 		resp.Diagnostics.AddError("The "+what+" is not done", err.Error())
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -244,56 +243,4 @@ poll_interval = "0s"`, `(?s)Invalid poll_interval.*greater than zero`),
 		},
 	})
 	expectNoRequests(t, e, before)
-}
-
-func TestWaitDone(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	opts := waitOptions{wait: true, timeout: time.Second, interval: 10 * time.Millisecond}
-	polls := map[string]int{}
-	var mu sync.Mutex
-	// a is done at once, b after three polls, c never.
-	status := func(_ context.Context, dev string) (string, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		polls[dev]++
-		switch {
-		case dev == "a", dev == "b" && polls[dev] >= 3:
-			return "done", nil
-		default:
-			return "pending", nil
-		}
-	}
-	var msgs []string
-	progress := func(m string) { msgs = append(msgs, m) }
-	if err := waitDone(ctx, "job \"x\"", []string{"a", "b"}, opts, status, progress); err != nil {
-		t.Fatal(err)
-	}
-	if polls["a"] != 1 || polls["b"] != 3 {
-		t.Errorf("polls = %v, want a once and b three times", polls)
-	}
-	joined := strings.Join(msgs, "\n")
-	for _, want := range []string{`Job "x" done on a (1 of 2 devices done)`, `Waiting for job "x" on 1 of 2 devices: b`, `Job "x" done on b (2 of 2 devices done)`} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("progress %q lacks %q", joined, want)
-		}
-	}
-
-	opts.timeout = 50 * time.Millisecond
-	err := waitDone(ctx, "job \"x\"", []string{"a", "c"}, opts, status, func(string) {})
-	if err == nil || !strings.Contains(err.Error(), `not done after 50ms on 1 of 2 devices: c (pending)`) {
-		t.Errorf("err = %v", err)
-	}
-
-	boom := errors.New("boom")
-	err = waitDone(ctx, "job \"x\"", []string{"a"}, opts, func(context.Context, string) (string, error) { return "", boom }, func(string) {})
-	if !errors.Is(err, boom) {
-		t.Errorf("err = %v, want boom", err)
-	}
-
-	cctx, cancel := context.WithCancel(ctx)
-	cancel()
-	if err := waitDone(cctx, "job \"x\"", []string{"c"}, opts, status, func(string) {}); !errors.Is(err, context.Canceled) {
-		t.Errorf("err = %v, want canceled", err)
-	}
 }

@@ -45,9 +45,31 @@ func actionTargetAttributes(what string) map[string]schema.Attribute {
 			Optional: true,
 		},
 		"wait": schema.BoolAttribute{
-			MarkdownDescription: "Wait until every targeted device reports the " + what + " `done`, polling each " +
+			MarkdownDescription: "Wait until every targeted device reports the " + what + " in a success status " +
+				"(`success_statuses`, default `done`), polling each " +
 				"device every `poll_interval`. Defaults to `false`: the action ends once the " + what + " is scheduled.",
 			Optional: true,
+		},
+		"success_statuses": schema.SetAttribute{
+			MarkdownDescription: "With `wait`, the statuses that mean a device finished the " + what + " well. " +
+				"Defaults to `[\"done\"]`.",
+			ElementType: types.StringType,
+			Optional:    true,
+			Validators: []validator.Set{
+				setvalidator.SizeAtLeast(1),
+				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), notBlank{}),
+			},
+		},
+		"failure_statuses": schema.SetAttribute{
+			MarkdownDescription: "With `wait`, the statuses that mean a device failed the " + what + ", such as " +
+				"`[\"failed\"]` (the API names no failure status: set the ones your devices report). The first device " +
+				"that reports one ends the wait at once, and the action fails naming every device not done with its " +
+				"status. For a firmware update, a device whose update was replaced by another firmware has failed too.",
+			ElementType: types.StringType,
+			Optional:    true,
+			Validators: []validator.Set{
+				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), notBlank{}),
+			},
 		},
 		"timeout": schema.StringAttribute{
 			MarkdownDescription: "With `wait`, how long to wait, as a duration such as `\"10m\"`; the action fails " +

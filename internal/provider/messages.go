@@ -24,14 +24,6 @@ func unknownDevice(deviceID string) string {
 		"Check device_id."
 }
 
-// upperFirst returns s with its first letter in upper case.
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 // objectRef names an object in messages: "device "name" (id dev-1)".
 func objectRef(kind, name, id string) string {
 	return fmt.Sprintf("%s %q (id %s)", kind, name, id)

@@ -354,9 +354,9 @@ func (d *providerData) resolveActionSchedule(ctx context.Context, s sentSchedule
 	}
 	diags.AddError(summary, fmt.Sprintf("The request was sent, but its answer was lost (%s), and none of the %d "+
 		"devices of %s shows the %s scheduled since the request: it may not have reached the service, or may "+
-		"still be processed. %s to every device of the fleets; check first (%s) which devices show a scheduled_at "+
-		"after %s.", s.cause.Error(), len(lack), target, what, again, fleetStatusCheck(scope, kind.Job),
-		s.when(d.client)))
+		"still be processed. %s to every device of the fleets. Check first which devices show a scheduled_at "+
+		"after %s: %s", s.cause.Error(), len(lack), target, what, again, s.when(d.client),
+		fleetStatusCheck(scope, kind.Job)))
 	return nil
 }
 
@@ -450,4 +450,22 @@ func mergeDevices(ctx context.Context, prior types.List, more types.List, diags 
 	all := append(a, b...)
 	slices.Sort(all)
 	return stringList(slices.Compact(all))
+}
+
+// validateStatusSets checks that the success and failure statuses of a wait
+// do not overlap.
+func validateStatusSets(ctx context.Context, success, failure types.Set, diags *diag.Diagnostics) {
+	if success.IsUnknown() || failure.IsUnknown() {
+		return
+	}
+	ok := setStrings(ctx, success, diags)
+	if len(ok) == 0 {
+		ok = []string{client.JobStatusDone}
+	}
+	for _, f := range setStrings(ctx, failure, diags) {
+		if slices.Contains(ok, f) {
+			diags.AddAttributeError(path.Root("failure_statuses"), "Overlapping statuses",
+				"The status "+quote(f)+" is both a success status and a failure status: a status means one or the other.")
+		}
+	}
 }

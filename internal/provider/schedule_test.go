@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
@@ -662,4 +665,91 @@ resource "zdm_fota" "u" {
 	if j, _ := apiClient(t, s.Env).GetJob(t.Context(), devsA[0], "sync"); j == nil || j.ScheduledAt == before.ScheduledAt {
 		t.Errorf("a change of triggers did not send the job again to fleet A: %+v", j)
 	}
+}
+
+// TestAccScheduleActionsFailFastAndLostAnswers (Terraform 1.14 and later):
+//
+//   - the firmware action waits with failure_statuses: a device that fails
+//     ends the wait at its first poll, long before the 10-minute timeout,
+//     and the error names the failed device and the one still pending (a
+//     silent device), with their statuses;
+//   - a fleet-wide job action whose request is reset before it reaches the
+//     service says plainly that invoking it again sends the job again, and
+//     no device got it;
+//   - a fleet-wide job action whose answer is dropped after the service
+//     acted goes on: every device shows the job, sent once.
+func TestAccScheduleActionsFailFastAndLostAnswers(t *testing.T) {
+	e := newEnv(t)
+	ws := e.Bootstrap.WorkspaceID
+	fleet, devs := newFleetWithDevices(t, e, "act", "act-ok", "act-bad", "act-silent")
+	if err := e.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, FailDevices: []string{devs[1]},
+		SilentDevices: []string{devs[2]}}); err != nil {
+		t.Fatal(err)
+	}
+	action := func(kind, body, trigger string) string {
+		return e.Config(fmt.Sprintf(`
+action %q "a" {
+  config {
+    workspace_id = %q
+    fleet_ids    = [%q]
+    %s
+  }
+}
+`, kind, ws, fleet, body) + triggeredBy("action."+kind+".a", trigger))
+	}
+	jobPath := "/v3/workspace/" + ws + "/jobs/sync"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		TerraformVersionChecks:   actionVersions,
+		Steps: []resource.TestStep{
+			{
+				Config: action("zdm_schedule_fota", `
+    firmware_id      = "fw"
+    firmware_version = "9.0"
+    wait             = true
+    failure_statuses = ["failed"]
+    timeout          = "10m"
+    poll_interval    = "200ms"`, "1"),
+				ExpectError: regexp.MustCompile(`(?s)firmware update fw 9\.0 failed on 1 of\s+3 devices:\s+` + devs[1] +
+					`\s+\(failed\).*not done on 1:\s+` + devs[2] + `\s+\(pending\)`),
+			},
+			{
+				PreConfig: func() {
+					if _, err := e.Server.AddRequestFault(localzdm.RequestFault{Method: "POST", Path: jobPath,
+						Action: localzdm.FaultReset, Count: 1}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: action("zdm_schedule_job", `name = "sync"`, "2"),
+				ExpectError: regexp.MustCompile(`(?s)none of the 3\s+devices.*Invoking\s+the\s+action\s+again\s+sends\s+the\s+job\s+"sync"\s+again` +
+					`\s+to\s+every\s+device\s+of\s+the\s+fleets`),
+			},
+			{
+				PreConfig: func() {
+					for _, d := range devs {
+						if _, err := apiClient(t, e).GetJob(t.Context(), d, "sync"); err == nil {
+							t.Errorf("device %s got the job of a reset request", d)
+						}
+					}
+					e.Server.ResetCounters()
+					if _, err := e.Server.AddRequestFault(localzdm.RequestFault{Method: "POST", Path: jobPath,
+						Action: localzdm.FaultDropAnswer, Count: 1}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: action("zdm_schedule_job", `name = "sync"`, "3"),
+				Check: func(*terraform.State) error {
+					if n := e.Server.Counters()[fleetJobPOST]; n != 1 {
+						return fmt.Errorf("%d fleet job requests, want 1", n)
+					}
+					for _, d := range devs {
+						if _, err := apiClient(t, e).GetJob(t.Context(), d, "sync"); err != nil {
+							return fmt.Errorf("device %s: %w", d, err)
+						}
+					}
+					return nil
+				},
+			},
+		},
+	})
 }

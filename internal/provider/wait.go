@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -15,10 +13,9 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 )
 
-// Waiting and polling: the wait options of the actions and the loop that
-// polls devices until what was scheduled is done. waitStatuses is the wait
-// with success and failure statuses over the fleet-status reader, for the
-// scheduling resources and actions.
+// Waiting and polling: the wait options of the actions, and waitStatuses,
+// the one wait with success and failure statuses over the fleet-status
+// reader, for the scheduling actions and the rollout.
 
 // Defaults of the actions' wait attributes.
 const (
@@ -44,69 +41,6 @@ func parseWaitOptions(wait types.Bool, timeout, interval types.String) waitOptio
 		o.interval = d
 	}
 	return o
-}
-
-// statusFunc returns the current status of what an action scheduled on a
-// device.
-type statusFunc func(ctx context.Context, deviceID string) (string, error)
-
-// waitDone polls status for every device every interval until all report
-// "done", or until timeout passes. progress receives a message each time
-// devices finish. The error of a timeout names the devices that are not done
-// with their last status.
-func waitDone(ctx context.Context, what string, devices []string, o waitOptions, status statusFunc, progress func(string)) error {
-	last := make(map[string]string, len(devices))
-	pending := slices.Clone(devices)
-	deadline := time.Now().Add(o.timeout)
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("stopped waiting for %s: %w", what, ctx.Err())
-		case <-timer.C:
-		}
-		var still, finished []string
-		for _, dev := range pending {
-			s, err := status(ctx, dev)
-			if err != nil {
-				return fmt.Errorf("reading the status of %s on device %s: %w", what, dev, err)
-			}
-			last[dev] = s
-			if s == client.JobStatusDone {
-				finished = append(finished, dev)
-			} else {
-				still = append(still, dev)
-			}
-		}
-		pending = still
-		switch {
-		case len(finished) > 0:
-			progress(fmt.Sprintf("%s done on %s (%d of %d devices done)", upperFirst(what), abbreviate(finished),
-				len(devices)-len(pending), len(devices)))
-		case len(pending) > 0:
-			progress(fmt.Sprintf("Waiting for %s on %d of %d devices: %s", what, len(pending), len(devices),
-				abbreviate(pending)))
-		}
-		if len(pending) == 0 {
-			return nil
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			const most = 100
-			waiting := make([]string, 0, min(len(pending), most))
-			for _, dev := range pending[:min(len(pending), most)] {
-				waiting = append(waiting, dev+" ("+last[dev]+")")
-			}
-			more := ""
-			if len(pending) > most {
-				more = fmt.Sprintf(" and %d more", len(pending)-most)
-			}
-			return fmt.Errorf("%s is not done after %s on %d of %d devices: %s%s", what, o.timeout, len(pending),
-				len(devices), strings.Join(waiting, ", "), more)
-		}
-		timer.Reset(min(o.interval, left))
-	}
 }
 
 // progressFunc sends progress messages of an invocation.

@@ -6,6 +6,7 @@ action "zdm_schedule_fota" "gateway" {
     firmware_id      = "fw-gateway"
     firmware_version = "2.3.1"
     wait             = true
+    failure_statuses = ["failed"] # the first device that fails ends the wait
     timeout          = "30m"
     poll_interval    = "1m"
   }
