@@ -34,7 +34,7 @@ import (
 // ErrNotSent marks a request that was not sent because the operation was
 // interrupted before it started: the service did not receive it. Test for
 // it with errors.Is.
-var ErrNotSent = errors.New("not sent: the operation was interrupted before the request started")
+var ErrNotSent = errors.New("the operation was interrupted before the request started, so the service did not receive it")
 
 // minResolveTime is the least time ResolveContext gives the requests that
 // resolve a sent write, for clients with a very short request timeout.
@@ -75,5 +75,5 @@ func stopOf(ctx context.Context) context.Context {
 // notSentError is the error of a request that was not sent because its
 // operation was interrupted.
 func (c *Client) notSentError(rq *request, cause error) error {
-	return &requestError{method: rq.method, path: rq.path, msg: "request not sent", errs: []error{ErrNotSent, cause}, scrub: c.scrub}
+	return &requestError{method: rq.method, path: rq.path, msg: "not sent", errs: []error{ErrNotSent, cause}, scrub: c.scrub}
 }
