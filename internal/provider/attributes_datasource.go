@@ -90,7 +90,9 @@ func jobItemAttributes() map[string]schema.Attribute {
 			Computed:            true,
 		},
 		"value": schema.StringAttribute{
-			MarkdownDescription: "Arguments of the job, as compact JSON text (decode it with `jsondecode`).",
+			MarkdownDescription: "Arguments of the job, as compact JSON text with the keys of every object sorted (the " +
+				"same text whatever order the service answers them in; decode it with `jsondecode`); `null` when " +
+				"the service does not echo them.",
 			Computed:            true,
 		},
 	}

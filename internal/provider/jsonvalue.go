@@ -1,7 +1,9 @@
 package provider
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -28,6 +30,26 @@ func compactJSON(raw []byte) string {
 		return "null"
 	}
 	return string(c)
+}
+
+// sortedJSON returns raw as compact JSON with the keys of every object in
+// sorted order (numbers and strings as written), so that a value echoed with
+// its keys in another order reads the same; compactJSON(raw) when raw is
+// not valid JSON.
+func sortedJSON(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return compactJSON(raw)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return compactJSON(raw)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // jsonEqual reports whether a and b hold the same JSON value, numbers

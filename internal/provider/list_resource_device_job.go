@@ -107,10 +107,12 @@ func (r *deviceJobListResource) List(ctx context.Context, req list.ListRequest, 
 				"status":       types.StringValue(j.Status),
 				"scheduled_at": types.StringValue(j.ScheduledAt),
 			}
-			// The same conversion as Read; a list without the value (which a
-			// service need not echo) leaves it null.
-			if v := refreshedJSON(types.StringNull(), j.Value); v.ValueString() != "null" {
-				attrs["value"] = v
+			// Keys sorted, so that the generated configuration does not depend
+			// on the order the service echoes them in (Read compares values
+			// as JSON); a list without the value (which a service need not
+			// echo) leaves it null.
+			if v := sortedJSON(j.Value); v != "null" {
+				attrs["value"] = types.StringValue(v)
 			}
 			return attrs
 		}))

@@ -21,13 +21,14 @@ type jobItemModel struct {
 	Value       types.String `tfsdk:"value"`
 }
 
-// flattenJobItem copies an API job into the model; the value is compact JSON.
+// flattenJobItem copies an API job into the model; the value is compact
+// JSON with sorted keys, whatever order the service echoes them in.
 func flattenJobItem(j *client.Job) jobItemModel {
 	return jobItemModel{
 		Name:        types.StringValue(j.Name),
 		Status:      types.StringValue(j.Status),
 		ScheduledAt: types.StringValue(j.ScheduledAt),
-		Value:       types.StringValue(compactJSON(j.Value)),
+		Value:       types.StringValue(sortedJSON(j.Value)),
 	}
 }
 
