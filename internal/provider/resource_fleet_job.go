@@ -51,6 +51,9 @@ type fleetJobModel struct {
 	Triggers    types.Map    `tfsdk:"triggers"`
 	Devices     types.List   `tfsdk:"devices"`
 	ScheduledAt types.String `tfsdk:"scheduled_at"`
+	// Progress, read on refresh.
+	StatusCounts   types.Map  `tfsdk:"status_counts"`
+	DevicesNotDone types.List `tfsdk:"devices_not_done"`
 }
 
 func (r *fleetJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -64,8 +67,9 @@ func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"or every fleet with `all_fleets = true`) with one request. Creating the resource schedules the job; changing `value` or `triggers` " +
 			"schedules it again, in place, on the devices of the fleets at that time; adding fleets sends it to the " +
 			"added fleets only. The service has no " +
-			"fleet-wide read: a refresh keeps what scheduling answered (`devices`, `scheduled_at`); each device's " +
-			"job can be read with `zdm_device_job` or `zdm_device_jobs`. The API cannot cancel jobs: destroying " +
+			"fleet-wide read of a scheduling: the state keeps what was scheduled (`devices`, `scheduled_at`), and " +
+			"each refresh reads the job on every device of `devices` (16 at a time) for the progress " +
+			"(`status_counts`, `devices_not_done`). The API cannot cancel jobs: destroying " +
 			"only removes the resource from the Terraform state (a warning says so at plan time), and changing " +
 			"`workspace_id` or `name` schedules a new job and leaves the old one. Works with every Terraform and " +
 			"OpenTofu version.",
@@ -109,11 +113,15 @@ func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			},
 		},
 	}
+	for name, attr := range progressSchema("job") {
+		resp.Schema.Attributes[name] = attr
+	}
 }
 
 func (r *fleetJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
 }
+
 
 func (r *fleetJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg fleetJobModel
@@ -126,7 +134,7 @@ func (r *fleetJobResource) ValidateConfig(ctx context.Context, req resource.Vali
 
 func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	keepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
-		[]string{"id", "devices", "scheduled_at"})
+		append([]string{"id", "devices", "scheduled_at"}, progressAttributes...))
 	warnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
 	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		var plan, prior fleetJobModel
@@ -153,8 +161,28 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// Read keeps the state: the service has no fleet-wide read of jobs.
-func (r *fleetJobResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+// Read reads the job on each device it was scheduled on (the fleet-status
+// reader): status_counts and devices_not_done show the progress. What was
+// scheduled (devices, value, scheduled_at) is kept: the service has no
+// fleet-wide read of a scheduling.
+func (r *fleetJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.data == nil {
+		return
+	}
+	var state fleetJobModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || state.Devices.IsNull() || state.Devices.IsUnknown() {
+		return
+	}
+	var devices []string
+	resp.Diagnostics.Append(state.Devices.ElementsAs(ctx, &devices, false)...)
+	res, ok := r.data.readProgress(ctx, devices, fleetstatus.Job(state.Name.ValueString()), &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	state.StatusCounts, state.DevicesNotDone = fleetProgress(devices, "", res, nil)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
 
 func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	if r.data == nil {
@@ -190,6 +218,7 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 		// No fleet added (fleets removed, or all_fleets = true written for
 		// a job scheduled on every fleet): nothing is sent again.
 		plan.Devices, plan.ScheduledAt, plan.ID = prior.Devices, prior.ScheduledAt, prior.ID
+		plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -254,6 +283,9 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 		Triggers:    types.MapNull(types.StringType),
 		Devices:     sortedList(reached),
 		ScheduledAt: types.StringValue(latest.ScheduledAt),
+		// Read fills the progress.
+		StatusCounts:   types.MapNull(types.Int64Type),
+		DevicesNotDone: types.ListNull(types.StringType),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -319,5 +351,10 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 	plan.Value = refreshedJSON(plan.Value, job.Value)
 	plan.Devices = sortedList(job.Devices)
 	plan.ScheduledAt = types.StringValue(job.ScheduledAt)
+	status := job.Status
+	if status == "" {
+		status = client.JobStatusPending
+	}
+	plan.StatusCounts, plan.DevicesNotDone = fleetProgress(job.Devices, status, nil, nil)
 	return true
 }

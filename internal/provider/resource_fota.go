@@ -56,6 +56,9 @@ type fotaModel struct {
 	Status          types.String `tfsdk:"status"`
 	ScheduledAt     types.String `tfsdk:"scheduled_at"`
 	Devices         types.List   `tfsdk:"devices"`
+	// Progress, read on refresh.
+	StatusCounts   types.Map  `tfsdk:"status_counts"`
+	DevicesNotDone types.List `tfsdk:"devices_not_done"`
 }
 
 // deviceMode tells whether the update targets one device.
@@ -87,8 +90,9 @@ func (r *fotaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			"schedules it again in place (the service replaces each device's current update); adding fleets sends " +
 			"it to the added fleets only. On one device, " +
 			"`status` and the firmware are read back on every refresh, and an update replaced outside Terraform " +
-			"is scheduled again. On fleets, the service has no fleet-wide read: the state keeps what scheduling " +
-			"answered, and `zdm_fota_status` reads each device. The API cannot cancel updates: destroying only " +
+			"is scheduled again. On fleets, the service has no fleet-wide read of a scheduling: the state keeps " +
+			"what was scheduled, and each refresh reads the update on every device of `devices` (16 at a time) for " +
+			"the progress (`status_counts`, `devices_not_done`). The API cannot cancel updates: destroying only " +
 			"removes the resource from the Terraform state (a warning says so at plan time). Works with every " +
 			"Terraform and OpenTofu version; with Terraform 1.14 and later, the `zdm_schedule_fota` action " +
 			"schedules updates without keeping them in state.",
@@ -150,6 +154,9 @@ func (r *fotaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			},
 		},
 	}
+	for name, attr := range progressSchema("update") {
+		resp.Schema.Attributes[name] = attr
+	}
 }
 
 func (r *fotaResource) ConfigValidators(context.Context) []resource.ConfigValidator {
@@ -180,7 +187,7 @@ func (r *fotaResource) Configure(_ context.Context, req resource.ConfigureReques
 func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	keepComputedUnlessChanged(ctx, req, resp,
 		[]string{"device_id", "workspace_id", "fleet_ids", "firmware_id", "firmware_version", "triggers"},
-		[]string{"id", "status", "scheduled_at", "devices"})
+		append([]string{"id", "status", "scheduled_at", "devices"}, progressAttributes...))
 	if req.State.Raw.IsNull() {
 		return
 	}
@@ -231,8 +238,13 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	}
 	var state fotaModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !state.deviceMode() {
-		// No fleet-wide read: the state keeps what scheduling answered.
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !state.deviceMode() {
+		// No fleet-wide read of a scheduling: the state keeps what was
+		// scheduled, and the devices are read for the progress.
+		r.readFleetProgress(ctx, &state, resp)
 		return
 	}
 	dev := state.DeviceID.ValueString()
@@ -305,6 +317,7 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		// No fleet added (fleets removed, or all_fleets = true written for
 		// an update scheduled on every fleet): nothing is sent again.
 		plan.ID, plan.Status, plan.ScheduledAt, plan.Devices = prior.ID, prior.Status, prior.ScheduledAt, prior.Devices
+		plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	setIdentity(ctx, resp.Identity, newFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
@@ -337,10 +350,30 @@ func fotaFlatten(m *fotaModel, f *client.FOTA) {
 	if m.deviceMode() {
 		m.ID = m.DeviceID
 		m.Devices = stringList([]string{m.DeviceID.ValueString()})
+		m.StatusCounts, m.DevicesNotDone = fleetProgress([]string{m.DeviceID.ValueString()}, f.Status, nil, nil)
 		return
 	}
 	m.ID = m.WorkspaceID
 	m.Devices = sortedList(f.Devices)
+	m.StatusCounts, m.DevicesNotDone = fleetProgress(f.Devices, f.Status, nil, nil)
+}
+
+// readFleetProgress reads the update on each device of a fleet-wide
+// scheduling (the fleet-status reader) into status_counts and
+// devices_not_done.
+func (r *fotaResource) readFleetProgress(ctx context.Context, state *fotaModel, resp *resource.ReadResponse) {
+	if state.Devices.IsNull() || state.Devices.IsUnknown() {
+		return
+	}
+	var devices []string
+	resp.Diagnostics.Append(state.Devices.ElementsAs(ctx, &devices, false)...)
+	res, ok := r.data.readProgress(ctx, devices, fleetstatus.FOTA, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	fw := &fleetstatus.Firmware{ID: state.FirmwareID.ValueString(), Version: state.FirmwareVersion.ValueString()}
+	state.StatusCounts, state.DevicesNotDone = fleetProgress(devices, "", res, fw)
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
 // schedule schedules the update of plan and stores the answer in plan.

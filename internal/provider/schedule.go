@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
@@ -467,5 +468,82 @@ func validateStatusSets(ctx context.Context, success, failure types.Set, diags *
 			diags.AddAttributeError(path.Root("failure_statuses"), "Overlapping statuses",
 				"The status "+quote(f)+" is both a success status and a failure status: a status means one or the other.")
 		}
+	}
+}
+
+// Progress of a fleet-wide scheduling: the status of the devices it was
+// scheduled on, read on refresh through the fleet-status reader.
+
+// progressAttributes are the computed attributes of that progress.
+var progressAttributes = []string{"status_counts", "devices_not_done"}
+
+// noRecord is the status counted for a device that shows no record of the
+// job or update (never got it, or the service purged it).
+const noRecord = "no record"
+
+// fleetProgress returns the status counts and the devices not done (whose
+// status is not "done"), sorted, of the devices of a scheduling: from the
+// reads when res is not nil, else all with status (what the scheduling
+// answered). For a firmware update (fw not nil), a device whose update is
+// another firmware counts as "replaced".
+func fleetProgress(devices []string, status string, res []fleetstatus.Device, fw *fleetstatus.Firmware) (types.Map, types.List) {
+	counts := map[string]int{}
+	var notDone []string
+	add := func(id, st string) {
+		counts[st]++
+		if st != client.JobStatusDone {
+			notDone = append(notDone, id)
+		}
+	}
+	if res == nil {
+		for _, id := range devices {
+			add(id, status)
+		}
+	}
+	for _, d := range res {
+		switch {
+		case !d.Found:
+			add(d.ID, noRecord)
+		case fw != nil && !d.Has(*fw):
+			add(d.ID, "replaced")
+		default:
+			add(d.ID, d.Status)
+		}
+	}
+	return countsMap(counts), sortedList(notDone)
+}
+
+// readProgress reads the status of kind on devices (bounded concurrent
+// reads) for a Read; a failure is a warning and returns ok false: progress
+// is information, and the state keeps its last values.
+func (d *providerData) readProgress(ctx context.Context, devices []string, kind fleetstatus.Kind, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
+	if len(devices) == 0 {
+		return []fleetstatus.Device{}, true
+	}
+	res, err := fleetstatus.ReadIDs(ctx, d.client, devices, kind, 0)
+	if err != nil {
+		diags.AddWarning("Cannot read the progress of the "+kind.String(),
+			"Reading the "+kind.String()+" of its devices failed: "+err.Error()+". status_counts and devices_not_done "+
+				"keep their last values.")
+		return nil, false
+	}
+	return res, true
+}
+
+// progressSchema are the schema attributes of that progress.
+func progressSchema(what string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"status_counts": schema.MapAttribute{
+			MarkdownDescription: "How many of `devices` report each status of the " + what + ", read on every " +
+				"refresh (one read per device, 16 at a time). `\"" + noRecord + "\"` counts devices that show no " +
+				"record of it (the service may purge finished records).",
+			ElementType: types.Int64Type,
+			Computed:    true,
+		},
+		"devices_not_done": schema.ListAttribute{
+			MarkdownDescription: "The devices of `devices` whose " + what + " is not `done` at the last refresh, sorted.",
+			ElementType:         types.StringType,
+			Computed:            true,
+		},
 	}
 }

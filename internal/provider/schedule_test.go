@@ -652,6 +652,26 @@ resource "zdm_fota" "u" {
 		t.Errorf("plan after adding a fleet: exit code %d, want 0:\n%s", code, out)
 	}
 
+	// Refresh reads each device: real progress instead of a frozen status.
+	if err := s.Server.SetJobStatus(devsA[0], "sync", "done"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Server.SetFOTAStatus(devsB[0], "failed"); err != nil {
+		t.Fatal(err)
+	}
+	s.cli.mustRun("apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
+	st = s.stateValues(t)
+	for addr, want := range map[string]string{
+		"zdm_fleet_job.j": fmt.Sprintf(`{"done":1,"pending":2} not done %d`, 2),
+		"zdm_fota.u":      fmt.Sprintf(`{"failed":1,"pending":2} not done %d`, 3),
+	} {
+		counts, _ := json.Marshal(st[addr]["status_counts"])
+		notDone, _ := st[addr]["devices_not_done"].([]any)
+		if got := fmt.Sprintf("%s not done %d", counts, len(notDone)); got != want {
+			t.Errorf("%s progress = %s, want %s", addr, got, want)
+		}
+	}
+
 	// Removing a fleet sends nothing.
 	s.Server.ResetCounters()
 	s.write(t, body(a, "1"))
