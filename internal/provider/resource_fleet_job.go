@@ -122,7 +122,6 @@ func (r *fleetJobResource) Configure(_ context.Context, req resource.ConfigureRe
 	r.data = configureData("Resource", req.ProviderData, &resp.Diagnostics)
 }
 
-
 func (r *fleetJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg fleetJobModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
