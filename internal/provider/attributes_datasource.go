@@ -93,7 +93,7 @@ func jobItemAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Arguments of the job, as compact JSON text with the keys of every object sorted (the " +
 				"same text whatever order the service answers them in; decode it with `jsondecode`); `null` when " +
 				"the service does not echo them.",
-			Computed:            true,
+			Computed: true,
 		},
 	}
 }
