@@ -335,8 +335,8 @@ output "v%d" {
 		t.Fatal(err)
 	}
 	for i := range valueCases {
-		for _, addr := range []string{fmt.Sprintf("zdm_device_job.d%d", i), fmt.Sprintf("zdm_fleet_job.f%d", i)} {
-			j, err := apiClient(t, s.Env).GetJob(t.Context(), devs[i], "configure")
+		for addr, name := range map[string]string{fmt.Sprintf("zdm_device_job.d%d", i): "configure", fmt.Sprintf("zdm_fleet_job.f%d", i): fmt.Sprintf("fleet-%d", i)} {
+			j, err := apiClient(t, s.Env).GetJob(t.Context(), devs[i], name)
 			if err != nil {
 				t.Fatal(err)
 			}
