@@ -21,6 +21,7 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "set to true to run the provider with support for debuggers like delve")
 	flag.Parse()
 	if !debug {
+		outliveTERM()
 		// In debug mode the logs go to the terminal of the debug session.
 		if err := logging.QuietUnreadLogs(os.Environ(), os.Setenv); err != nil {
 			log.Fatal(err.Error())
