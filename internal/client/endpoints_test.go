@@ -167,7 +167,8 @@ func TestEndpoints(t *testing.T) {
 				})
 			},
 			method: "GET",
-			uri: "/v3/timeseries/wks-1/data?device=d1&device=d2&end=2026-02-01T00%3A00%3A00%2B01%3A00&from=2&size=50" +
+			// Time bounds are sent in UTC ("Z"): some services accept no other offset.
+			uri: "/v3/timeseries/wks-1/data?device=d1&device=d2&end=2026-01-31T23%3A00%3A00Z&from=2&size=50" +
 				"&sort=timestamp_device&start=2026-01-01T00%3A00%3A00Z&tag=temp&tag=a%26b",
 			want: []DataPoint{{TimestampDevice: "t1", TimestampIn: "t2", FleetID: "f", DeviceID: "d", Tag: "tg", Payload: json.RawMessage(`{"v":1}`)}},
 		},
