@@ -1,13 +1,13 @@
 # Import the firmware update of one device by its identity (Terraform 1.12
 # and later). Updates of fleets cannot be imported.
 import {
-  to = zdm_fota.gateway
+  to = zdm_fota.imported
   identity = {
     device_id = "dev-0123456789abcdef"
   }
 }
 
-resource "zdm_fota" "gateway" {
+resource "zdm_fota" "imported" {
   device_id        = "dev-0123456789abcdef"
   firmware_id      = "fw-gateway"
   firmware_version = "2.1.0"
