@@ -239,7 +239,13 @@ resource "zdm_device" "d" { name = "d" }`,
   id   = "dev-1"
   name = "d"
 }`,
-		want: []string{`Invalid Attribute Combination`, `[id,name]`}},
+		want: []string{`Invalid Attribute Combination`, `[id,name,phys_id]`}},
+	{name: "zdm_device data/name and phys_id", attr: "name",
+		body: `data "zdm_device" "d" {
+  name    = "d"
+  phys_id = "p-1"
+}`,
+		want: []string{`Invalid Attribute Combination`, `[id,name,phys_id]`}},
 	{name: "zdm_device data/id empty", attr: "id",
 		body: `data "zdm_device" "d" { id = "" }`,
 		want: []string{`Attribute id string length must be at least 1`}},
