@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/logging"
 	"github.com/zdm/terraform-provider-zdm/internal/tfcli"
 )
 
@@ -33,11 +34,16 @@ func newCLI(tb testing.TB) *cli {
 	return startCLI(tb, true)
 }
 
-// newQuietCLI is newCLI without the test's logging sink, for tests of
-// thousands of objects: with trace logging on, the framework's cost per
-// value node grows with the size of the value.
+// newQuietCLI is newCLI with the provider's logging off, as the provider's
+// binary runs when no TF_LOG variable is set (logging.QuietUnreadLogs), for
+// tests of thousands of objects: with trace logging on, the framework's cost
+// per value node grows with the size of the value. It sets environment
+// variables for the test, so the test must not be parallel.
 func newQuietCLI(tb testing.TB) *cli {
 	tb.Helper()
+	if err := logging.QuietUnreadLogs(os.Environ(), func(k, v string) error { tb.Setenv(k, v); return nil }); err != nil {
+		tb.Fatal(err)
+	}
 	return startCLI(tb, false)
 }
 
