@@ -58,6 +58,19 @@ resource "zdm_fota" "test" {
 			},
 		}
 	}
+	// A job whose value the service does not echo is imported without it:
+	// the plan records the configured value in place, keeps scheduled_at
+	// and status, and sends nothing.
+	importJob := byIdentity(job)
+	if jobValueNotEchoed(t) {
+		importJob.ExpectNonEmptyPlan = true
+		importJob.ImportPlanChecks.PreApply = []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(job, plancheck.ResourceActionUpdate),
+			plancheck.ExpectKnownValue(job, tfjsonpath.New("scheduled_at"), knownvalue.NotNull()),
+			plancheck.ExpectKnownValue(job, tfjsonpath.New("status"), knownvalue.StringExact("pending")),
+			plancheck.ExpectKnownValue(job, tfjsonpath.New("value"), knownvalue.StringExact(`{"interval":30}`)),
+		}
+	}
 	resource.ParallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
 		ProtoV6ProviderFactories: e.Factories,
@@ -74,7 +87,7 @@ resource "zdm_fota" "test" {
 					statecheck.ExpectKnownValue(dev, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^dev/a/[0-9a-f]+$`)))),
 			},
 			byIdentity(dev),
-			byIdentity(job),
+			importJob,
 			byIdentity(fota),
 			{
 				// "<device_id>" alone splits into three parts: refused, never

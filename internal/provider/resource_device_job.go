@@ -112,6 +112,21 @@ func (r *deviceJobResource) Configure(_ context.Context, req resource.ConfigureR
 }
 
 func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		var plan, prior deviceJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if recordOnly(plan, prior) {
+			// Nothing is sent: the computed attributes keep the state's.
+			plan.ID, plan.Status, plan.ScheduledAt = prior.ID, prior.Status, prior.ScheduledAt
+			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			resp.Diagnostics.AddWarning(valueRecordedOnly(prior.Name.ValueString(), prior.DeviceID.ValueString()))
+			return
+		}
+	}
 	keepComputedUnlessChanged(ctx, req, resp, []string{"device_id", "name", "value", "triggers"},
 		[]string{"id", "status", "scheduled_at"})
 	warnDestroyOrReplace(ctx, "job", req, resp, path.Root("device_id"), path.Root("name"))
@@ -199,6 +214,13 @@ func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if recordOnly(plan, prior) {
+		plan.ID, plan.Status, plan.ScheduledAt = prior.ID, prior.Status, prior.ScheduledAt
+		resp.Diagnostics.AddWarning(valueRecordedOnly(plan.Name.ValueString(), plan.DeviceID.ValueString()))
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		setIdentity(ctx, resp.Identity, deviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+		return
+	}
 	if !r.schedule(ctx, &plan, "schedule again", prior.ScheduledAt.ValueString(), &resp.Diagnostics) {
 		// Nothing shown scheduled: the state keeps the prior scheduling.
 		resp.State.Raw = req.State.Raw.Copy()
@@ -227,9 +249,17 @@ func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
 	m.ID = types.StringValue(deviceJobID(deviceID, name))
 	m.DeviceID = types.StringValue(deviceID)
 	m.Name = types.StringValue(name)
-	m.Value = refreshedJSON(m.Value, j.Value)
+	m.Value = echoedJobValue(m.Value, j.Value)
 	m.Status = types.StringValue(j.Status)
 	m.ScheduledAt = types.StringValue(j.ScheduledAt)
+}
+
+// recordOnly tells whether a change from prior to plan only records the
+// configured value of a job whose value the service did not return: the
+// job, its device and its triggers stay the same (see schedule.go).
+func recordOnly(plan, prior deviceJobModel) bool {
+	return valueNotEchoed(prior.Value) && !prior.Status.IsNull() && plan.DeviceID.Equal(prior.DeviceID) &&
+		plan.Name.Equal(prior.Name) && plan.Triggers.Equal(prior.Triggers)
 }
 
 // schedule schedules the job of plan and stores the answer in plan; it

@@ -547,3 +547,34 @@ func progressSchema(what string) map[string]schema.Attribute {
 		},
 	}
 }
+
+// A job value the service does not echo (a job imported, or read back
+// without its value) is kept null in the state: the provider cannot know
+// it. The first configured value then only records the value: sending it
+// would run the job again without a change of the configuration. Changing
+// triggers sends it.
+
+// valueNotEchoed tells whether a state's job value is unknown to the
+// provider because the service did not return it (null; "null" in states
+// written before it was kept null).
+func valueNotEchoed(v types.String) bool {
+	return v.IsNull() || (!v.IsUnknown() && v.ValueString() == "null")
+}
+
+// echoedJobValue is the state's value of a job read back with answer: null
+// while the service has never returned it, else refreshedJSON.
+func echoedJobValue(state types.String, answer []byte) types.String {
+	if compactJSON(answer) == "null" && (state.IsUnknown() || valueNotEchoed(state)) {
+		return types.StringNull()
+	}
+	return refreshedJSON(state, answer)
+}
+
+// valueRecordedOnly is the warning of a change that records the configured
+// value of a job whose value the service did not return, without sending.
+func valueRecordedOnly(name, dev string) (string, string) {
+	return "Job value recorded, not sent",
+		"The service did not return the value of job " + quote(name) + " of device " + dev + ", so the configured " +
+			"value is recorded in the state and nothing is sent: sending it would run the job again. Change " +
+			"triggers to send it again."
+}
