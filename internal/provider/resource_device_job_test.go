@@ -2,8 +2,10 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
 func TestParseDeviceJobID(t *testing.T) {
@@ -327,4 +330,78 @@ name      = ""`, `(?s)Attribute name string length must be at least 1`),
 		},
 	})
 	expectNoRequests(t, e, before)
+}
+
+// TestAccDeviceJobImportValueNotEchoed imports a job by its string ID from
+// a service that does not echo job values: the first apply records the
+// configured value in place with a warning and sends nothing (status and
+// scheduled_at unchanged), the plan after it is empty, and a change of
+// triggers sends the job once (the positive control of the count).
+func TestAccDeviceJobImportValueNotEchoed(t *testing.T) {
+	e := newEnv(t)
+	choices, err := acctest.EnvChoices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	choices.JobValue = localzdm.JobValueOmit
+	if err := e.Server.SetChoices(choices); err != nil {
+		t.Fatal(err)
+	}
+	dev := newDevices(t, e, "valve")[0]
+	api := apiClient(t, e)
+	if _, err := api.ScheduleJob(t.Context(), dev, "configure", json.RawMessage(`{"interval":30}`)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := api.GetJob(t.Context(), dev, "configure")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const routeScheduleJob = "POST /v3/devices/{device_id}/jobs/{job_name}"
+	job := func(triggers string) string {
+		return requiredProviders + e.ProviderConfig() + fmt.Sprintf(`
+import {
+  to = zdm_device_job.test
+  id = %q
+}
+resource "zdm_device_job" "test" {
+  device_id = %q
+  name      = "configure"
+  value     = jsonencode({ interval = 30 })
+  %s
+}
+`, dev+"/configure", dev, triggers)
+	}
+	c := newCLI(t)
+	c.write("main.tf", job(""))
+	c.mustRun("init", "-no-color")
+	e.Server.ResetCounters()
+	out := c.mustRun("apply", "-no-color", "-auto-approve")
+	for _, want := range []string{"Resources: 1 imported, 0 added, 1 changed, 0 destroyed", "Job value recorded, not sent",
+		"Change triggers to send it again"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) { // the CLI wraps warnings
+			t.Errorf("apply: want %q in:\n%s", want, out)
+		}
+	}
+	if n := e.Server.Counters()[routeScheduleJob]; n != 0 {
+		t.Errorf("the import and its apply scheduled the job %d times, want 0", n)
+	}
+	after, err := api.GetJob(t.Context(), dev, "configure")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ScheduledAt != before.ScheduledAt || after.Status != before.Status {
+		t.Errorf("the job was scheduled again: %s %s, then %s %s", before.Status, before.ScheduledAt, after.Status, after.ScheduledAt)
+	}
+	if out, code := c.run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the import is not empty (exit code %d):\n%s", code, out)
+	}
+	// A change of triggers sends it, once.
+	c.write("main.tf", job(`triggers = { release = "2" }`))
+	c.mustRun("apply", "-no-color", "-auto-approve")
+	if n := e.Server.Counters()[routeScheduleJob]; n != 1 {
+		t.Errorf("a change of triggers scheduled the job %d times, want 1", n)
+	}
+	if out, code := c.run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the change of triggers is not empty (exit code %d):\n%s", code, out)
+	}
 }
