@@ -64,7 +64,9 @@ func (r *deviceJobResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"that name and sets it back to `pending`). `status` is read back on every refresh, so it moves from " +
 			"`pending` to `done` once the device has run the job. A job record the service no longer returns while " +
 			"the device exists keeps its last-read status (a warning says so) and is not scheduled again; the job " +
-			"leaves the state only when its device is gone. The API cannot cancel jobs: destroying only " +
+			"leaves the state only when its device is gone. A job imported from a service that does not return job " +
+			"values is not scheduled again by the first apply: the configured `value` is recorded without sending it " +
+			"(a warning says so); change `triggers` to send it. The API cannot cancel jobs: destroying only " +
 			"removes the job from the Terraform state (a warning says so at plan time), and changing `device_id` " +
 			"or `name` schedules a new job and leaves the old one. Works with every Terraform and OpenTofu " +
 			"version; with Terraform 1.14 and later, the `zdm_schedule_job` action schedules jobs without keeping them in state.",
