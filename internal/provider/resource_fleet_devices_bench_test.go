@@ -78,7 +78,10 @@ func fleetDevicesProtocolFixture(b *testing.B, n int) (tfprotov6.ProviderServer,
 		b.Fatal(err)
 	}
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
-	ptyp := sch.Provider.ValueType().(tftypes.Object)
+	ptyp, ok := sch.Provider.ValueType().(tftypes.Object)
+	if !ok {
+		b.Fatalf("provider schema type %T, want an object", sch.Provider.ValueType())
+	}
 	pvals := map[string]tftypes.Value{}
 	for name, t := range ptyp.AttributeTypes {
 		pvals[name] = tftypes.NewValue(t, nil)
@@ -91,9 +94,18 @@ func fleetDevicesProtocolFixture(b *testing.B, n int) (tfprotov6.ProviderServer,
 	if cr, err := ps.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &pcfg}); err != nil || hasErrorDiag(cr.Diagnostics) {
 		b.Fatalf("configure: %v %v", err, cr.Diagnostics)
 	}
-	rtyp := sch.ResourceSchemas["zdm_fleet_devices"].ValueType().(tftypes.Object)
-	detT := rtyp.AttributeTypes["device_details"].(tftypes.Map)
-	objT := detT.ElementType.(tftypes.Object)
+	rtyp, ok := sch.ResourceSchemas["zdm_fleet_devices"].ValueType().(tftypes.Object)
+	if !ok {
+		b.Fatal("zdm_fleet_devices schema type is not an object")
+	}
+	detT, ok := rtyp.AttributeTypes["device_details"].(tftypes.Map)
+	if !ok {
+		b.Fatal("device_details is not a map")
+	}
+	objT, ok := detT.ElementType.(tftypes.Object)
+	if !ok {
+		b.Fatal("device_details elements are not objects")
+	}
 	empty := tftypes.Object{AttributeTypes: map[string]tftypes.Type{}}
 	argTypes := make(map[string]tftypes.Type, n)
 	args := make(map[string]tftypes.Value, n)
