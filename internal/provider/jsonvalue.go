@@ -16,12 +16,6 @@ import (
 // emptyJSONObject is the value of a job scheduled without arguments.
 const emptyJSONObject = "{}"
 
-// compactJSONObject checks that s is one JSON object and returns it without
-// insignificant white space (keys keep their order): jsonvalue.CompactObject.
-func compactJSONObject(s string) (json.RawMessage, error) {
-	return jsonvalue.CompactObject(s)
-}
-
 // compactJSON returns raw without insignificant white space, or raw itself
 // (trimmed) when it is not valid JSON; null when raw is empty.
 func compactJSON(raw []byte) string {
@@ -52,18 +46,12 @@ func sortedJSON(raw []byte) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// jsonEqual reports whether a and b hold the same JSON value, numbers
-// compared as the service keeps them (float64): jsonvalue.Equal.
-func jsonEqual(a, b string) bool {
-	return jsonvalue.Equal(a, b)
-}
-
 // jobValue returns the JSON object of a planned value to send to the service.
 func jobValue(v types.String) (json.RawMessage, error) {
 	if v.IsNull() || v.IsUnknown() {
 		return json.RawMessage(emptyJSONObject), nil
 	}
-	return compactJSONObject(v.ValueString())
+	return jsonvalue.CompactObject(v.ValueString())
 }
 
 // refreshedJSON returns the state's text when it holds the same JSON as the
@@ -72,7 +60,7 @@ func jobValue(v types.String) (json.RawMessage, error) {
 // echo it tells nothing new); else the answer (compacted).
 func refreshedJSON(state types.String, answer json.RawMessage) types.String {
 	got := compactJSON(answer)
-	if !state.IsNull() && !state.IsUnknown() && (got == "null" || jsonEqual(state.ValueString(), got)) {
+	if !state.IsNull() && !state.IsUnknown() && (got == "null" || jsonvalue.Equal(state.ValueString(), got)) {
 		return state
 	}
 	return types.StringValue(got)

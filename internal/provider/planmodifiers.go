@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 // Plan modifiers and the plan helpers called from ModifyPlan.
@@ -39,7 +41,7 @@ func (jsonValuePlan) PlanModifyString(_ context.Context, req planmodifier.String
 	if !req.ConfigValue.IsNull() {
 		want = req.ConfigValue.ValueString()
 	}
-	if !req.StateValue.IsNull() && !req.StateValue.IsUnknown() && jsonEqual(req.StateValue.ValueString(), want) {
+	if !req.StateValue.IsNull() && !req.StateValue.IsUnknown() && jsonvalue.Equal(req.StateValue.ValueString(), want) {
 		resp.PlanValue = req.StateValue
 		return
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
@@ -51,8 +52,8 @@ func TestJSONEqual(t *testing.T) {
 		{`{"big":12345678901234567890}`, `{"big":12345678901234567891}`},
 	}
 	for _, c := range equal {
-		if !jsonEqual(c[0], c[1]) {
-			t.Errorf("jsonEqual(%s, %s) = false", c[0], c[1])
+		if !jsonvalue.Equal(c[0], c[1]) {
+			t.Errorf("jsonvalue.Equal(%s, %s) = false", c[0], c[1])
 		}
 	}
 	different := [][2]string{
@@ -64,20 +65,20 @@ func TestJSONEqual(t *testing.T) {
 		{`{"a":1} {}`, `{"a":1}`},
 	}
 	for _, c := range different {
-		if jsonEqual(c[0], c[1]) {
-			t.Errorf("jsonEqual(%s, %s) = true", c[0], c[1])
+		if jsonvalue.Equal(c[0], c[1]) {
+			t.Errorf("jsonvalue.Equal(%s, %s) = true", c[0], c[1])
 		}
 	}
 }
 
 func TestCompactJSONObject(t *testing.T) {
 	t.Parallel()
-	if got, err := compactJSONObject(" { \"b\" : 1, \"a\": [ 1 ] } "); err != nil || string(got) != `{"b":1,"a":[1]}` {
-		t.Errorf("compactJSONObject = %s, %v", got, err)
+	if got, err := jsonvalue.CompactObject(" { \"b\" : 1, \"a\": [ 1 ] } "); err != nil || string(got) != `{"b":1,"a":[1]}` {
+		t.Errorf("jsonvalue.CompactObject = %s, %v", got, err)
 	}
 	for _, bad := range []string{``, `[1]`, `"s"`, `{"a":}`, `{"a":1} x`, `null`} {
-		if _, err := compactJSONObject(bad); err == nil {
-			t.Errorf("compactJSONObject(%q) succeeded", bad)
+		if _, err := jsonvalue.CompactObject(bad); err == nil {
+			t.Errorf("jsonvalue.CompactObject(%q) succeeded", bad)
 		}
 	}
 }
@@ -89,7 +90,7 @@ func jobOnServer(t *testing.T, e *acctest.Env, dev, name, status, value string) 
 		if err != nil {
 			return err
 		}
-		if j.Status != status || !jsonEqual(string(j.Value), value) {
+		if j.Status != status || !jsonvalue.Equal(string(j.Value), value) {
 			return fmt.Errorf("job %s on %s is %s with %s, want %s with %s", name, dev, j.Status, j.Value, status, value)
 		}
 		return nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 var (
@@ -140,7 +141,7 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 		if !resp.Diagnostics.HasError() && !plan.Value.IsUnknown() && !plan.Triggers.IsUnknown() &&
-			jsonEqual(prior.Value.ValueString(), plan.Value.ValueString()) && prior.Triggers.Equal(plan.Triggers) &&
+			jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) && prior.Triggers.Equal(plan.Triggers) &&
 			prior.WorkspaceID.Equal(plan.WorkspaceID) {
 			warnTargetsOnly(ctx, "job", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
 		}
@@ -194,7 +195,7 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	command := !jsonEqual(prior.Value.ValueString(), plan.Value.ValueString()) || !prior.Triggers.Equal(plan.Triggers)
+	command := !jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) || !prior.Triggers.Equal(plan.Triggers)
 	var added []string
 	if !command {
 		// The targets alone changed: only the added fleets get the job.

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 func TestScheduledLater(t *testing.T) {
@@ -55,7 +56,7 @@ resource "zdm_fleet_job" "test" {
 				if err != nil {
 					return fmt.Errorf("device %s: %w", dev, err)
 				}
-				if !jsonEqual(string(j.Value), value) {
+				if !jsonvalue.Equal(string(j.Value), value) {
 					return fmt.Errorf("device %s has %s, want %s", dev, j.Value, value)
 				}
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 // Scheduling: the rules the job and firmware-update resources and actions
@@ -236,7 +237,7 @@ func (d *providerData) readBackFleet(ctx context.Context, s sentSchedule, scope 
 func jobMatches(value string) func(fleetstatus.Device) bool {
 	return func(d fleetstatus.Device) bool {
 		got := compactJSON(d.Value)
-		return got == "null" || jsonEqual(got, value)
+		return got == "null" || jsonvalue.Equal(got, value)
 	}
 }
 

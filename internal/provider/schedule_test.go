@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
@@ -344,7 +345,7 @@ output "v%d" {
 			if want := outputs[fmt.Sprintf("v%d", i)].Value; v != want {
 				t.Errorf("%s: the state holds %s, want the configured text %s (the service has %s)", addr, v, want, j.Value)
 			}
-			if !jsonEqual(v, string(j.Value)) {
+			if !jsonvalue.Equal(v, string(j.Value)) {
 				t.Errorf("%s: the state's %s and the service's %s differ", addr, v, j.Value)
 			}
 		}

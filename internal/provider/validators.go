@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 // Every validator of the provider.
@@ -123,7 +125,7 @@ func (jsonObject) ValidateString(_ context.Context, req validator.StringRequest,
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if _, err := compactJSONObject(req.ConfigValue.ValueString()); err != nil {
+	if _, err := jsonvalue.CompactObject(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON in "+req.Path.String(),
 			"The value of "+req.Path.String()+" "+err.Error()+".")
 	}
