@@ -51,25 +51,16 @@ func actionTargetAttributes(what string) map[string]schema.Attribute {
 			Optional: true,
 		},
 		"success_statuses": schema.SetAttribute{
-			MarkdownDescription: "With `wait`, the statuses that mean a device finished the " + what + " well. " +
-				"Defaults to `[\"done\"]`.",
-			ElementType: types.StringType,
-			Optional:    true,
-			Validators: []validator.Set{
-				setvalidator.SizeAtLeast(1),
-				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), notBlank{}),
-			},
+			MarkdownDescription: successStatusesDoc(what),
+			ElementType:         types.StringType,
+			Optional:            true,
+			Validators:          waitStatusSetValidators(true),
 		},
 		"failure_statuses": schema.SetAttribute{
-			MarkdownDescription: "With `wait`, the statuses that mean a device failed the " + what + ", such as " +
-				"`[\"failed\"]` (the API names no failure status: set the ones your devices report). The first device " +
-				"that reports one ends the wait at once, and the action fails naming every device not done with its " +
-				"status. For a firmware update, a device whose update was replaced by another firmware has failed too.",
-			ElementType: types.StringType,
-			Optional:    true,
-			Validators: []validator.Set{
-				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), notBlank{}),
-			},
+			MarkdownDescription: failureStatusesDoc(what, "the action fails"),
+			ElementType:         types.StringType,
+			Optional:            true,
+			Validators:          waitStatusSetValidators(false),
 		},
 		"timeout": schema.StringAttribute{
 			MarkdownDescription: "With `wait`, how long to wait, as a duration such as `\"10m\"`; the action fails " +
@@ -78,10 +69,9 @@ func actionTargetAttributes(what string) map[string]schema.Attribute {
 			Validators: []validator.String{duration{}},
 		},
 		"poll_interval": schema.StringAttribute{
-			MarkdownDescription: "With `wait`, the time between two polls of the devices, as a duration such as " +
-				"`\"30s\"`; at most `timeout`. Defaults to `5s`. Each poll reads every device not done yet.",
-			Optional:   true,
-			Validators: []validator.String{duration{}},
+			MarkdownDescription: pollIntervalDoc("; at most `timeout`"),
+			Optional:            true,
+			Validators:          []validator.String{duration{}},
 		},
 	}
 }

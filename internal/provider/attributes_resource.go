@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -55,5 +58,71 @@ func allFleetsAttribute(what string) schema.BoolAttribute {
 			"implied: without it, `fleet_ids` must name the fleets. Setting it on a resource scheduled on every " +
 			"fleet before it existed sends nothing again.",
 		Optional: true,
+	}
+}
+
+// waitAttributes are the wait attributes of the scheduling resources
+// (waitModel); what names what is scheduled ("job", "firmware update").
+func waitAttributes(what string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"wait": schema.BoolAttribute{
+			MarkdownDescription: "Wait, after scheduling the " + what + " (on create, or when a change sends it " +
+				"again), until every targeted device reports it in a success status (`success_statuses`, default " +
+				"`done`), polling each device every `poll_interval`, at most for the `timeouts` of the operation " +
+				"(default 10 minutes). A wait that fails or times out fails the apply, naming each device not done " +
+				"with its status; the state keeps what was scheduled, and applying again sends nothing: it only " +
+				"waits again (also after `terraform untaint`, or when `wait` is turned on later). Defaults to `false`: " +
+				"the apply ends once the " + what + " is scheduled.",
+			Optional: true,
+		},
+		"success_statuses": schema.SetAttribute{
+			MarkdownDescription: successStatusesDoc(what),
+			ElementType:         types.StringType,
+			Optional:            true,
+			Validators:          waitStatusSetValidators(true),
+		},
+		"failure_statuses": schema.SetAttribute{
+			MarkdownDescription: failureStatusesDoc(what, "the apply fails"),
+			ElementType:         types.StringType,
+			Optional:            true,
+			Validators:          waitStatusSetValidators(false),
+		},
+		"poll_interval": schema.StringAttribute{
+			MarkdownDescription: pollIntervalDoc(""),
+			Optional:            true,
+			Validators:          []validator.String{duration{}},
+		},
+	}
+}
+
+// waitTimeoutsBlock is the timeouts block of the scheduling resources: it
+// bounds the wait of a create and of an update.
+func waitTimeoutsBlock(ctx context.Context) map[string]schema.Block {
+	b := timeouts.Block(ctx, timeouts.Opts{
+		Create: true, Update: true,
+		CreateDescription: "With `wait`, how long a create waits for the devices, as a duration such as " +
+			"`\"30m\"`. Defaults to `10m`.",
+		UpdateDescription: "With `wait`, how long an update that sends again, or only waits again, waits for the " +
+			"devices, as a duration such as `\"30m\"`. Defaults to `10m`.",
+	})
+	if nested, ok := b.(schema.SingleNestedBlock); ok {
+		nested.MarkdownDescription = "How long the wait of `wait = true` may last. A wait that does not end in " +
+			"time fails the apply, naming each device not done with its status; the state keeps what was scheduled."
+		b = nested
+	}
+	return map[string]schema.Block{"timeouts": b}
+}
+
+// addWaitSchema adds the wait attributes and the timeouts block to the
+// schema of a scheduling resource.
+func addWaitSchema(ctx context.Context, s *schema.Schema, what string) {
+	for name, a := range waitAttributes(what) {
+		s.Attributes[name] = a
+	}
+	if s.Blocks == nil {
+		s.Blocks = map[string]schema.Block{}
+	}
+	for name, b := range waitTimeoutsBlock(ctx) {
+		s.Blocks[name] = b
 	}
 }

@@ -141,4 +141,7 @@ type providerData struct {
 	owned ownedIDs
 	// claims finds devices managed by two resources (device_claims.go).
 	claims deviceClaims
+	// unfinished holds the schedulings whose wait did not succeed, seen in
+	// this walk (see unfinished.go).
+	unfinished unfinishedRegistry
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 var (
@@ -27,6 +28,8 @@ var (
 	_ resource.ResourceWithImportState = (*deviceJobResource)(nil)
 	_ resource.ResourceWithIdentity    = (*deviceJobResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*deviceJobResource)(nil)
+
+	_ resource.ResourceWithValidateConfig = (*deviceJobResource)(nil)
 )
 
 func newDeviceJobResource() resource.Resource {
@@ -48,13 +51,31 @@ type deviceJobModel struct {
 	Triggers    types.Map    `tfsdk:"triggers"`
 	Status      types.String `tfsdk:"status"`
 	ScheduledAt types.String `tfsdk:"scheduled_at"`
+	waitModel
+}
+
+// scheduling names the job of m for the registry of unfinished waits
+// (unfinished.go); ok is false while it is not known.
+func (m *deviceJobModel) scheduling() (unfinishedScheduling, bool) {
+	triggers, ok := triggersJSON(m.Triggers)
+	if !ok || !known(m.DeviceID) || !known(m.Name) || !known(m.Value) {
+		return unfinishedScheduling{}, false
+	}
+	return unfinishedScheduling{Key: schedulingKey("zdm_device_job", m.DeviceID.ValueString(), m.Name.ValueString()),
+		Value: m.Value.ValueString(), Triggers: triggers, ScheduledAt: m.ScheduledAt.ValueString(),
+		Devices: []string{m.DeviceID.ValueString()}}, true
+}
+
+// what names the job of m in messages.
+func (m *deviceJobModel) what() string {
+	return "job " + quote(m.Name.ValueString()) + " of device " + m.DeviceID.ValueString()
 }
 
 func (r *deviceJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_device_job"
 }
 
-func (r *deviceJobResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *deviceJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
@@ -64,7 +85,8 @@ func (r *deviceJobResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"that name and sets it back to `pending`). `status` is read back on every refresh, so it moves from " +
 			"`pending` to `done` once the device has run the job. A job record the service no longer returns while " +
 			"the device exists keeps its last-read status (a warning says so) and is not scheduled again; the job " +
-			"leaves the state only when its device is gone. A job imported from a service that does not return job " +
+			"leaves the state only when its device is gone. With `wait = true`, the apply waits until the device has " +
+			"run the job (see `wait`). A job imported from a service that does not return job " +
 			"values is not scheduled again by the first apply: the configured `value` is recorded without sending it " +
 			"(a warning says so); change `triggers` to send it. The API cannot cancel jobs: destroying only " +
 			"removes the job from the Terraform state (a warning says so at plan time), and changing `device_id` " +
@@ -103,6 +125,15 @@ func (r *deviceJobResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			},
 		},
 	}
+	addWaitSchema(ctx, &resp.Schema, "job")
+}
+
+func (r *deviceJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg deviceJobModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if !resp.Diagnostics.HasError() {
+		cfg.validate(ctx, &resp.Diagnostics)
+	}
 }
 
 func (r *deviceJobResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
@@ -114,6 +145,14 @@ func (r *deviceJobResource) Configure(_ context.Context, req resource.ConfigureR
 }
 
 func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		var plan deviceJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		if u, ok := plan.scheduling(); ok && !resp.Diagnostics.HasError() {
+			r.data.planAdoption(ctx, u, resp.Private, plan.what(), "job", &resp.Diagnostics)
+		}
+		return
+	}
 	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		var plan, prior deviceJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
@@ -132,6 +171,25 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	keepComputedUnlessChanged(ctx, req, resp, []string{"device_id", "name", "value", "triggers"},
 		[]string{"id", "status", "scheduled_at"})
 	warnDestroyOrReplace(ctx, "job", req, resp, path.Root("device_id"), path.Root("name"))
+	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		var plan, prior deviceJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+		if resp.Diagnostics.HasError() || plan.Value.IsUnknown() || plan.Triggers.IsUnknown() || jobCommand(plan, prior) ||
+			!plan.unfinished(ctx, []string{prior.Status.ValueString()}, &resp.Diagnostics) {
+			return
+		}
+		// Not done yet: the update only waits again.
+		plan.Status = types.StringUnknown()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.AddWarning(waitsAgain(plan.what(), "job", prior.Status.ValueString()))
+	}
+}
+
+// jobCommand tells whether a change from prior to plan sends the job again:
+// a change of its value or triggers.
+func jobCommand(plan, prior deviceJobModel) bool {
+	return !jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) || !prior.Triggers.Equal(plan.Triggers)
 }
 
 func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -144,11 +202,59 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.schedule(ctx, &plan, "schedule", "", &resp.Diagnostics) {
+	adopted, adopt := r.data.takeAdoption(plan.scheduling())
+	if adopt {
+		// A replacement of a job whose wait did not succeed: nothing is
+		// sent; the job is checked on the device, then waited for.
+		got, ok := r.data.verifyAdoption(ctx, adopted, fleetstatus.Job(plan.Name.ValueString()),
+			jobMatches(compactJSON([]byte(plan.Value.ValueString()))), plan.what(), &resp.Diagnostics)
+		plan.ID = types.StringValue(deviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
+		plan.ScheduledAt, plan.Status = types.StringValue(adopted.ScheduledAt), types.StringValue("")
+		if len(got) == 1 && got[0].Found {
+			plan.Status = types.StringValue(got[0].Status)
+		}
+		if !ok {
+			r.saveUnfinished(ctx, &plan, adopted, resp)
+			return
+		}
+	} else if !r.schedule(ctx, &plan, "schedule", "", &resp.Diagnostics) {
 		return
 	}
+	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	setIdentity(ctx, resp.Identity, deviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+	if u, known := plan.scheduling(); known {
+		markWait(ctx, resp.Private, u, ok, &resp.Diagnostics)
+	}
+}
+
+// saveUnfinished saves the state of a create that failed after the job was
+// scheduled (the error is in resp), marked unfinished.
+func (r *deviceJobResource) saveUnfinished(ctx context.Context, plan *deviceJobModel, u unfinishedScheduling, resp *resource.CreateResponse) {
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	setIdentity(ctx, resp.Identity, deviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+	markWait(ctx, resp.Private, u, false, &resp.Diagnostics)
+}
+
+// wait waits, with wait = true, until the device reports the job of plan
+// in a success status, and stores its last status in plan. update tells
+// which timeout bounds it. It reports whether the job is done (true
+// without wait).
+func (r *deviceJobResource) wait(ctx context.Context, plan *deviceJobModel, update bool, diags *diag.Diagnostics) bool {
+	if !plan.enabled() {
+		return true
+	}
+	w := plan.statusWait(ctx, fleetstatus.Job(plan.Name.ValueString()), nil, update, diags)
+	if diags.HasError() {
+		return false
+	}
+	res, ok := r.data.waitResource(ctx, []string{plan.DeviceID.ValueString()}, w, plan.what(), "job", diags)
+	for _, d := range res.Devices {
+		if d.Found {
+			plan.Status = types.StringValue(d.Status)
+		}
+	}
+	return ok
 }
 
 func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -162,6 +268,7 @@ func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	r.data.noteRead(ctx, req.Private)
 	dev, name := state.DeviceID.ValueString(), state.Name.ValueString()
 	job, err := r.data.client.GetJob(ctx, dev, name)
 	if client.IsNotFound(err) || client.IsNeverScheduled(err) {
@@ -223,13 +330,29 @@ func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateReque
 		setIdentity(ctx, resp.Identity, deviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 		return
 	}
-	if !r.schedule(ctx, &plan, "schedule again", prior.ScheduledAt.ValueString(), &resp.Diagnostics) {
-		// Nothing shown scheduled: the state keeps the prior scheduling.
-		resp.State.Raw = req.State.Raw.Copy()
-		return
+	switch {
+	case jobCommand(plan, prior):
+		if !r.schedule(ctx, &plan, "schedule again", prior.ScheduledAt.ValueString(), &resp.Diagnostics) {
+			// Nothing shown scheduled: the state keeps the prior scheduling.
+			resp.State.Raw = req.State.Raw.Copy()
+			return
+		}
+	default:
+		// Only the wait attributes changed, or the job is not done yet:
+		// nothing is sent; with wait, the update waits again.
+		plan.ID, plan.Status, plan.ScheduledAt = prior.ID, prior.Status, prior.ScheduledAt
+		if !plan.unfinished(ctx, []string{prior.Status.ValueString()}, &resp.Diagnostics) {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			setIdentity(ctx, resp.Identity, deviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+			return
+		}
 	}
+	ok := r.wait(ctx, &plan, true, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	setIdentity(ctx, resp.Identity, deviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+	if u, known := plan.scheduling(); known {
+		markWait(ctx, resp.Private, u, ok, &resp.Diagnostics)
+	}
 }
 
 func (r *deviceJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -239,6 +362,9 @@ func (r *deviceJobResource) Delete(ctx context.Context, req resource.DeleteReque
 		return
 	}
 	resp.Diagnostics.AddWarning(forgetScheduling("job", objectRef("job", state.Name.ValueString(), state.ID.ValueString())))
+	if u, ok := state.scheduling(); ok {
+		r.data.noteDelete(ctx, req.Private, u, state.unfinished(ctx, []string{state.Status.ValueString()}, &resp.Diagnostics))
+	}
 }
 
 func (r *deviceJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -3,11 +3,19 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
@@ -92,4 +100,159 @@ func waitStatuses(ctx context.Context, c *client.Client, devices []string, w sta
 		Kind: w.kind, Firmware: w.firmware, Success: w.success, Failure: w.failure,
 		Timeout: w.timeout, Interval: w.interval, Parallel: w.parallel, Progress: progress,
 	})
+}
+
+// Descriptions and validators of the wait attributes, shared by the actions
+// and the scheduling resources; fails says what a failed wait ends ("the
+// action fails", "the apply fails").
+
+func waitStatusSetValidators(atLeastOne bool) []validator.Set {
+	v := []validator.Set{setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), notBlank{})}
+	if atLeastOne {
+		v = append(v, setvalidator.SizeAtLeast(1))
+	}
+	return v
+}
+
+func successStatusesDoc(what string) string {
+	return "With `wait`, the statuses that mean a device finished the " + what + " well. Defaults to `[\"done\"]`."
+}
+
+func failureStatusesDoc(what, fails string) string {
+	return "With `wait`, the statuses that mean a device failed the " + what + ", such as `[\"failed\"]` (the API " +
+		"names no failure status: set the ones your devices report). The first device that reports one ends the " +
+		"wait at once, and " + fails + " naming every device not done with its status. For a firmware update, a " +
+		"device whose update was replaced by another firmware has failed too."
+}
+
+func pollIntervalDoc(bound string) string {
+	return "With `wait`, the time between two polls of the devices, as a duration such as `\"30s\"`" + bound +
+		". Defaults to `5s`. Each poll reads every device not done yet."
+}
+
+// Waiting in the scheduling resources (zdm_device_job, zdm_fleet_job,
+// zdm_fota): after a scheduling, with wait = true, the apply waits until
+// every targeted device reports a success status, bounded by the timeouts
+// block. A wait that fails saves the state with what was scheduled and
+// fails the apply; applying again waits again and never sends again (see
+// unfinished.go and DESIGN.md, "Waiting in resources").
+
+// defaultResourceWaitTimeout bounds a resource's wait when its timeouts
+// block does not.
+const defaultResourceWaitTimeout = 10 * time.Minute
+
+// waitModel are the wait attributes of a scheduling resource, embedded in
+// its model.
+type waitModel struct {
+	Wait            types.Bool     `tfsdk:"wait"`
+	SuccessStatuses types.Set      `tfsdk:"success_statuses"`
+	FailureStatuses types.Set      `tfsdk:"failure_statuses"`
+	PollInterval    types.String   `tfsdk:"poll_interval"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+}
+
+// nullWaitModel is the wait attributes of an imported object: all unset.
+func nullWaitModel() waitModel {
+	return waitModel{Wait: types.BoolNull(), SuccessStatuses: types.SetNull(types.StringType),
+		FailureStatuses: types.SetNull(types.StringType), PollInterval: types.StringNull(),
+		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
+			"create": types.StringType, "update": types.StringType})}}
+}
+
+// enabled tells whether the resource waits.
+func (w waitModel) enabled() bool { return w.Wait.ValueBool() }
+
+// validate checks the wait attributes at plan time: the statuses do not
+// overlap, and the others are not set without wait.
+func (w waitModel) validate(ctx context.Context, diags *diag.Diagnostics) {
+	validateStatusSets(ctx, w.SuccessStatuses, w.FailureStatuses, diags)
+	if w.Wait.IsUnknown() || w.Wait.ValueBool() {
+		return
+	}
+	for name, set := range map[string]bool{"success_statuses": !w.SuccessStatuses.IsNull(),
+		"failure_statuses": !w.FailureStatuses.IsNull(), "poll_interval": !w.PollInterval.IsNull()} {
+		if set {
+			diags.AddAttributeWarning(path.Root(name), "Unused "+name, name+" only applies with wait = true.")
+		}
+	}
+}
+
+// successes are the success statuses (default "done").
+func (w waitModel) successes(ctx context.Context, diags *diag.Diagnostics) []string {
+	if ok := setStrings(ctx, w.SuccessStatuses, diags); len(ok) > 0 {
+		return ok
+	}
+	return []string{client.JobStatusDone}
+}
+
+// unfinished tells whether the resource waits and statuses (of the
+// targeted devices, as last read) are not all success statuses. Unknown
+// wait attributes are not unfinished.
+func (w waitModel) unfinished(ctx context.Context, statuses []string, diags *diag.Diagnostics) bool {
+	if !w.enabled() || w.SuccessStatuses.IsUnknown() {
+		return false
+	}
+	ok := w.successes(ctx, diags)
+	for _, s := range statuses {
+		if !slices.Contains(ok, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// statusWait is the wait of kind (firmware: the update waited for) for a
+// create, or an update when update is true.
+func (w waitModel) statusWait(ctx context.Context, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, diags *diag.Diagnostics) statusWait {
+	get := w.Timeouts.Create
+	if update {
+		get = w.Timeouts.Update
+	}
+	timeout, d := get(ctx, defaultResourceWaitTimeout)
+	diags.Append(d...)
+	interval := defaultPollInterval
+	if v, err := parseRequestTimeout(w.PollInterval.ValueString()); err == nil && !w.PollInterval.IsNull() {
+		interval = v
+	}
+	return statusWait{kind: kind, firmware: firmware, success: w.successes(ctx, diags),
+		failure: setStrings(ctx, w.FailureStatuses, diags), timeout: timeout, interval: interval}
+}
+
+// statusCountKeys are the statuses of a status_counts map.
+func statusCountKeys(counts types.Map) []string {
+	keys := make([]string, 0, len(counts.Elements()))
+	for k := range counts.Elements() {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// waitResource waits for what (such as `job "reboot"`) on devices after
+// a scheduling of a resource. Progress goes to the log at info level. A
+// wait that does not succeed adds an error that names each device not done
+// with its status, and says that applying again only waits; it returns the
+// last statuses read either way.
+//
+// noun is what is sent again by a change of triggers ("job", "firmware
+// update").
+func (d *providerData) waitResource(ctx context.Context, devices []string, w statusWait, what, noun string, diags *diag.Diagnostics) (fleetstatus.WaitResult, bool) {
+	progress := func(msg string) { tflog.Info(ctx, msg) }
+	res, err := waitStatuses(ctx, d.client, devices, w, progress)
+	if err != nil {
+		diags.AddError("The "+what+" is not done",
+			err.Error()+". The state keeps what was scheduled. Applying again sends nothing: it waits again "+
+				"(a device in a failure status fails it again at once). To send the "+noun+" again, change triggers.")
+		return res, false
+	}
+	return res, true
+}
+
+// waitsAgain is the plan-time warning of an update that only waits again
+// for what (a noun: "job", "firmware update"), whose devices report status
+// (not a success status).
+func waitsAgain(what, noun, status string) (string, string) {
+	return "The update only waits again",
+		"The " + what + " is not done (" + status + ") while wait = true: this apply sends nothing and waits again " +
+			"for the devices. A device in a failure status fails it again at once; to send the " +
+			noun + " again, change triggers."
 }

@@ -1,0 +1,169 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
+)
+
+// Waiting in the scheduling resources, on the real CLI (Terraform and
+// OpenTofu): a wait that succeeds, fails at once on a failure status, or
+// times out; and a failed wait is never sent again by the next apply (the
+// tainted replacement, with and without a refresh, and after untaint),
+// while a change of triggers sends once.
+
+const jobGET = "GET /v3/devices/{device_id}/jobs/{job_name}"
+
+// lit is a pattern for text as the CLI prints it: literal, wrapped at any
+// space.
+func lit(text string) string { return wrapped(text).String() }
+
+// apply runs terraform apply with extra arguments and returns its output
+// and exit code.
+func (s *schedEnv) apply(args ...string) (string, int) {
+	return s.cli.run(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, args...)...)
+}
+
+// expectFail runs apply with args and fails the test unless it fails with
+// output matching each pattern.
+func (s *schedEnv) expectFail(t *testing.T, what string, patterns []string, args ...string) string {
+	t.Helper()
+	out, code := s.apply(args...)
+	if code == 0 {
+		t.Fatalf("%s: apply succeeded, want an error:\n%s", what, out)
+	}
+	expectOutput(t, what, out, patterns...)
+	return out
+}
+
+// expectPOSTs checks the number of scheduling requests since the last
+// ResetCounters, and resets the counters.
+func (s *schedEnv) expectPOSTs(t *testing.T, what string, want int64) {
+	t.Helper()
+	if got := s.schedules(); got != want {
+		t.Errorf("%s: %d scheduling requests, want %d", what, got, want)
+	}
+	s.Server.ResetCounters()
+}
+
+func deviceJobWaitConfig(dev, name, trigger, extra string) string {
+	return fmt.Sprintf(`
+resource "zdm_device_job" %[2]q {
+  device_id        = %[1]q
+  name             = "reboot"
+  triggers         = { run = %[3]q }
+  wait             = true
+  failure_statuses = ["failed"]
+  poll_interval    = "100ms"
+  %[4]s
+}
+`, dev, name, trigger, extra)
+}
+
+// TestAccDeviceJobWait: a job whose device answers after a delay is waited
+// for (status done, one request); a device that reports a failure status
+// ends the wait at once (a few status reads, not the timeout's worth) with
+// an error naming it; re-applies of the tainted job send nothing, with and
+// without refresh, and after untaint; a change of triggers sends once.
+func TestAccDeviceJobWait(t *testing.T) {
+	s := newSchedEnv(t)
+	devs := newDevices(t, s.Env, "wait-ok", "wait-fail")
+	ok, bad := devs[0], devs[1]
+	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, Delay: 300 * time.Millisecond,
+		JobFailureStatus: "failed", FailDevices: []string{bad}}); err != nil {
+		t.Fatal(err)
+	}
+	s.write(t, deviceJobWaitConfig(ok, "ok", "1", ""))
+	s.init()
+	s.Server.ResetCounters()
+
+	// The wait succeeds: status done, one request.
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	if st := s.stateValues(t)["zdm_device_job.ok"]; st["status"] != "done" {
+		t.Errorf("status after the wait: %v, want done", st["status"])
+	}
+	s.expectPOSTs(t, "wait that succeeds", 1)
+
+	// A failure status ends the wait at once: with a 10-minute timeout and
+	// polls every 100 ms, a few reads, and an error naming the device.
+	s.write(t, deviceJobWaitConfig(ok, "ok", "1", "")+deviceJobWaitConfig(bad, "bad", "1", ""))
+	s.expectFail(t, "failure status", []string{lit(`job "reboot" failed on 1 of 1 devices: ` + bad + ` (failed)`),
+		lit(`Applying again sends nothing`)})
+	if reads := s.Server.Counters()[jobGET]; reads > 20 {
+		t.Errorf("%d job reads before the failure ended the wait, want a few (the device failed after 300 ms)", reads)
+	}
+	s.expectPOSTs(t, "failed wait", 1)
+
+	// The tainted job is replaced: nothing is sent, the wait fails again.
+	out := s.expectFail(t, "re-apply of the tainted job", []string{`sends nothing`, bad + ` \(failed\)`})
+	expectOutput(t, "re-apply of the tainted job", out, `must be replaced|tainted`)
+	s.expectPOSTs(t, "re-apply of the tainted job", 0)
+
+	// Without a refresh in the plan, Delete remembers it: nothing is sent.
+	s.expectFail(t, "re-apply with -refresh=false", []string{bad + ` \(failed\)`}, "-refresh=false")
+	s.expectPOSTs(t, "re-apply with -refresh=false", 0)
+
+	// After untaint: an in-place update that only waits, and fails again.
+	s.cli.mustRun("untaint", "-no-color", "zdm_device_job.bad")
+	out, code := s.plan()
+	if code != 2 {
+		t.Fatalf("plan after untaint: exit code %d, want 2 (changes):\n%s", code, out)
+	}
+	expectOutput(t, "plan after untaint", out, `update in-place`, lit(`The update only waits again`))
+	s.expectFail(t, "apply after untaint", []string{bad + ` \(failed\)`})
+	s.expectPOSTs(t, "apply after untaint", 0)
+
+	// The device is fixed: the next apply waits and succeeds, sending
+	// nothing; then nothing is left to do.
+	if err := s.Server.SetJobStatus(bad, "reboot", "done"); err != nil {
+		t.Fatal(err)
+	}
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	s.expectPOSTs(t, "apply after the fix", 0)
+	if out, code := s.plan(); code != 0 {
+		t.Errorf("plan after the wait succeeded: exit code %d, want 0:\n%s", code, out)
+	}
+
+	// Positive control: a change of triggers sends once.
+	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, Delay: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	s.write(t, deviceJobWaitConfig(ok, "ok", "1", "")+deviceJobWaitConfig(bad, "bad", "2", ""))
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	s.expectPOSTs(t, "change of triggers", 1)
+}
+
+// TestAccDeviceJobWaitTimesOut: a device that never answers ends the wait
+// at timeouts.create with an error naming it and its status; the tainted
+// job is then adopted, not sent again, and its wait succeeds once the
+// device has run it. A change of triggers sends once.
+func TestAccDeviceJobWaitTimesOut(t *testing.T) {
+	s := newSchedEnv(t)
+	dev := newDevices(t, s.Env, "wait-silent")[0]
+	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, SilentDevices: []string{dev}}); err != nil {
+		t.Fatal(err)
+	}
+	s.write(t, deviceJobWaitConfig(dev, "j", "1", `timeouts { create = "1s" }`))
+	s.init()
+	s.Server.ResetCounters()
+	s.expectFail(t, "silent device", []string{lit(`job "reboot" is not done after 1s on 1 of 1 devices: ` + dev + ` (pending)`)})
+	s.expectPOSTs(t, "silent device", 1)
+	if st := s.stateValues(t)["zdm_device_job.j"]; st["status"] != "pending" || st["scheduled_at"] == "" {
+		t.Errorf("state after the timeout: %v, want the scheduling, pending", st)
+	}
+
+	if err := s.Server.SetJobStatus(dev, "reboot", "done"); err != nil {
+		t.Fatal(err)
+	}
+	out := s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	expectOutput(t, "re-apply", out, `sends nothing|Adopted`)
+	s.expectPOSTs(t, "re-apply after the device ran the job", 0)
+	if st := s.stateValues(t)["zdm_device_job.j"]; st["status"] != "done" {
+		t.Errorf("status after the re-apply: %v, want done", st["status"])
+	}
+	if out, code := s.plan(); code != 0 {
+		t.Errorf("plan after the wait succeeded: exit code %d, want 0:\n%s", code, out)
+	}
+}
