@@ -55,13 +55,51 @@ type fleetJobModel struct {
 	// Progress, read on refresh.
 	StatusCounts   types.Map  `tfsdk:"status_counts"`
 	DevicesNotDone types.List `tfsdk:"devices_not_done"`
+	waitModel
+}
+
+// scheduling names the job of m for the registry of unfinished waits
+// (unfinished.go); ok is false while it is not known.
+func (m *fleetJobModel) scheduling(ctx context.Context) (unfinishedScheduling, bool) {
+	triggers, ok := triggersJSON(m.Triggers)
+	if !ok || !known(m.WorkspaceID) || !known(m.Name) || !known(m.Value) || m.FleetIDs.IsUnknown() || m.AllFleets.IsUnknown() {
+		return unfinishedScheduling{}, false
+	}
+	var diags diag.Diagnostics
+	key := schedulingKey("zdm_fleet_job", m.WorkspaceID.ValueString(), fleetsKey(ctx, m.FleetIDs, m.AllFleets, &diags),
+		m.Name.ValueString())
+	return unfinishedScheduling{Key: key, Value: m.Value.ValueString(), Triggers: triggers,
+		ScheduledAt: m.ScheduledAt.ValueString(), Devices: listStrings(ctx, m.Devices, &diags)}, !diags.HasError()
+}
+
+// what names the job of m in messages.
+func (m *fleetJobModel) what(ctx context.Context) string {
+	var diags diag.Diagnostics
+	return "job " + quote(m.Name.ValueString()) + " of " +
+		describeFleets(m.WorkspaceID.ValueString(), setStrings(ctx, m.FleetIDs, &diags))
+}
+
+// wait waits, with wait = true, for the job on the devices of plan, and
+// stores their progress in plan (update: which timeout bounds it). It
+// reports whether every device is done (true without wait).
+func (r *fleetJobResource) wait(ctx context.Context, plan *fleetJobModel, update bool, diags *diag.Diagnostics) bool {
+	_, ok := r.data.waitDevices(ctx, plan.waitModel, listStrings(ctx, plan.Devices, diags), fleetstatus.Job(plan.Name.ValueString()),
+		nil, update, plan.what(ctx), "job", &plan.StatusCounts, &plan.DevicesNotDone, diags)
+	return ok
+}
+
+// markWait records in the private state whether the wait of plan succeeded.
+func (m *fleetJobModel) markWait(ctx context.Context, private privateData, ok bool, diags *diag.Diagnostics) {
+	if u, known := m.scheduling(ctx); known {
+		markWait(ctx, private, u, ok, diags)
+	}
 }
 
 func (r *fleetJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_fleet_job"
 }
 
-func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *fleetJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A named job scheduled on every device of fleets of a workspace (named in `fleet_ids`, " +
@@ -72,7 +110,8 @@ func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"each refresh reads the job on every device of `devices` (16 at a time) for the progress " +
 			"(`status_counts`, `devices_not_done`). The API cannot cancel jobs: destroying " +
 			"only removes the resource from the Terraform state (a warning says so at plan time), and changing " +
-			"`workspace_id` or `name` schedules a new job and leaves the old one. Works with every Terraform and " +
+			"`workspace_id` or `name` schedules a new job and leaves the old one. With `wait = true`, the apply waits " +
+			"until every device of `devices` has run the job (see `wait`). Works with every Terraform and " +
 			"OpenTofu version.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -117,6 +156,7 @@ func (r *fleetJobResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 	for name, attr := range progressSchema("job") {
 		resp.Schema.Attributes[name] = attr
 	}
+	addWaitSchema(ctx, &resp.Schema, "job")
 }
 
 func (r *fleetJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -130,9 +170,18 @@ func (r *fleetJobResource) ValidateConfig(ctx context.Context, req resource.Vali
 		return
 	}
 	validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
+	cfg.validate(ctx, &resp.Diagnostics)
 }
 
 func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		var plan fleetJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
+			r.data.planAdoption(ctx, u, resp.Private, plan.what(ctx), "job", &resp.Diagnostics)
+		}
+		return
+	}
 	keepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
 		append([]string{"id", "devices", "scheduled_at"}, progressAttributes...))
 	warnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
@@ -144,6 +193,13 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) && prior.Triggers.Equal(plan.Triggers) &&
 			prior.WorkspaceID.Equal(plan.WorkspaceID) {
 			warnTargetsOnly(ctx, "job", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+			if sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets) &&
+				plan.unfinished(ctx, statusCountKeys(prior.StatusCounts), &resp.Diagnostics) {
+				// Not done yet: the update only waits again.
+				plan.StatusCounts, plan.DevicesNotDone = types.MapUnknown(types.Int64Type), types.ListUnknown(types.StringType)
+				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+				resp.Diagnostics.AddWarning(waitsAgain(plan.what(ctx), "job", describeCounts(prior.StatusCounts)))
+			}
 		}
 	}
 }
@@ -155,10 +211,29 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	var plan fleetJobModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "", nil, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	if adopted, adopt := r.data.takeAdoption(plan.scheduling(ctx)); adopt {
+		// A replacement of a job whose wait did not succeed: nothing is
+		// sent; the job is checked on the devices, then waited for.
+		name := plan.Name.ValueString()
+		got, ok := r.data.verifyAdoption(ctx, adopted, fleetstatus.Job(name),
+			jobMatches(compactJSON([]byte(plan.Value.ValueString()))), plan.what(ctx), &resp.Diagnostics)
+		plan.ID = types.StringValue(deviceJobID(plan.WorkspaceID.ValueString(), name))
+		plan.Devices, plan.ScheduledAt = sortedList(adopted.Devices), types.StringValue(adopted.ScheduledAt)
+		plan.StatusCounts, plan.DevicesNotDone = fleetProgress(adopted.Devices, client.JobStatusPending, got, nil)
+		if !ok {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
+			return
+		}
+	} else if !r.schedule(ctx, &plan, "", nil, &resp.Diagnostics) {
+		return
+	}
+	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
 }
 
 // Read reads the job on each device it was scheduled on (the fleet-status
@@ -171,6 +246,7 @@ func (r *fleetJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	var state fleetJobModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	r.data.noteRead(ctx, req.Private)
 	if resp.Diagnostics.HasError() || state.Devices.IsNull() || state.Devices.IsUnknown() {
 		return
 	}
@@ -215,12 +291,20 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 			plan.Devices = mergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
 		}
 	} else {
-		// No fleet added (fleets removed, or all_fleets = true written for
-		// a job scheduled on every fleet): nothing is sent again.
+		// No fleet added (fleets removed, all_fleets = true written for a
+		// job scheduled on every fleet, or only the wait attributes
+		// changed): nothing is sent again; with wait, a job not done yet is
+		// waited for again.
 		plan.Devices, plan.ScheduledAt, plan.ID = prior.Devices, prior.ScheduledAt, prior.ID
 		plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
+		if !plan.unfinished(ctx, statusCountKeys(prior.StatusCounts), &resp.Diagnostics) {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			return
+		}
 	}
+	ok := r.wait(ctx, &plan, true, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
 }
 
 func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -230,6 +314,9 @@ func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	resp.Diagnostics.AddWarning(forgetScheduling("job", objectRef("job", state.Name.ValueString(), state.ID.ValueString())))
+	if u, ok := state.scheduling(ctx); ok {
+		r.data.noteDelete(ctx, req.Private, u, state.unfinished(ctx, statusCountKeys(state.StatusCounts), &resp.Diagnostics))
+	}
 }
 
 // ImportState rebuilds the state of "<workspace_id>/<job_name>" from the
@@ -286,6 +373,7 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 		// Read fills the progress.
 		StatusCounts:   types.MapNull(types.Int64Type),
 		DevicesNotDone: types.ListNull(types.StringType),
+		waitModel:      nullWaitModel(),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

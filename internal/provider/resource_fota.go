@@ -59,6 +59,59 @@ type fotaModel struct {
 	// Progress, read on refresh.
 	StatusCounts   types.Map  `tfsdk:"status_counts"`
 	DevicesNotDone types.List `tfsdk:"devices_not_done"`
+	waitModel
+}
+
+// firmware is the update of m.
+func (m *fotaModel) firmware() *fleetstatus.Firmware {
+	return &fleetstatus.Firmware{ID: m.FirmwareID.ValueString(), Version: m.FirmwareVersion.ValueString()}
+}
+
+// what names the update of m in messages.
+func (m *fotaModel) what(ctx context.Context) string {
+	var diags diag.Diagnostics
+	return "firmware update " + m.FirmwareID.ValueString() + " " + m.FirmwareVersion.ValueString() + " of " +
+		m.target(ctx, &diags)
+}
+
+// scheduling names the update of m for the registry of unfinished waits
+// (unfinished.go); ok is false while it is not known.
+func (m *fotaModel) scheduling(ctx context.Context) (unfinishedScheduling, bool) {
+	triggers, ok := triggersJSON(m.Triggers)
+	if !ok || !known(m.FirmwareID) || !known(m.FirmwareVersion) || m.DeviceID.IsUnknown() || m.WorkspaceID.IsUnknown() ||
+		m.FleetIDs.IsUnknown() || m.AllFleets.IsUnknown() {
+		return unfinishedScheduling{}, false
+	}
+	var diags diag.Diagnostics
+	key := schedulingKey("zdm_fota", "device", m.DeviceID.ValueString())
+	if !m.deviceMode() {
+		key = schedulingKey("zdm_fota", "fleets", m.WorkspaceID.ValueString(), fleetsKey(ctx, m.FleetIDs, m.AllFleets, &diags))
+	}
+	return unfinishedScheduling{Key: key, Value: firmwareJSON(m.FirmwareID.ValueString(), m.FirmwareVersion.ValueString()),
+			Triggers: triggers, ScheduledAt: m.ScheduledAt.ValueString(), Devices: listStrings(ctx, m.Devices, &diags)},
+		!diags.HasError()
+}
+
+// statuses are the last-read statuses of the devices of m.
+func (m *fotaModel) statuses() []string {
+	if m.deviceMode() {
+		return []string{m.Status.ValueString()}
+	}
+	return statusCountKeys(m.StatusCounts)
+}
+
+// markWait records in the private state whether the wait of m succeeded.
+func (m *fotaModel) markWait(ctx context.Context, private privateData, ok bool, diags *diag.Diagnostics) {
+	if u, known := m.scheduling(ctx); known {
+		markWait(ctx, private, u, ok, diags)
+	}
+}
+
+// command tells whether a change from prior to m sends the update again:
+// a change of the firmware or of triggers.
+func (m *fotaModel) command(prior fotaModel) bool {
+	return !prior.FirmwareID.Equal(m.FirmwareID) || !prior.FirmwareVersion.Equal(m.FirmwareVersion) ||
+		!prior.Triggers.Equal(m.Triggers)
 }
 
 // deviceMode tells whether the update targets one device.
@@ -78,7 +131,7 @@ func (r *fotaResource) Metadata(_ context.Context, req resource.MetadataRequest,
 	resp.TypeName = req.ProviderTypeName + "_fota"
 }
 
-func (r *fotaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
@@ -93,7 +146,9 @@ func (r *fotaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			"is scheduled again. On fleets, the service has no fleet-wide read of a scheduling: the state keeps " +
 			"what was scheduled, and each refresh reads the update on every device of `devices` (16 at a time) for " +
 			"the progress (`status_counts`, `devices_not_done`). The API cannot cancel updates: destroying only " +
-			"removes the resource from the Terraform state (a warning says so at plan time). Works with every " +
+			"removes the resource from the Terraform state (a warning says so at plan time). With `wait = true`, the " +
+			"apply waits until every targeted device reports the update in a success status (see `wait`). Works " +
+			"with every " +
 			"Terraform and OpenTofu version; with Terraform 1.14 and later, the `zdm_schedule_fota` action " +
 			"schedules updates without keeping them in state.",
 		Attributes: map[string]schema.Attribute{
@@ -157,6 +212,7 @@ func (r *fotaResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 	for name, attr := range progressSchema("update") {
 		resp.Schema.Attributes[name] = attr
 	}
+	addWaitSchema(ctx, &resp.Schema, "firmware update")
 }
 
 func (r *fotaResource) ConfigValidators(context.Context) []resource.ConfigValidator {
@@ -174,7 +230,11 @@ func (r *fotaResource) IdentitySchema(_ context.Context, _ resource.IdentitySche
 func (r *fotaResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg fotaModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() || cfg.WorkspaceID.IsNull() || !cfg.DeviceID.IsNull() {
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cfg.validate(ctx, &resp.Diagnostics)
+	if cfg.WorkspaceID.IsNull() || !cfg.DeviceID.IsNull() {
 		return
 	}
 	validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
@@ -189,6 +249,11 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		[]string{"device_id", "workspace_id", "fleet_ids", "firmware_id", "firmware_version", "triggers"},
 		append([]string{"id", "status", "scheduled_at", "devices"}, progressAttributes...))
 	if req.State.Raw.IsNull() {
+		var plan fotaModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
+			r.data.planAdoption(ctx, u, resp.Private, plan.what(ctx), "firmware update", &resp.Diagnostics)
+		}
 		return
 	}
 	var prior fotaModel
@@ -214,6 +279,21 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		!plan.Triggers.IsUnknown() && prior.Triggers.Equal(plan.Triggers) {
 		warnTargetsOnly(ctx, "firmware update", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
 	}
+	if resp.Diagnostics.HasError() || plan.Triggers.IsUnknown() || plan.FirmwareID.IsUnknown() ||
+		plan.FirmwareVersion.IsUnknown() || plan.command(prior) || plan.deviceMode() != prior.deviceMode() ||
+		(!plan.deviceMode() && !sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets)) ||
+		!plan.unfinished(ctx, prior.statuses(), &resp.Diagnostics) {
+		return
+	}
+	// Not done yet: the update only waits again.
+	plan.Status = types.StringUnknown()
+	plan.StatusCounts, plan.DevicesNotDone = types.MapUnknown(types.Int64Type), types.ListUnknown(types.StringType)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	status := describeCounts(prior.StatusCounts)
+	if prior.deviceMode() {
+		status = prior.Status.ValueString()
+	}
+	resp.Diagnostics.AddWarning(waitsAgain(plan.what(ctx), "firmware update", status))
 }
 
 func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -223,11 +303,50 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 	}
 	var plan fotaModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "", nil, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	if adopted, adopt := r.data.takeAdoption(plan.scheduling(ctx)); adopt {
+		// A replacement of an update whose wait did not succeed: nothing is
+		// sent; the update is checked on the devices, then waited for.
+		fw := plan.firmware()
+		got, ok := r.data.verifyAdoption(ctx, adopted, fleetstatus.FOTA, firmwareMatches(fw.ID, fw.Version),
+			plan.what(ctx), &resp.Diagnostics)
+		status := client.JobStatusPending
+		if plan.deviceMode() && len(got) == 1 && got[0].Found {
+			status = got[0].Status
+		}
+		fotaFlatten(&plan, &client.FOTA{ScheduledAt: adopted.ScheduledAt, Status: status,
+			Value: client.FOTAValue{FirmwareID: fw.ID, FirmwareVersion: fw.Version}, Devices: adopted.Devices})
+		if got != nil {
+			plan.StatusCounts, plan.DevicesNotDone = fleetProgress(adopted.Devices, "", got, fw)
+		}
+		if !ok {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			setIdentity(ctx, resp.Identity, newFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
+			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
+			return
+		}
+	} else if !r.schedule(ctx, &plan, "", nil, &resp.Diagnostics) {
+		return
+	}
+	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	setIdentity(ctx, resp.Identity, newFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
+	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
+}
+
+// wait waits, with wait = true, for the update on the devices of plan, and
+// stores their progress (and, for one device, its status) in plan (update:
+// which timeout bounds it). It reports whether every device is done (true
+// without wait).
+func (r *fotaResource) wait(ctx context.Context, plan *fotaModel, update bool, diags *diag.Diagnostics) bool {
+	got, ok := r.data.waitDevices(ctx, plan.waitModel, listStrings(ctx, plan.Devices, diags), fleetstatus.FOTA,
+		plan.firmware(), update, plan.what(ctx), "firmware update", &plan.StatusCounts, &plan.DevicesNotDone, diags)
+	if plan.deviceMode() && len(got) == 1 && got[0].Found {
+		plan.Status = types.StringValue(got[0].Status)
+	}
+	return ok
 }
 
 func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -241,6 +360,7 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	r.data.noteRead(ctx, req.Private)
 	if !state.deviceMode() {
 		// No fleet-wide read of a scheduling: the state keeps what was
 		// scheduled, and the devices are read for the progress.
@@ -293,8 +413,7 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	command := plan.deviceMode() || !prior.FirmwareID.Equal(plan.FirmwareID) ||
-		!prior.FirmwareVersion.Equal(plan.FirmwareVersion) || !prior.Triggers.Equal(plan.Triggers)
+	command := plan.command(prior)
 	var added []string
 	if !command {
 		// The targets alone changed: only the added fleets get the update.
@@ -314,13 +433,22 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 			plan.Devices = mergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
 		}
 	} else {
-		// No fleet added (fleets removed, or all_fleets = true written for
-		// an update scheduled on every fleet): nothing is sent again.
+		// No fleet added (fleets removed, all_fleets = true written for an
+		// update scheduled on every fleet, or only the wait attributes
+		// changed): nothing is sent again; with wait, an update not done
+		// yet is waited for again.
 		plan.ID, plan.Status, plan.ScheduledAt, plan.Devices = prior.ID, prior.Status, prior.ScheduledAt, prior.Devices
 		plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
+		if !plan.unfinished(ctx, prior.statuses(), &resp.Diagnostics) {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			setIdentity(ctx, resp.Identity, newFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
+			return
+		}
 	}
+	ok := r.wait(ctx, &plan, true, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	setIdentity(ctx, resp.Identity, newFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
+	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
 }
 
 func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -331,6 +459,9 @@ func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	}
 	resp.Diagnostics.AddWarning(forgetScheduling("firmware update", "firmware "+state.FirmwareID.ValueString()+" "+
 		state.FirmwareVersion.ValueString()+" of "+state.target(ctx, &resp.Diagnostics)))
+	if u, ok := state.scheduling(ctx); ok {
+		r.data.noteDelete(ctx, req.Private, u, state.unfinished(ctx, state.statuses(), &resp.Diagnostics))
+	}
 }
 
 func (r *fotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -135,35 +135,151 @@ func TestAccDeviceJobWait(t *testing.T) {
 	s.expectPOSTs(t, "change of triggers", 1)
 }
 
-// TestAccDeviceJobWaitTimesOut: a device that never answers ends the wait
-// at timeouts.create with an error naming it and its status; the tainted
-// job is then adopted, not sent again, and its wait succeeds once the
-// device has run it. A change of triggers sends once.
-func TestAccDeviceJobWaitTimesOut(t *testing.T) {
+// TestAccDeviceWaitTimesOut: a device that never answers ends the waits of
+// a job and of a device-mode firmware update at timeouts.create, with
+// errors naming it and its status; the tainted resources are then adopted,
+// not sent again, and their waits succeed once the device has answered.
+func TestAccDeviceWaitTimesOut(t *testing.T) {
 	s := newSchedEnv(t)
 	dev := newDevices(t, s.Env, "wait-silent")[0]
 	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, SilentDevices: []string{dev}}); err != nil {
 		t.Fatal(err)
 	}
-	s.write(t, deviceJobWaitConfig(dev, "j", "1", `timeouts { create = "1s" }`))
+	s.write(t, deviceJobWaitConfig(dev, "j", "1", `timeouts { create = "1s" }`)+fmt.Sprintf(`
+resource "zdm_fota" "u" {
+  device_id        = %q
+  firmware_id      = "fw-sensor"
+  firmware_version = "2.0"
+  wait             = true
+  poll_interval    = "100ms"
+  timeouts {
+    create = "1s"
+  }
+}
+`, dev))
 	s.init()
 	s.Server.ResetCounters()
-	s.expectFail(t, "silent device", []string{lit(`job "reboot" is not done after 1s on 1 of 1 devices: ` + dev + ` (pending)`)})
-	s.expectPOSTs(t, "silent device", 1)
-	if st := s.stateValues(t)["zdm_device_job.j"]; st["status"] != "pending" || st["scheduled_at"] == "" {
-		t.Errorf("state after the timeout: %v, want the scheduling, pending", st)
+	s.expectFail(t, "silent device", []string{lit(`job "reboot" is not done after 1s on 1 of 1 devices: ` + dev + ` (pending)`),
+		lit(`firmware update fw-sensor 2.0 is not done after 1s on 1 of 1 devices: ` + dev + ` (pending)`)})
+	s.expectPOSTs(t, "silent device", 2)
+	st := s.stateValues(t)
+	if st["zdm_device_job.j"]["status"] != "pending" || st["zdm_device_job.j"]["scheduled_at"] == "" ||
+		st["zdm_fota.u"]["status"] != "pending" {
+		t.Errorf("state after the timeout: %v, want the schedulings, pending", st)
 	}
 
 	if err := s.Server.SetJobStatus(dev, "reboot", "done"); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Server.SetFOTAStatus(dev, "done"); err != nil {
+		t.Fatal(err)
+	}
 	out := s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
-	expectOutput(t, "re-apply", out, `sends nothing|Adopted`)
-	s.expectPOSTs(t, "re-apply after the device ran the job", 0)
-	if st := s.stateValues(t)["zdm_device_job.j"]; st["status"] != "done" {
-		t.Errorf("status after the re-apply: %v, want done", st["status"])
+	expectOutput(t, "re-apply", out, lit(`The replacement of an unfinished job sends nothing`),
+		lit(`The replacement of an unfinished firmware update sends nothing`))
+	s.expectPOSTs(t, "re-apply after the device answered", 0)
+	st = s.stateValues(t)
+	if st["zdm_device_job.j"]["status"] != "done" || st["zdm_fota.u"]["status"] != "done" {
+		t.Errorf("statuses after the re-apply: %v, %v, want done", st["zdm_device_job.j"]["status"], st["zdm_fota.u"]["status"])
 	}
 	if out, code := s.plan(); code != 0 {
-		t.Errorf("plan after the wait succeeded: exit code %d, want 0:\n%s", code, out)
+		t.Errorf("plan after the waits succeeded: exit code %d, want 0:\n%s", code, out)
+	}
+}
+
+func fleetWaitConfig(ws, fleets, trigger string) string {
+	return fmt.Sprintf(`
+resource "zdm_fleet_job" "j" {
+  workspace_id     = %[1]q
+  fleet_ids        = [%[2]s]
+  name             = "reboot"
+  triggers         = { run = %[3]q }
+  wait             = true
+  failure_statuses = ["failed"]
+  poll_interval    = "100ms"
+}
+
+resource "zdm_fota" "u" {
+  workspace_id     = %[1]q
+  fleet_ids        = [%[2]s]
+  firmware_id      = "fw-sensor"
+  firmware_version = "2.0"
+  triggers         = { run = %[3]q }
+  wait             = true
+  failure_statuses = ["failed"]
+  poll_interval    = "100ms"
+}
+`, ws, fleets, trigger)
+}
+
+// TestAccFleetWait: a fleet-wide job and firmware update on a fleet of
+// three devices, one of which fails: the wait ends at once with errors
+// naming that device; re-applies of the tainted resources send nothing,
+// with and without refresh; once the device is fixed the wait succeeds
+// without sending; a change of triggers sends each once; a fleet added to
+// fleet_ids gets the job alone, and the wait covers every device.
+func TestAccFleetWait(t *testing.T) {
+	s := newSchedEnv(t)
+	fleet, ids := newFleetDevices(t, s.Env, "waitfleet", 3)
+	bad := ids[1]
+	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, Delay: 200 * time.Millisecond,
+		FailureStatus: "failed", JobFailureStatus: "failed", FailDevices: []string{bad}}); err != nil {
+		t.Fatal(err)
+	}
+	ws := s.Bootstrap.WorkspaceID
+	s.write(t, fleetWaitConfig(ws, fmt.Sprintf("%q", fleet), "1"))
+	s.init()
+	s.Server.ResetCounters()
+
+	failed := []string{lit(`job "reboot" failed on 1 of 3 devices: ` + bad + ` (failed)`),
+		lit(`firmware update fw-sensor 2.0 failed on 1 of 3 devices: ` + bad + ` (failed)`)}
+	s.expectFail(t, "one failing device", failed)
+	if reads := s.Server.Counters()[jobGET]; reads > 40 {
+		t.Errorf("%d job reads before the failure ended the wait, want a few", reads)
+	}
+	s.expectPOSTs(t, "one failing device", 2)
+	st := s.stateValues(t)
+	if st["zdm_fleet_job.j"]["scheduled_at"] == "" || len(st["zdm_fota.u"]["devices"].([]any)) != 3 {
+		t.Errorf("state after the failed waits: %v", st)
+	}
+
+	out := s.expectFail(t, "re-apply of the tainted resources", failed)
+	expectOutput(t, "re-apply of the tainted resources", out, lit(`The replacement of an unfinished job sends nothing`),
+		lit(`The replacement of an unfinished firmware update sends nothing`))
+	s.expectPOSTs(t, "re-apply of the tainted resources", 0)
+	s.expectFail(t, "re-apply with -refresh=false", failed, "-refresh=false")
+	s.expectPOSTs(t, "re-apply with -refresh=false", 0)
+
+	// The device is fixed: the waits succeed without sending anything.
+	if err := s.Server.SetJobStatus(bad, "reboot", "done"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Server.SetFOTAStatus(bad, "done"); err != nil {
+		t.Fatal(err)
+	}
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	s.expectPOSTs(t, "apply after the fix", 0)
+	if out, code := s.plan(); code != 0 {
+		t.Errorf("plan after the waits succeeded: exit code %d, want 0:\n%s", code, out)
+	}
+
+	// Positive control: a change of triggers sends each once.
+	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, Delay: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	s.write(t, fleetWaitConfig(ws, fmt.Sprintf("%q", fleet), "2"))
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	s.expectPOSTs(t, "change of triggers", 2)
+
+	// An added fleet: one request each, for the added fleet; the waits
+	// cover the four devices.
+	fleet2, _ := newFleetDevices(t, s.Env, "waitfleet2", 1)
+	s.write(t, fleetWaitConfig(ws, fmt.Sprintf("%q, %q", fleet, fleet2), "2"))
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	s.expectPOSTs(t, "added fleet", 2)
+	for addr, v := range s.stateValues(t) {
+		if counts, ok := v["status_counts"].(map[string]any); !ok || fmt.Sprint(counts["done"]) != "4" || len(counts) != 1 {
+			t.Errorf("%s: status_counts %v after the added fleet, want done: 4", addr, v["status_counts"])
+		}
 	}
 }

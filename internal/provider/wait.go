@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -255,4 +256,45 @@ func waitsAgain(what, noun, status string) (string, string) {
 		"The " + what + " is not done (" + status + ") while wait = true: this apply sends nothing and waits again " +
 			"for the devices. A device in a failure status fails it again at once; to send the " +
 			noun + " again, change triggers."
+}
+
+// waitDevices waits, with w.Wait, until devices report kind (firmware: the
+// update waited for) in a success status, and stores their progress in
+// counts and notDone. update tells which timeout bounds it. It returns the
+// last statuses read, and whether every device is done (true without
+// wait).
+func (d *providerData) waitDevices(ctx context.Context, w waitModel, devices []string, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, what, noun string, counts *types.Map, notDone *types.List, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
+	if !w.enabled() {
+		return nil, true
+	}
+	sw := w.statusWait(ctx, kind, firmware, update, diags)
+	if diags.HasError() {
+		return nil, false
+	}
+	res, ok := d.waitResource(ctx, devices, sw, what, noun, diags)
+	*counts, *notDone = fleetProgress(devices, "", res.Devices, firmware)
+	return res.Devices, ok
+}
+
+// listStrings are the strings of a list value (none when null or unknown).
+func listStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
+	var out []string
+	if l.IsNull() || l.IsUnknown() {
+		return out
+	}
+	diags.Append(l.ElementsAs(ctx, &out, false)...)
+	return out
+}
+
+// describeCounts renders status counts for messages: "done: 2, failed: 1".
+func describeCounts(counts types.Map) string {
+	keys := statusCountKeys(counts)
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if n, ok := counts.Elements()[k].(types.Int64); ok {
+			parts = append(parts, fmt.Sprintf("%s: %d", k, n.ValueInt64()))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
