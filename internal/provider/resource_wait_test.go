@@ -239,7 +239,7 @@ func TestAccFleetWait(t *testing.T) {
 	}
 	s.expectPOSTs(t, "one failing device", 2)
 	st := s.stateValues(t)
-	if st["zdm_fleet_job.j"]["scheduled_at"] == "" || len(st["zdm_fota.u"]["devices"].([]any)) != 3 {
+	if devices, ok := st["zdm_fota.u"]["devices"].([]any); !ok || len(devices) != 3 || st["zdm_fleet_job.j"]["scheduled_at"] == "" {
 		t.Errorf("state after the failed waits: %v", st)
 	}
 
