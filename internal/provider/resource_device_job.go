@@ -149,7 +149,11 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		var plan deviceJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(); ok && !resp.Diagnostics.HasError() {
-			r.data.planAdoption(ctx, u, resp.Private, plan.what(), "job", &resp.Diagnostics)
+			if u, ok = r.data.planAdoption(ctx, u, resp.Private, plan.what(), "job", &resp.Diagnostics); ok {
+				plan.ID = types.StringValue(deviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
+				plan.ScheduledAt = types.StringValue(u.ScheduledAt)
+				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			}
 		}
 		return
 	}

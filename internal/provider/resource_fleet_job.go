@@ -178,7 +178,11 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		var plan fleetJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
-			r.data.planAdoption(ctx, u, resp.Private, plan.what(ctx), "job", &resp.Diagnostics)
+			if u, ok = r.data.planAdoption(ctx, u, resp.Private, plan.what(ctx), "job", &resp.Diagnostics); ok {
+				plan.ID = types.StringValue(deviceJobID(plan.WorkspaceID.ValueString(), plan.Name.ValueString()))
+				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), sortedList(u.Devices)
+				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			}
 		}
 		return
 	}

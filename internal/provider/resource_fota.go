@@ -252,7 +252,10 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		var plan fotaModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
-			r.data.planAdoption(ctx, u, resp.Private, plan.what(ctx), "firmware update", &resp.Diagnostics)
+			if u, ok = r.data.planAdoption(ctx, u, resp.Private, plan.what(ctx), "firmware update", &resp.Diagnostics); ok {
+				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), sortedList(u.Devices)
+				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			}
 		}
 		return
 	}

@@ -283,3 +283,122 @@ func TestAccFleetWait(t *testing.T) {
 		}
 	}
 }
+
+// TestAccDeviceJobWaitCreateBeforeDestroy: with create_before_destroy,
+// Terraform creates the replacement of the tainted job before Delete could
+// remember its scheduling; the plan has adopted it, so the apply fails
+// before anything is sent.
+func TestAccDeviceJobWaitCreateBeforeDestroy(t *testing.T) {
+	s := newSchedEnv(t)
+	dev := newDevices(t, s.Env, "wait-cbd")[0]
+	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, SilentDevices: []string{dev}}); err != nil {
+		t.Fatal(err)
+	}
+	s.write(t, deviceJobWaitConfig(dev, "j", "1", `timeouts { create = "1s" }
+  lifecycle { create_before_destroy = true }`))
+	s.init()
+	s.Server.ResetCounters()
+	s.expectFail(t, "silent device", []string{lit(`is not done after 1s on 1 of 1 devices: ` + dev + ` (pending)`)})
+	s.expectPOSTs(t, "silent device", 1)
+	s.expectFail(t, "create_before_destroy re-apply", []string{`sends nothing`, lit(`inconsistent final plan`)})
+	s.expectPOSTs(t, "create_before_destroy re-apply", 0)
+}
+
+// TestAccWaitValidation: overlapping success and failure statuses are a
+// plan-time error naming failure_statuses, before any request; wait
+// settings without wait are warned about. Positive control: the same
+// configuration without the overlap plans.
+func TestAccWaitValidation(t *testing.T) {
+	s := newSchedEnv(t)
+	body := func(failure string) string {
+		return fmt.Sprintf(`
+resource "zdm_device_job" "j" {
+  device_id        = "dev-1"
+  name             = "reboot"
+  wait             = true
+  failure_statuses = [%q]
+}
+
+resource "zdm_fota" "u" {
+  workspace_id     = "wks-1"
+  all_fleets       = true
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+  wait             = true
+  success_statuses = ["installed"]
+  failure_statuses = [%q]
+}
+
+resource "zdm_fleet_job" "f" {
+  workspace_id  = "wks-1"
+  all_fleets    = true
+  name          = "reboot"
+  poll_interval = "1s"
+}
+`, failure, failure)
+	}
+	s.write(t, body("done"))
+	s.init()
+	s.Server.ResetCounters()
+	out, code := s.plan()
+	if code != 1 {
+		t.Fatalf("plan with overlapping statuses: exit code %d, want 1:\n%s", code, out)
+	}
+	expectOutput(t, "overlapping statuses", out, `Overlapping statuses`, `failure_statuses`, lit(`Unused poll_interval`))
+	s.write(t, body("installed"))
+	out, _ = s.plan()
+	expectOutput(t, "overlapping statuses with a custom success status", out, lit(`The status "installed" is both a success status and a failure status`))
+	if n := len(s.Server.Counters()); n != 0 {
+		t.Errorf("invalid configurations made requests: %v", s.Server.Counters())
+	}
+	s.write(t, body("failed"))
+	if out, code := s.plan(); code != 2 {
+		t.Errorf("plan without the overlap: exit code %d, want 2:\n%s", code, out)
+	}
+}
+
+// TestAccDeviceJobWaitTurnedOnLater: a job scheduled without wait, then
+// wait = true while the device has not run it: an in-place update that only
+// waits, sending nothing, and ends once the device has run it.
+func TestAccDeviceJobWaitTurnedOnLater(t *testing.T) {
+	s := newSchedEnv(t)
+	dev := newDevices(t, s.Env, "wait-later")[0]
+	s.write(t, fmt.Sprintf(`
+resource "zdm_device_job" "j" {
+  device_id = %q
+  name      = "reboot"
+}
+`, dev))
+	s.init()
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	s.Server.ResetCounters()
+	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, SilentDevices: []string{dev}}); err != nil {
+		t.Fatal(err)
+	}
+	s.cli.write("main.tf", requiredProviders+s.ProviderConfig()+fmt.Sprintf(`
+resource "zdm_device_job" "j" {
+  device_id     = %q
+  name          = "reboot"
+  wait          = true
+  poll_interval = "100ms"
+  timeouts {
+    update = "1s"
+  }
+}
+`, dev))
+	out, code := s.plan()
+	if code != 2 {
+		t.Fatalf("plan with wait turned on: exit code %d, want 2:\n%s", code, out)
+	}
+	expectOutput(t, "plan with wait turned on", out, `update in-place`, lit(`The update only waits again`))
+	s.expectFail(t, "wait turned on, device silent", []string{lit(`is not done after 1s on 1 of 1 devices: ` + dev + ` (pending)`)})
+	s.expectPOSTs(t, "wait turned on", 0)
+	if err := s.Server.SetJobStatus(dev, "reboot", "done"); err != nil {
+		t.Fatal(err)
+	}
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	s.expectPOSTs(t, "wait turned on, device done", 0)
+	if out, code := s.plan(); code != 0 {
+		t.Errorf("plan after the wait succeeded: exit code %d, want 0:\n%s", code, out)
+	}
+}

@@ -225,16 +225,27 @@ func (d *providerData) noteDelete(ctx context.Context, private privateData, from
 // scheduling that planned schedules again, if any: it marks the planned
 // private state and warns. what names the scheduling ("job \"reboot\" of
 // device dev-1").
-func (d *providerData) planAdoption(ctx context.Context, planned unfinishedScheduling, private privateData, what, noun string, diags *diag.Diagnostics) {
+//
+// It returns the scheduling adopted: the caller plans its scheduled_at (and
+// devices) as known values. Terraform then requires the plan it makes
+// again in the apply to show the same values, which only an adoption does:
+// a create that would send instead fails with an inconsistent plan, before
+// anything is sent (with create_before_destroy, Create runs before Delete
+// could remember the scheduling).
+func (d *providerData) planAdoption(ctx context.Context, planned unfinishedScheduling, private privateData, what, noun string, diags *diag.Diagnostics) (unfinishedScheduling, bool) {
 	u, ok := d.findUnfinished(planned)
 	if !ok {
-		return
+		return u, false
 	}
 	setMark(ctx, private, adoptKey, &u, diags)
 	diags.AddWarning("The replacement of an unfinished "+noun+" sends nothing",
 		fmt.Sprintf("The %s was scheduled at %s and its wait did not succeed, so Terraform plans to replace it. "+
 			"The replacement does not send it again: it checks that the devices still show that scheduling and "+
-			"waits again (with wait = false, it only records it). To send it again, change triggers.", what, u.ScheduledAt))
+			"waits again (with wait = false, it only records it). To send it again, change triggers. With "+
+			"create_before_destroy, the apply stops before sending anything (Terraform reports an inconsistent "+
+			"final plan): run terraform untaint on the resource instead, and apply to wait again in place.",
+			what, u.ScheduledAt))
+	return u, true
 }
 
 // takeAdoption, in Create, returns the unfinished scheduling that planned
