@@ -276,22 +276,20 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	command := !jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) || !prior.Triggers.Equal(plan.Triggers)
-	var added []string
-	if !command {
-		// The targets alone changed: only the added fleets get the job.
-		added = addedFleets(ctx, r.data.client, plan.WorkspaceID.ValueString(), prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			resp.State.Raw = req.State.Raw.Copy()
-			return
-		}
+	// The targets alone changed: only the added fleets get the job.
+	send, added, ok := fleetsToSend(ctx, r.data.client, plan.WorkspaceID.ValueString(), command, prior.FleetIDs,
+		plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+	if !ok {
+		resp.State.Raw = req.State.Raw.Copy()
+		return
 	}
-	if command || len(added) > 0 {
+	if send {
 		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), added, &resp.Diagnostics) {
 			// Nothing shown scheduled: the state keeps the prior scheduling.
 			resp.State.Raw = req.State.Raw.Copy()
 			return
 		}
-		if !command {
+		if added != nil {
 			plan.Devices = mergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
 		}
 	} else {
@@ -306,7 +304,7 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 			return
 		}
 	}
-	ok := r.wait(ctx, &plan, true, &resp.Diagnostics)
+	ok = r.wait(ctx, &plan, true, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
 }

@@ -416,23 +416,21 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	command := plan.command(prior)
-	var added []string
-	if !command {
-		// The targets alone changed: only the added fleets get the update.
-		added = addedFleets(ctx, r.data.client, plan.WorkspaceID.ValueString(), prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			resp.State.Raw = req.State.Raw.Copy()
-			return
-		}
+	// The targets alone changed: only the added fleets get the update (a
+	// scheduling of one device has no fleets: nothing is added).
+	send, added, ok := fleetsToSend(ctx, r.data.client, plan.WorkspaceID.ValueString(), plan.command(prior),
+		prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+	if !ok {
+		resp.State.Raw = req.State.Raw.Copy()
+		return
 	}
-	if command || len(added) > 0 {
+	if send {
 		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), added, &resp.Diagnostics) {
 			// Nothing shown scheduled: the state keeps the prior scheduling.
 			resp.State.Raw = req.State.Raw.Copy()
 			return
 		}
-		if !command {
+		if added != nil {
 			plan.Devices = mergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
 		}
 	} else {
@@ -448,7 +446,7 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 			return
 		}
 	}
-	ok := r.wait(ctx, &plan, true, &resp.Diagnostics)
+	ok = r.wait(ctx, &plan, true, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	setIdentity(ctx, resp.Identity, newFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
 	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)

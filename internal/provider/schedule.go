@@ -411,6 +411,23 @@ func addedFleets(ctx context.Context, c *client.Client, ws string, prior, planne
 	return added
 }
 
+// fleetsToSend tells what an update of a fleet-wide scheduling sends: after
+// a change of the command (command true), every targeted fleet (send, with
+// only nil); after a change of the targets alone, the fleets it adds (send,
+// with only those), or nothing when it adds none. ok is false, with an
+// error in diags, when the fleets could not be listed: the update then
+// keeps the prior state.
+func fleetsToSend(ctx context.Context, c *client.Client, ws string, command bool, prior, planned types.Set, all types.Bool, diags *diag.Diagnostics) (send bool, only []string, ok bool) {
+	if command {
+		return true, nil, true
+	}
+	added := addedFleets(ctx, c, ws, prior, planned, all, diags)
+	if diags.HasError() {
+		return false, nil, false
+	}
+	return len(added) > 0, added, true
+}
+
 // warnTargetsOnly adds the plan-time warning of a change of the targets
 // alone of a fleet-wide scheduling (what: "job", "firmware update"): which
 // fleets get it, and that the others do not get it again.
