@@ -120,10 +120,13 @@ func successStatusesDoc(what string) string {
 }
 
 func failureStatusesDoc(what, fails string) string {
-	return "With `wait`, the statuses that mean a device failed the " + what + ", such as `[\"failed\"]` (the API " +
+	doc := "With `wait`, the statuses that mean a device failed the " + what + ", such as `[\"failed\"]` (the API " +
 		"names no failure status: set the ones your devices report). The first device that reports one ends the " +
-		"wait at once, and " + fails + " naming every device not done with its status. For a firmware update, a " +
-		"device whose update was replaced by another firmware has failed too."
+		"wait at once, and " + fails + " naming every device not done with its status."
+	if strings.Contains(what, "firmware") {
+		doc += " A device whose update was replaced by another firmware has failed too."
+	}
+	return doc
 }
 
 func pollIntervalDoc(bound string) string {
