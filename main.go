@@ -1,12 +1,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 	"os"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/zdm/terraform-provider-zdm/internal/logging"
 	"github.com/zdm/terraform-provider-zdm/internal/provider"
@@ -28,13 +28,21 @@ func main() {
 		}
 	}
 
-	opts := providerserver.ServeOpts{
-		Address:         "registry.terraform.io/zdm/zdm",
-		Debug:           debug,
-		ProtocolVersion: 6,
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
 	}
-
-	err := providerserver.Serve(context.Background(), provider.New(version), opts)
+	newServer := provider.NewServer(version)
+	if _, err := newServer(); err != nil { // the framework checks the provider's definitions here
+		log.Fatal(err.Error())
+	}
+	err := tf6server.Serve("registry.terraform.io/zdm/zdm", func() tfprotov6.ProviderServer {
+		s, err := newServer()
+		if err != nil {
+			log.Fatal(err.Error())
+		}
+		return s
+	}, opts...)
 	if err != nil {
 		log.Fatal(err.Error())
 	}

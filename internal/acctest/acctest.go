@@ -20,8 +20,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
@@ -38,9 +36,9 @@ type Env struct {
 }
 
 // New starts a local server for t, bootstraps a workspace with a key, and
-// prepares the Terraform CLI. newProvider is the provider under test (such
-// as provider.New("test")).
-func New(t *testing.T, newProvider func() provider.Provider) *Env {
+// prepares the Terraform CLI. newServer serves the provider under test (such
+// as provider.NewServer("test")).
+func New(t *testing.T, newServer func() (tfprotov6.ProviderServer, error)) *Env {
 	t.Helper()
 	Prepare(t)
 	choices, err := EnvChoices()
@@ -56,7 +54,7 @@ func New(t *testing.T, newProvider func() provider.Provider) *Env {
 		Server:    srv,
 		Bootstrap: b,
 		Factories: map[string]func() (tfprotov6.ProviderServer, error){
-			"zdm": providerserver.NewProtocol6WithError(newProvider()),
+			"zdm": newServer,
 		},
 	}
 }

@@ -801,7 +801,7 @@ type badInputEnv struct {
 
 func newBadInputEnv(t *testing.T) *badInputEnv {
 	t.Helper()
-	e := acctest.New(t, New("test"))
+	e := acctest.New(t, NewServer("test"))
 	b := &badInputEnv{Env: e, rec: &diagRecorder{}, fronts: map[string]*countingListener{}}
 	b.fronts["base_url"] = listenCounting(t, "127.0.0.1:0", strings.TrimPrefix(e.Server.BaseURL(), "http://"))
 	b.fronts["storage_url"] = listenCounting(t, "127.0.0.1:0", strings.TrimPrefix(e.Server.StorageURL(), "http://"))

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
@@ -60,7 +60,7 @@ func startCLI(tb testing.TB, logs bool) *cli {
 	}
 	opts := tfcli.Options{
 		Address:   providerHost() + "/zdm/zdm",
-		Server:    providerserver.NewProtocol6(New("test")()),
+		Server:    func() tfprotov6.ProviderServer { return mustServer(tb) },
 		Terraform: bin,
 		Dir:       tb.TempDir(),
 	}

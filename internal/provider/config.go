@@ -150,6 +150,7 @@ func (p *zdmProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	data := &providerData{client: c, workspaceID: settings.workspaceID, hasStorage: settings.storageURL != "",
 		visible: newVisibility(c)}
 	data.batch = newBatchedReads(c, data.sawWorkspace)
+	p.data.Store(data)
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ListResourceData = data

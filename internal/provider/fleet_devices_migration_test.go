@@ -54,7 +54,7 @@ import {
 
 resource "zdm_fleet_devices" "east" {
   fleet_id = zdm_fleet.east.id
-  devices  = { for name in local.sensors : name => {} }
+  devices  = { for name in local.sensors : name => name }
 }
 `, e.Bootstrap.WorkspaceID))
 	e.Server.ResetCounters()

@@ -23,7 +23,7 @@ import (
 // the provider included, while creates are in flight. Every device the
 // service holds must then be in the state.
 func TestAccInterruptedApplyTERMGroup(t *testing.T) {
-	env := acctest.New(t, New("test"))
+	env := acctest.New(t, NewServer("test"))
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

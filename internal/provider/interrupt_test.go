@@ -33,7 +33,7 @@ type interruptEnv struct {
 
 func newInterruptEnv(t *testing.T, n int) *interruptEnv {
 	t.Helper()
-	env := acctest.New(t, New("test"))
+	env := acctest.New(t, NewServer("test"))
 	c := newCLI(t)
 	ie := &interruptEnv{env: env, cli: c, n: n}
 	for i := range n {

@@ -4,6 +4,7 @@ package provider
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -29,6 +30,9 @@ func New(version string) func() provider.Provider {
 // zdmProvider is the zdm provider.
 type zdmProvider struct {
 	version string
+	// data is what Configure made, for the resources served at the
+	// protocol level (server.go); nil before configuration.
+	data atomic.Pointer[providerData]
 }
 
 func (p *zdmProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {

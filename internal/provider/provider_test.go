@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -23,7 +24,7 @@ import (
 // newEnv starts a local server for an acceptance test.
 func newEnv(t *testing.T) *acctest.Env {
 	t.Helper()
-	return acctest.New(t, New("test"))
+	return acctest.New(t, NewServer("test"))
 }
 
 // apiClient is a client of the test's server with the test's key.
@@ -207,4 +208,14 @@ func TestWorkspaceOrDefault(t *testing.T) {
 	if got := resp.Diagnostics[0].Detail(); !regexp.MustCompile(envWorkspaceID).MatchString(got) {
 		t.Errorf("error does not name %s: %s", envWorkspaceID, got)
 	}
+}
+
+// mustServer is the provider's protocol server, as Terraform is served it.
+func mustServer(tb testing.TB) tfprotov6.ProviderServer {
+	tb.Helper()
+	s, err := NewServer("test")()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }

@@ -77,52 +77,70 @@ func (d *providerData) planWorkspace(ctx context.Context, kind string, req resou
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	var prior *pstring
+	what := "The " + kind
 	if !req.State.Raw.IsNull() {
-		var prior types.String
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &prior)...)
-		if resp.Diagnostics.HasError() || !cfg.IsNull() || prior.IsNull() {
+		var p types.String
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("workspace_id"), &p)...)
+		if resp.Diagnostics.HasError() {
 			return
 		}
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), prior)...)
-		if d.workspaceID != "" && prior.ValueString() != d.workspaceID {
-			what := "The " + kind
-			var id types.String
-			if d := req.State.GetAttribute(ctx, path.Root("id"), &id); !d.HasError() && !id.IsNull() {
-				what += " " + quote(id.ValueString()) // resources without an id (zdm_fleet_devices) name no ID
-			}
-			resp.Diagnostics.AddAttributeWarning(path.Root("workspace_id"), "The "+kind+" stays in its own workspace",
-				what+" stays in workspace "+quote(prior.ValueString())+
+		prior = &pstring{s: p.ValueString(), null: p.IsNull(), unknown: p.IsUnknown()}
+		var id types.String
+		if d := req.State.GetAttribute(ctx, path.Root("id"), &id); !d.HasError() && !id.IsNull() {
+			what += " " + quote(id.ValueString())
+		}
+	}
+	planned, set := d.planWorkspaceRule(kind, what, pstring{s: cfg.ValueString(), null: cfg.IsNull(), unknown: cfg.IsUnknown()},
+		prior, &resp.Diagnostics)
+	if set {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), planned.s)...)
+	}
+}
+
+// planWorkspaceRule is the rule of planWorkspace on plain values: cfg is
+// the configured workspace_id, prior the object's (nil for a new object),
+// and what names the existing object in messages (such as `The zdm_device
+// "dev-1"`). It returns the planned workspace_id when the rule sets it.
+func (d *providerData) planWorkspaceRule(kind, what string, cfg pstring, prior *pstring, diags *diag.Diagnostics) (pstring, bool) {
+	if prior != nil {
+		if !cfg.null || prior.null {
+			return pstring{}, false
+		}
+		if d.workspaceID != "" && prior.s != d.workspaceID {
+			diags.AddAttributeWarning(path.Root("workspace_id"), "The "+kind+" stays in its own workspace",
+				what+" stays in workspace "+quote(prior.s)+
 					", although the provider's workspace_id is now "+quote(d.workspaceID)+": the provider's workspace_id "+
 					"is only the default for new objects, and a change of it never moves nor replaces an existing one. "+
 					"If the provider's workspace_id (or "+envWorkspaceID+") is wrong, correct it. To keep the "+kind+
-					" where it is, set workspace_id = "+quote(prior.ValueString())+" on it. To create a new "+kind+
+					" where it is, set workspace_id = "+quote(prior.s)+" on it. To create a new "+kind+
 					" in the other workspace instead (the old one stays in the service), set workspace_id on the resource.")
 		}
-		return
+		return *prior, true
 	}
-	if cfg.IsNull() {
+	if cfg.null {
 		if d.workspaceID == "" {
-			resp.Diagnostics.AddAttributeError(path.Root("workspace_id"), "Missing workspace_id",
+			diags.AddAttributeError(path.Root("workspace_id"), "Missing workspace_id",
 				"No workspace given: set workspace_id in this resource, or workspace_id in the provider block (or the "+
 					envWorkspaceID+" environment variable).")
-			return
+			return pstring{}, false
 		}
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("workspace_id"), d.workspaceID)...)
-		return
+		return knownString(d.workspaceID), true
 	}
-	if d.workspaceID == "" || (!cfg.IsUnknown() && cfg.ValueString() == d.workspaceID) {
-		return
+	if d.workspaceID == "" || (!cfg.unknown && cfg.s == d.workspaceID) {
+		return pstring{}, false
 	}
-	target := "workspace " + quote(cfg.ValueString())
-	if cfg.IsUnknown() {
+	target := "workspace " + quote(cfg.s)
+	if cfg.unknown {
 		target = "a workspace that is not known until apply (such as a zdm_workspace created in this run)"
 	}
-	resp.Diagnostics.AddAttributeWarning(path.Root("workspace_id"), "An API key is bound to one workspace",
+	diags.AddAttributeWarning(path.Root("workspace_id"), "An API key is bound to one workspace",
 		"This "+kind+" is to be created in "+target+", but this provider configuration's workspace_id is "+
 			quote(d.workspaceID)+". An API key is bound to one workspace: unless this configuration's api_key belongs to "+
 			"that workspace, the create will fail with 403 Forbidden. Use a provider alias whose api_key and "+
 			"workspace_id are those of the target workspace (create its key in the web console); see the guide "+
 			"\"Workspaces, API keys and provider aliases\" for the two-step flow.")
+	return pstring{}, false
 }
 
 // providerData is what resources and data sources receive from Configure.

@@ -66,7 +66,7 @@ type frontEnv struct {
 
 func newFrontEnv(t *testing.T) *frontEnv {
 	t.Helper()
-	fe := &frontEnv{Env: acctest.New(t, New("test")), statuses: map[int]int64{}}
+	fe := &frontEnv{Env: acctest.New(t, NewServer("test")), statuses: map[int]int64{}}
 	inner := fe.Server.ManagementHandler()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := fe.override.Load(); o != nil && (*o)(w, r) {

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
@@ -22,7 +22,7 @@ import (
 // It shows how the cost grows with N (the framework walks the whole value
 // of the resource with per-element work).
 func BenchmarkFleetDevicesProtocol(b *testing.B) {
-	for _, n := range []int{500, 1000, 2000, 4000} {
+	for _, n := range []int{1000, 4000, 10000} {
 		b.Run(fmt.Sprintf("devices=%d", n), func(b *testing.B) {
 			ps, state := fleetDevicesProtocolFixture(b, n)
 			b.ResetTimer()
@@ -68,10 +68,15 @@ func fleetDevicesProtocolFixture(b *testing.B, n int) (tfprotov6.ProviderServer,
 	if err != nil {
 		b.Fatal(err)
 	}
-	ps, err := providerserver.NewProtocol6WithError(New("test")())()
+	c, err := client.New(client.Config{BaseURL: srv.BaseURL(), APIKey: boot.APIKey})
 	if err != nil {
 		b.Fatal(err)
 	}
+	listed, err := c.ListDevices(context.Background(), boot.WorkspaceID)
+	if err != nil || len(listed) == 0 {
+		b.Fatalf("list: %v (%d devices)", err, len(listed))
+	}
+	ps := mustServer(b)
 	ctx := context.Background()
 	sch, err := ps.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
@@ -94,35 +99,21 @@ func fleetDevicesProtocolFixture(b *testing.B, n int) (tfprotov6.ProviderServer,
 	if cr, err := ps.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &pcfg}); err != nil || hasErrorDiag(cr.Diagnostics) {
 		b.Fatalf("configure: %v %v", err, cr.Diagnostics)
 	}
-	rtyp, ok := sch.ResourceSchemas["zdm_fleet_devices"].ValueType().(tftypes.Object)
-	if !ok {
-		b.Fatal("zdm_fleet_devices schema type is not an object")
-	}
-	detT, ok := rtyp.AttributeTypes["device_details"].(tftypes.Map)
-	if !ok {
-		b.Fatal("device_details is not a map")
-	}
-	objT, ok := detT.ElementType.(tftypes.Object)
-	if !ok {
-		b.Fatal("device_details elements are not objects")
-	}
-	empty := tftypes.Object{AttributeTypes: map[string]tftypes.Type{}}
-	argTypes := make(map[string]tftypes.Type, n)
-	args := make(map[string]tftypes.Value, n)
-	details := make(map[string]tftypes.Value, n)
+	names2 := make(map[string]tftypes.Value, n)
+	ids2 := make(map[string]tftypes.Value, n)
 	for i, name := range names {
-		argTypes[name] = empty
-		args[name] = tftypes.NewValue(empty, map[string]tftypes.Value{})
-		details[name] = tftypes.NewValue(objT, map[string]tftypes.Value{
-			"id": str(ids[i]), "name": str(name), "fleet_id": str("f"), "phys_id": str("p"), "created_at": str("c"),
-			"identities": tftypes.NewValue(tftypes.String, nil),
-		})
+		names2[name] = str(name)
+		ids2[name] = str(ids[i])
 	}
-	state, err := tfprotov6.NewDynamicValue(rtyp, tftypes.NewValue(rtyp, map[string]tftypes.Value{
-		"workspace_id": str(boot.WorkspaceID), "fleet_id": str("f"), "fleet_name": str("default"),
-		"parallelism":    tftypes.NewValue(tftypes.Number, defaultDeviceParallelism),
-		"devices":        tftypes.NewValue(tftypes.Object{AttributeTypes: argTypes}, args),
-		"device_details": tftypes.NewValue(detT, details),
+	strMap := tftypes.Map{ElementType: tftypes.String}
+	state, err := tfprotov6.NewDynamicValue(fleetDevicesType, tftypes.NewValue(fleetDevicesType, map[string]tftypes.Value{
+		"workspace_id": str(boot.WorkspaceID), "fleet_id": str(listed[0].FleetID), "fleet_name": str("default"),
+		"parallelism":       tftypes.NewValue(tftypes.Number, defaultDeviceParallelism),
+		"include_details":   tftypes.NewValue(tftypes.Bool, false),
+		"devices":           tftypes.NewValue(strMap, names2),
+		"device_ids":        tftypes.NewValue(strMap, ids2),
+		"devices_elsewhere": tftypes.NewValue(strMap, map[string]tftypes.Value{}),
+		"device_details":    tftypes.NewValue(tftypes.Map{ElementType: fleetDeviceDetailType}, nil),
 	}))
 	if err != nil {
 		b.Fatal(err)

@@ -91,10 +91,11 @@ resource "zdm_fleet" "b" {
 				// No fleet_id: the devices go to the default fleet.
 				Config: e.Config(fleets + `
 resource "zdm_fleet_devices" "test" {
+  include_details = true
   devices = {
-    a = {}
-    b = { name = "bee" }
-    c = {}
+    a = "a"
+    b = "bee"
+    c = "c"
   }
 }
 `),
@@ -102,22 +103,28 @@ resource "zdm_fleet_devices" "test" {
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
 						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("fleet_id")),
-						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("name"), knownvalue.StringExact("a")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("a"), knownvalue.StringExact("a")),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("device_ids").AtMapKey("a")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("b").AtMapKey("name"), knownvalue.StringExact("bee")),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("default")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices_elsewhere"), knownvalue.MapSizeExact(0)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_ids"), knownvalue.MapSizeExact(3)),
+					statecheck.CompareValuePairs(addr, tfjsonpath.New("device_ids").AtMapKey("a"), addr,
+						tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("id"), compare.ValuesSame()),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.Bootstrap.WorkspaceID)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("parallelism"), knownvalue.Int64Exact(16)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("b").AtMapKey("name"), knownvalue.StringExact("bee")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("b"), knownvalue.StringExact("bee")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("c").AtMapKey("identities"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("c").AtMapKey("phys_id"), knownvalue.NotNull()),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("c").AtMapKey("created_at"), knownvalue.NotNull()),
 					statecheck.CompareValuePairs(addr, tfjsonpath.New("fleet_id"), addr,
 						tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("fleet_id"), compare.ValuesSame()),
-					sameA.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("id")),
-					sameB.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("b").AtMapKey("id")),
+					sameA.AddStateValue(addr, tfjsonpath.New("device_ids").AtMapKey("a")),
+					sameB.AddStateValue(addr, tfjsonpath.New("device_ids").AtMapKey("b")),
 				},
 				Check: devicesOnServer(t, e, map[string]string{"a": "", "bee": "", "c": ""}),
 			},
@@ -126,9 +133,9 @@ resource "zdm_fleet_devices" "test" {
 				Config: e.Config(fleets + `
 resource "zdm_fleet_devices" "test" {
   devices = {
-    a = {}
-    b = { name = "bee-2" }
-    d = {}
+    a = "a"
+    b = "bee-2"
+    d = "d"
   }
 }
 `),
@@ -136,15 +143,19 @@ resource "zdm_fleet_devices" "test" {
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 						plancheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("default")),
-						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("device_details").AtMapKey("d").AtMapKey("id")),
-						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("identities"), knownvalue.Null()),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("device_ids").AtMapKey("d")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_ids").AtMapKey("a"), knownvalue.NotNull()),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details"), knownvalue.Null()),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					sameA.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("id")),
-					sameB.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("b").AtMapKey("id")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details"), knownvalue.MapSizeExact(3)),
+					sameA.AddStateValue(addr, tfjsonpath.New("device_ids").AtMapKey("a")),
+					sameB.AddStateValue(addr, tfjsonpath.New("device_ids").AtMapKey("b")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_ids"), knownvalue.MapSizeExact(3)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"a": knownvalue.StringExact("a"), "b": knownvalue.StringExact("bee-2"), "d": knownvalue.StringExact("d")})),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details"), knownvalue.Null()),
 				},
 				Check: devicesOnServer(t, e, map[string]string{"a": "", "bee-2": "", "c": "", "d": ""}),
 			},
@@ -154,9 +165,9 @@ resource "zdm_fleet_devices" "test" {
 resource "zdm_fleet_devices" "test" {
   fleet_id = zdm_fleet.b.id
   devices = {
-    a = {}
-    b = { name = "bee-2" }
-    d = {}
+    a = "a"
+    b = "bee-2"
+    d = "d"
   }
 }
 `),
@@ -168,11 +179,10 @@ resource "zdm_fleet_devices" "test" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					sameA.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("id")),
+					sameA.AddStateValue(addr, tfjsonpath.New("device_ids").AtMapKey("a")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("fleet-b")),
 					statecheck.CompareValuePairs(addr, tfjsonpath.New("fleet_id"), "zdm_fleet.b", tfjsonpath.New("id"), compare.ValuesSame()),
-					statecheck.CompareValuePairs(addr, tfjsonpath.New("device_details").AtMapKey("d").AtMapKey("fleet_id"),
-						"zdm_fleet.b", tfjsonpath.New("id"), compare.ValuesSame()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices_elsewhere"), knownvalue.MapSizeExact(0)),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					captureAttr("zdm_fleet.b", "id", &fleetB),
@@ -202,23 +212,23 @@ resource "zdm_fleet_devices" "test" {
 resource "zdm_fleet_devices" "test" {
   fleet_id = zdm_fleet.b.id
   devices = {
-    a = {}
-    b = { name = "bee-2" }
-    d = {}
+    a = "a"
+    b = "bee-2"
+    d = "d"
   }
 }
 `),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("name"), knownvalue.StringExact("a")),
-						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("device_details").AtMapKey("d").AtMapKey("id")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("a"), knownvalue.StringExact("a")),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("device_ids").AtMapKey("d")),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					sameA.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("id")),
-					sameB.AddStateValue(addr, tfjsonpath.New("device_details").AtMapKey("b").AtMapKey("id")),
+					sameA.AddStateValue(addr, tfjsonpath.New("device_ids").AtMapKey("a")),
+					sameB.AddStateValue(addr, tfjsonpath.New("device_ids").AtMapKey("b")),
 				},
 				Check: func(s *terraform.State) error {
 					return devicesOnServer(t, e, map[string]string{"a": fleetB, "bee-2": fleetB, "c": "", "d": fleetB})(s)
@@ -239,7 +249,7 @@ func TestAccFleetDevicesForget(t *testing.T) {
 			{
 				Config: e.Config(`
 resource "zdm_fleet_devices" "test" {
-  devices = { a = {}, b = {} }
+  devices = { a = "a", b = "b" }
 }
 `),
 			},
@@ -247,7 +257,7 @@ resource "zdm_fleet_devices" "test" {
 				PreConfig: func() { e.Server.ResetCounters() },
 				Config: e.Config(`
 resource "zdm_fleet_devices" "test" {
-  devices = { a = {} }
+  devices = { a = "a" }
 }
 `),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -261,7 +271,7 @@ resource "zdm_fleet_devices" "test" {
 			{
 				Config: e.Config(`
 resource "zdm_fleet_devices" "test" {
-  devices = { a = {} }
+  devices = { a = "a" }
 }
 `),
 				Destroy: true,
@@ -297,11 +307,11 @@ func TestAccFleetDevicesPartialFailure(t *testing.T) {
 		return requiredProviders + e.ProviderConfig() + fmt.Sprintf(`
 resource "zdm_fleet_devices" "test" {
   devices = {
-    a = {}
-    b = {}
-    c = {}
-    d = {}
-    e = { name = %q }
+    a = "a"
+    b = "b"
+    c = "c"
+    d = "d"
+    e = %q
   }
 }
 `, name)
@@ -374,9 +384,9 @@ func TestAccFleetDevicesImport(t *testing.T) {
 resource "zdm_fleet_devices" "test" {
   fleet_id = %q
   devices = {
-    east-00001 = {}
-    east-00002 = {}
-    east-00003 = {}
+    east-00001 = "east-00001"
+    east-00002 = "east-00002"
+    east-00003 = "east-00003"
   }
 }
 `, east.ID))
@@ -395,13 +405,13 @@ import {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop),
-						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("east-00002").AtMapKey("id"), knownvalue.NotNull()),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_ids").AtMapKey("east-00002"), knownvalue.NotNull()),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: append(identityChecks(addr, "workspace_id", "fleet_id"),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("east")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details"), knownvalue.MapSizeExact(3)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_ids"), knownvalue.MapSizeExact(3)),
 				),
 				Check: noDeviceWrites(e),
 			},
@@ -456,7 +466,7 @@ import {
 }
 resource "zdm_fleet_devices" "test" {
   fleet_id = %[2]q
-  devices  = { twin = {}, single = {} }
+  devices  = { twin = "twin", single = "single" }
 }
 `, ws, fleet.ID)),
 				ExpectError: regexp.MustCompile(`(?s)duplicate names.*"twin" \(dev-.*by-id`),
@@ -471,9 +481,9 @@ import {
 resource "zdm_fleet_devices" "test" {
   fleet_id = %[2]q
   devices  = {
-    %[3]q = { name = "twin" }
-    %[4]q = { name = "twin" }
-    %[5]q = { name = "single" }
+    %[3]q = "twin"
+    %[4]q = "twin"
+    %[5]q = "single"
   }
 }
 `, ws, fleet.ID, ids[0], ids[1], ids[2])),
@@ -543,7 +553,7 @@ func TestAccFleetDevicesManagedTwice(t *testing.T) {
 	c := newCLI(t)
 	base := requiredProviders + e.ProviderConfig() + `
 resource "zdm_fleet_devices" "a" {
-  devices = { x = {}, y = {} }
+  devices = { x = "x", y = "y" }
 }
 resource "zdm_device" "z" {
   name = "z"
@@ -591,7 +601,7 @@ locals {
   numbers = flatten([for k in range(%d) : [for i in range(1000) : k * 1000 + i]])
 }
 resource "zdm_fleet_devices" "many" {
-  devices = { for i in local.numbers : format("d-%%05d", i) => { name = format("dev-%%05d%s", i) } }
+  devices = { for i in local.numbers : format("d-%%05d", i) => format("dev-%%05d%s", i) }
 }
 `, n/1000, suffix)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
@@ -22,7 +21,7 @@ var examplesDir = filepath.Join("..", "..", "examples")
 // generated from these descriptions, so a missing one is a missing doc line.
 func TestSchemaDescriptions(t *testing.T) {
 	ctx := t.Context()
-	server := providerserver.NewProtocol6(New("test")())()
+	server := mustServer(t)
 
 	resp, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
@@ -78,7 +77,7 @@ func TestSchemaDescriptions(t *testing.T) {
 // reports example directories that name nothing the provider has.
 func TestExamples(t *testing.T) {
 	ctx := t.Context()
-	server := providerserver.NewProtocol6(New("test")())()
+	server := mustServer(t)
 
 	resp, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
