@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -33,12 +34,16 @@ type directResource interface {
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		p := &zdmProvider{version: version}
-		fw, err := providerserver.NewProtocol6WithError(p)()
+		ps, err := providerserver.NewProtocol6WithError(p)()
 		if err != nil {
 			return nil, err
 		}
+		fw, ok := ps.(frameworkServer)
+		if !ok {
+			return nil, fmt.Errorf("the framework's server (%T) does not serve list resources and actions", ps)
+		}
 		return &server{
-			ProviderServer: fw,
+			frameworkServer: fw,
 			direct: map[string]directResource{
 				fleetDevicesTypeName: &fleetDevicesServer{provider: p},
 			},
@@ -46,9 +51,23 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	}
 }
 
+// frameworkServer is every call the framework's server answers, list
+// resources and actions included: tf6server finds those by type assertion,
+// so the wrapper must have them too.
+type frameworkServer interface {
+	tfprotov6.ProviderServer
+	tfprotov6.ListResourceServer
+	tfprotov6.ActionServer
+}
+
+var (
+	_ tfprotov6.ProviderServerWithListResource = (*server)(nil)
+	_ tfprotov6.ProviderServerWithActions      = (*server)(nil)
+)
+
 // server is the framework's server with the direct resources.
 type server struct {
-	tfprotov6.ProviderServer
+	frameworkServer
 	direct map[string]directResource
 }
 
@@ -56,42 +75,42 @@ func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Vali
 	if r, ok := s.direct[req.TypeName]; ok {
 		return r.ValidateResourceConfig(ctx, req), nil
 	}
-	return s.ProviderServer.ValidateResourceConfig(ctx, req)
+	return s.frameworkServer.ValidateResourceConfig(ctx, req)
 }
 
 func (s *server) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
 	if r, ok := s.direct[req.TypeName]; ok {
 		return r.UpgradeResourceState(ctx, req), nil
 	}
-	return s.ProviderServer.UpgradeResourceState(ctx, req)
+	return s.frameworkServer.UpgradeResourceState(ctx, req)
 }
 
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	if r, ok := s.direct[req.TypeName]; ok {
 		return r.ReadResource(ctx, req), nil
 	}
-	return s.ProviderServer.ReadResource(ctx, req)
+	return s.frameworkServer.ReadResource(ctx, req)
 }
 
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	if r, ok := s.direct[req.TypeName]; ok {
 		return r.PlanResourceChange(ctx, req), nil
 	}
-	return s.ProviderServer.PlanResourceChange(ctx, req)
+	return s.frameworkServer.PlanResourceChange(ctx, req)
 }
 
 func (s *server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	if r, ok := s.direct[req.TypeName]; ok {
 		return r.ApplyResourceChange(ctx, req), nil
 	}
-	return s.ProviderServer.ApplyResourceChange(ctx, req)
+	return s.frameworkServer.ApplyResourceChange(ctx, req)
 }
 
 func (s *server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
 	if r, ok := s.direct[req.TypeName]; ok {
 		return r.ImportResourceState(ctx, req), nil
 	}
-	return s.ProviderServer.ImportResourceState(ctx, req)
+	return s.frameworkServer.ImportResourceState(ctx, req)
 }
 
 // protoDiagnostics converts the framework's diagnostics of a direct
