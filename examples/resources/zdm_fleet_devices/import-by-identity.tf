@@ -9,10 +9,12 @@ import {
   }
 }
 
+# The import keys each device by its name: write every device of the fleet
+# as "<name>" = "<name>", so that the plan after the import is empty.
 resource "zdm_fleet_devices" "imported" {
   fleet_id = "flt-0123456789abcdef"
   devices = {
-    "sensor-01" = {}
-    "sensor-02" = {}
+    "sensor-01" = "sensor-01"
+    "sensor-02" = "sensor-02"
   }
 }
