@@ -250,6 +250,17 @@ func TestAccFleetWait(t *testing.T) {
 	s.expectFail(t, "re-apply with -refresh=false", failed, "-refresh=false")
 	s.expectPOSTs(t, "re-apply with -refresh=false", 0)
 
+	// After untaint: in-place updates that only wait, and fail again.
+	s.cli.mustRun("untaint", "-no-color", "zdm_fleet_job.j")
+	s.cli.mustRun("untaint", "-no-color", "zdm_fota.u")
+	out, code := s.plan()
+	if code != 2 {
+		t.Fatalf("plan after untaint: exit code %d, want 2 (changes):\n%s", code, out)
+	}
+	expectOutput(t, "plan after untaint", out, `2 to change, 0 to destroy`, lit(`The update only waits again`))
+	s.expectFail(t, "apply after untaint", failed)
+	s.expectPOSTs(t, "apply after untaint", 0)
+
 	// The device is fixed: the waits succeed without sending anything.
 	if err := s.Server.SetJobStatus(bad, "reboot", "done"); err != nil {
 		t.Fatal(err)
