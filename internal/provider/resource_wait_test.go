@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -411,5 +412,51 @@ resource "zdm_device_job" "j" {
 	s.expectPOSTs(t, "wait turned on, device done", 0)
 	if out, code := s.plan(); code != 0 {
 		t.Errorf("plan after the wait succeeded: exit code %d, want 0:\n%s", code, out)
+	}
+}
+
+// TestAccDeviceJobWaitInterrupted: a Ctrl-C during the wait stops it at
+// once; the state keeps the job, and the next apply sends nothing and waits
+// again.
+func TestAccDeviceJobWaitInterrupted(t *testing.T) {
+	s := newSchedEnv(t)
+	dev := newDevices(t, s.Env, "wait-interrupt")[0]
+	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, SilentDevices: []string{dev}}); err != nil {
+		t.Fatal(err)
+	}
+	s.write(t, deviceJobWaitConfig(dev, "j", "1", ""))
+	s.init()
+	s.Server.ResetCounters()
+	cmd, err := s.cli.s.Start(t.Context(), "apply", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt once the wait has polled the device twice.
+	for s.Server.Counters()[jobGET] < 2 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cmd.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode == 0 {
+		t.Fatalf("interrupted apply succeeded:\n%s", res.Output)
+	}
+	expectOutput(t, "interrupted wait", res.Output, lit(`stopped waiting for job "reboot" (1 of 1 devices not done: `+dev+` (pending))`))
+	s.expectPOSTs(t, "interrupted wait", 1)
+	if st := s.stateValues(t)["zdm_device_job.j"]; st["scheduled_at"] == "" || st["status"] != "pending" {
+		t.Errorf("state after the interrupted wait: %v, want the job, pending", st)
+	}
+
+	if err := s.Server.SetJobStatus(dev, "reboot", "done"); err != nil {
+		t.Fatal(err)
+	}
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	s.expectPOSTs(t, "apply after the interrupted wait", 0)
+	if st := s.stateValues(t)["zdm_device_job.j"]; st["status"] != "done" {
+		t.Errorf("status after the re-apply: %v, want done", st["status"])
 	}
 }
