@@ -6,7 +6,8 @@
 #
 # The smoke subset: create, read, update and import of every resource kind,
 # the import errors, one data source of each kind, the provider's validation,
-# and one list resource and one action. Tests of features a CLI lacks skip
+# the waits of the scheduling resources (and that a failed wait is never sent
+# again), and one list resource and one action. Tests of features a CLI lacks skip
 # themselves (import by identity and its errors below 1.12, list resources and actions
 # below 1.14); this script fails unless exactly those skip and all others pass.
 #
@@ -18,6 +19,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # NAME or NAME:MIN, MIN being the oldest Terraform release that runs the test.
 smoke=(
   WorkspaceResource FleetResource DeviceResource DeviceJobResource FleetJobResource FotaResource
+  DeviceJobWait FleetWait
   ImportErrors:1.12
   WorkspaceDataSources FleetDataSources DeviceDataSource DevicesDataSource DeviceJobsDataSources
   FotaStatusDataSource TimeseriesDataSource
