@@ -213,7 +213,7 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 		got, ok := r.data.verifyAdoption(ctx, adopted, fleetstatus.Job(plan.Name.ValueString()),
 			jobMatches(compactJSON([]byte(plan.Value.ValueString()))), plan.what(), &resp.Diagnostics)
 		plan.ID = types.StringValue(deviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
-		plan.ScheduledAt, plan.Status = types.StringValue(adopted.ScheduledAt), types.StringValue("")
+		plan.ScheduledAt, plan.Status = types.StringValue(adopted.ScheduledAt), types.StringValue(noRecord)
 		if len(got) == 1 && got[0].Found {
 			plan.Status = types.StringValue(got[0].Status)
 		}
