@@ -460,3 +460,33 @@ func TestAccDeviceJobWaitInterrupted(t *testing.T) {
 		t.Errorf("status after the re-apply: %v, want done", st["status"])
 	}
 }
+
+// TestAccDeviceJobWaitAdoptionRefused: when the device no longer shows the
+// scheduling a failed wait left (it was scheduled again outside Terraform),
+// the replacement sends nothing and fails, naming the device and what it
+// shows; a change of triggers sends once (the positive control).
+func TestAccDeviceJobWaitAdoptionRefused(t *testing.T) {
+	s := newSchedEnv(t)
+	dev := newDevices(t, s.Env, "wait-refused")[0]
+	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, SilentDevices: []string{dev}}); err != nil {
+		t.Fatal(err)
+	}
+	s.write(t, deviceJobWaitConfig(dev, "j", "1", `timeouts { create = "1s" }`))
+	s.init()
+	s.expectFail(t, "silent device", []string{lit(`is not done after 1s`)})
+	scheduleJob(t, s.Env, dev, "reboot", `{"mode":"other"}`)
+	s.Server.ResetCounters()
+	s.expectFail(t, "replacement of a job scheduled again elsewhere", []string{
+		lit(`Cannot adopt the unfinished job "reboot" of device ` + dev), lit(`Nothing was sent`),
+		lit(dev + ` (scheduled at`)})
+	s.expectPOSTs(t, "replacement of a job scheduled again elsewhere", 0)
+	s.expectFail(t, "second replacement", []string{lit(`Cannot adopt the unfinished job`)})
+	s.expectPOSTs(t, "second replacement", 0)
+
+	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.write(t, deviceJobWaitConfig(dev, "j", "2", ""))
+	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	s.expectPOSTs(t, "change of triggers", 1)
+}
