@@ -26,6 +26,7 @@ const fleetDevicesBaseline = 2000
 const (
 	maxFleetDevicesRatio    = 1.3 // create and rename, over the network floor
 	maxFleetDevicesPlanReqs = 2   // API requests of a no-op plan
+	maxFleetDevicesPlanWall = 2 * time.Second
 	maxFleetDevicesRSS      = 250 << 20
 	minFleetDevicesSpeedup  = 10.0 // per device, against zdm_device
 )
@@ -47,6 +48,12 @@ type fleetDevicesResult struct {
 	BaselineCreate  measurement `json:"baseline_create"`
 	BaselinePlan    measurement `json:"baseline_plan"`
 	BaselineRename  measurement `json:"baseline_rename"`
+	// Floor* are the same steps of Devices devices on the null provider's
+	// zdm_fleet_devices (the same schema, no work, no API): Terraform's own
+	// cost of one resource of N devices. Empty without -floor.
+	FloorCreate measurement `json:"floor_create"`
+	FloorPlan   measurement `json:"floor_plan"`
+	FloorRename measurement `json:"floor_rename"`
 }
 
 // perDevice is the time of m per device of n.
@@ -75,7 +82,7 @@ locals {
 
 resource "zdm_fleet_devices" "d" {
   parallelism = %d
-  devices     = { for i in local.numbers : format("k-%%06d", i) => { name = "%s-${i}" } }
+  devices     = { for i in local.numbers : format("k-%%06d", i) => "%s-${i}" }
 }
 `, (n+999)/1000, n, fleetDevicesParallelism, prefix)
 }
@@ -107,6 +114,18 @@ func (b *bench) runFleetDevices(ctx context.Context, n int) (*fleetDevicesResult
 	if err := b.fleetDevicesSteps(ctx, cfg, ws, n, "fd", fleetDevicesConfig, &res.Create, &res.Plan, &res.Rename, parallelism); err != nil {
 		return nil, fmt.Errorf("zdm_fleet_devices: %w", err)
 	}
+	if b.nullProvider != "" {
+		ncfg, err := b.newConfig(fmt.Sprintf("fleet-devices-null-%d", n), ws, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := b.fleetDevicesSteps(ctx, ncfg, localzdm.Bootstrap{}, n, "fd", fleetDevicesConfig, &res.FloorCreate,
+			&res.FloorPlan, &res.FloorRename, parallelism); err != nil {
+			return nil, fmt.Errorf("zdm_fleet_devices on the null provider: %w", err)
+		}
+		logf("null provider's zdm_fleet_devices of %d devices (Terraform's floor): create %s, no-op plan %s, rename %s",
+			n, secs(res.FloorCreate.Wall), secs(res.FloorPlan.Wall), secs(res.FloorRename.Wall))
+	}
 	logf("zdm_fleet_devices of %d devices at %s: create %s, no-op plan %s (%d requests), rename %s; floor %s; provider peak RSS %s",
 		n, latency, secs(res.Create.Wall), secs(res.Plan.Wall), res.Plan.totalRequests(), secs(res.Rename.Wall),
 		secs(res.Floor), mib(res.peakRSS()))
@@ -132,7 +151,8 @@ func (b *bench) runFleetDevices(ctx context.Context, n int) (*fleetDevicesResult
 
 // fleetDevicesSteps creates n devices named prefix-<index> with the
 // configuration of render, plans with no change, and renames them all
-// (prefix "r"+prefix), checking the service after each apply.
+// (prefix "r"+prefix), checking the service after each apply (not on the
+// null provider, whose ws is empty).
 func (b *bench) fleetDevicesSteps(ctx context.Context, cfg *config, ws localzdm.Bootstrap, n int, prefix string,
 	render func(int, string) string, create, plan, rename *measurement, parallelism string) error {
 	if err := cfg.write("main.tf", render(n, prefix)); err != nil {
@@ -146,8 +166,8 @@ func (b *bench) fleetDevicesSteps(ctx context.Context, cfg *config, ws localzdm.
 		return err
 	}
 	create.add(r)
-	if got, err := countDevices(ctx, b.srv, ws, prefix+"-"); err != nil || got != n {
-		return fmt.Errorf("after the create the service holds %d devices named %s-*, want %d (%v)", got, prefix, n, err)
+	if err := checkFleetDevices(ctx, b, ws, prefix+"-", n, "create"); err != nil {
+		return err
 	}
 	r, err = b.terraform(ctx, cfg, planCodes, "plan", "-no-color", "-input=false", "-detailed-exitcode", parallelism)
 	if err != nil {
@@ -162,11 +182,32 @@ func (b *bench) fleetDevicesSteps(ctx context.Context, cfg *config, ws localzdm.
 		return err
 	}
 	rename.add(r)
-	if got, err := countDevices(ctx, b.srv, ws, "r"+prefix+"-"); err != nil || got != n {
-		return fmt.Errorf("after the rename the service holds %d devices named r%s-*, want %d (%v)", got, prefix, n, err)
+	if err := checkFleetDevices(ctx, b, ws, "r"+prefix+"-", n, "rename"); err != nil {
+		return err
 	}
 	if !strings.Contains(r.Output, "Apply complete!") {
 		return fmt.Errorf("rename: no apply summary:\n%s", tail(r.Output, 20))
+	}
+	return nil
+}
+
+// planWallText is the no-op plan's wall time, with Terraform's floor when
+// it was measured.
+func planWallText(r *fleetDevicesResult) string {
+	if r.FloorPlan.Wall <= 0 {
+		return secs(r.Plan.Wall)
+	}
+	return fmt.Sprintf("%s (Terraform's floor %s: %.2fx)", secs(r.Plan.Wall), secs(r.FloorPlan.Wall), ratio(r.Plan.Wall, r.FloorPlan.Wall))
+}
+
+// checkFleetDevices checks that the service holds n devices named
+// prefix*, after step; nothing for the null provider (ws empty).
+func checkFleetDevices(ctx context.Context, b *bench, ws localzdm.Bootstrap, prefix string, n int, step string) error {
+	if ws.WorkspaceID == "" {
+		return nil
+	}
+	if got, err := countDevices(ctx, b.srv, ws, prefix); err != nil || got != n {
+		return fmt.Errorf("after the %s the service holds %d devices named %s*, want %d (%v)", step, got, prefix, n, err)
 	}
 	return nil
 }
@@ -179,16 +220,34 @@ func fleetDevicesSection(w printf, res *results) {
 		"`zdm_device` resources give the per-device baseline. Every API request waits %s in the local server; the "+
 		"network floor of the writes is N x %s / %d = %s.\n\n",
 		num(r.Devices), r.Parallelism, num(r.BaselineDevices), r.Latency, r.Latency, r.Parallelism, secs(r.Floor))
-	w("| step | zdm_fleet_devices (N = %s) | per device | zdm_device (N = %s) | per device | speed-up per device | API requests (fleet) |\n",
+	floor := r.FloorPlan.Wall > 0
+	w("| step | zdm_fleet_devices (N = %s) | per device | zdm_device (N = %s) | per device | speed-up per device |",
 		num(r.Devices), num(r.BaselineDevices))
-	w("|------|---------:|-----------:|---------:|-----------:|------:|---|\n")
+	if floor {
+		w(" Terraform's floor (N = %s) | over the floor |", num(r.Devices))
+	}
+	w(" API requests (fleet) |\n|------|---------:|-----------:|---------:|-----------:|------:|")
+	if floor {
+		w("------:|------:|")
+	}
+	w("---|\n")
 	for _, s := range []struct {
-		name     string
-		fleet, b measurement
-	}{{stepCreate, r.Create, r.BaselineCreate}, {stepPlan, r.Plan, r.BaselinePlan}, {stepUpdate, r.Rename, r.BaselineRename}} {
-		w("| %s | %s | %.2f ms | %s | %.2f ms | %.1fx | %s |\n", s.name, secs(s.fleet.Wall),
+		name         string
+		fleet, b, fl measurement
+	}{{stepCreate, r.Create, r.BaselineCreate, r.FloorCreate}, {stepPlan, r.Plan, r.BaselinePlan, r.FloorPlan},
+		{stepUpdate, r.Rename, r.BaselineRename, r.FloorRename}} {
+		w("| %s | %s | %.2f ms | %s | %.2f ms | %.1fx |", s.name, secs(s.fleet.Wall),
 			float64(perDevice(s.fleet, r.Devices))/float64(time.Millisecond), secs(s.b.Wall),
-			float64(perDevice(s.b, r.BaselineDevices))/float64(time.Millisecond), r.speedup(s.fleet, s.b), requestsText(s.fleet.Requests))
+			float64(perDevice(s.b, r.BaselineDevices))/float64(time.Millisecond), r.speedup(s.fleet, s.b))
+		if floor {
+			w(" %s | +%s |", secs(s.fl.Wall), secs(s.fleet.Wall-s.fl.Wall))
+		}
+		w(" %s |\n", requestsText(s.fleet.Requests))
+	}
+	if floor {
+		w("\nTerraform's floor is the same step on the null provider's `zdm_fleet_devices`: the same schema, served at the " +
+			"protocol level like the real one, doing no work and calling no API. What the real resource takes over it is " +
+			"the network (for the writes: at least the network floor) and the provider's own work.\n")
 	}
 	w("\nProvider peak RSS of zdm_fleet_devices: %s.\n\n", mib(r.peakRSS()))
 }
@@ -203,7 +262,9 @@ func fleetDevicesTargets(res *results) []target {
 			r.Latency, maxFleetDevicesRatio), fmt.Sprintf("%.2fx (%s, floor %s)", create, secs(r.Create.Wall), secs(r.Floor)),
 			create <= maxFleetDevicesRatio},
 		{fmt.Sprintf("zdm_fleet_devices: no-op plan of %s devices in at most %d API requests", num(r.Devices), maxFleetDevicesPlanReqs),
-			fmt.Sprintf("%d requests, %s", r.Plan.totalRequests(), secs(r.Plan.Wall)), r.Plan.totalRequests() <= maxFleetDevicesPlanReqs},
+			fmt.Sprintf("%d requests", r.Plan.totalRequests()), r.Plan.totalRequests() <= maxFleetDevicesPlanReqs},
+		{fmt.Sprintf("zdm_fleet_devices: no-op plan of %s devices in at most %s wall", num(r.Devices), secs(maxFleetDevicesPlanWall)),
+			planWallText(r), r.Plan.Wall <= maxFleetDevicesPlanWall},
 		{fmt.Sprintf("zdm_fleet_devices: rename %s devices in at most %.1fx the network floor", num(r.Devices), maxFleetDevicesRatio),
 			fmt.Sprintf("%.2fx (%s)", rename, secs(r.Rename.Wall)), rename <= maxFleetDevicesRatio},
 		{fmt.Sprintf("zdm_fleet_devices: provider peak RSS at %s devices at most %s", num(r.Devices), mib(int64(maxFleetDevicesRSS))),

@@ -11,9 +11,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/zdm/terraform-provider-zdm/internal/logging"
@@ -51,8 +51,11 @@ func serveNullProvider() error {
 			return err
 		}
 	}
-	return providerserver.Serve(context.Background(), func() provider.Provider { return nullProvider{} },
-		providerserver.ServeOpts{Address: providerAddress, Debug: *debug, ProtocolVersion: 6})
+	var opts []tf6server.ServeOpt
+	if *debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	return tf6server.Serve(providerAddress, newNullServer, opts...)
 }
 
 type nullProvider struct{}
@@ -67,7 +70,10 @@ func (nullProvider) Configure(context.Context, provider.ConfigureRequest, *provi
 }
 
 func (nullProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return &nullDevice{} }}
+	return []func() resource.Resource{
+		func() resource.Resource { return &nullDevice{} },
+		func() resource.Resource { return nullFleetDevices{} },
+	}
 }
 
 func (nullProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
@@ -82,12 +88,15 @@ func (r *nullDevice) Metadata(_ context.Context, _ resource.MetadataRequest, res
 }
 
 // realDevice returns the provider's zdm_device.
-func realDevice(ctx context.Context) resource.Resource {
+func realDevice(ctx context.Context) resource.Resource { return realResource(ctx, "zdm_device") }
+
+// realResource returns the provider's resource of a type.
+func realResource(ctx context.Context, typeName string) resource.Resource {
 	for _, newResource := range zdm.New("bench")().Resources(ctx) {
 		res := newResource()
 		var md resource.MetadataResponse
 		res.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "zdm"}, &md)
-		if md.TypeName == "zdm_device" {
+		if md.TypeName == typeName {
 			return res
 		}
 	}

@@ -176,6 +176,43 @@ var badInputs = []badInput{
 }`,
 		want: []string{`Blank value`, `workspace_id must contain`}},
 
+	{name: "zdm_fleet_devices/workspace_id blank", attr: "workspace_id",
+		body: `resource "zdm_fleet_devices" "d" {
+  workspace_id = "  "
+  devices      = { a = "a" }
+}`,
+		want: []string{`Blank value`, `workspace_id must contain`}},
+	{name: "zdm_fleet_devices/fleet_id empty", attr: "fleet_id",
+		body: `resource "zdm_fleet_devices" "d" {
+  fleet_id = ""
+  devices  = { a = "a" }
+}`,
+		want: []string{`Blank value`, `fleet_id must contain`}},
+	{name: "zdm_fleet_devices/parallelism zero", attr: "parallelism",
+		body: `resource "zdm_fleet_devices" "d" {
+  parallelism = 0
+  devices     = { a = "a" }
+}`,
+		want: []string{`Invalid parallelism`, `parallelism must be between 1 and 64, got 0`}},
+	{name: "zdm_fleet_devices/parallelism above 64", attr: "parallelism",
+		body: `resource "zdm_fleet_devices" "d" {
+  parallelism = 65
+  devices     = { a = "a" }
+}`,
+		want: []string{`Invalid parallelism`, `between 1 and 64, got 65`}},
+	{name: "zdm_fleet_devices/devices blank key", attr: "devices",
+		body: `resource "zdm_fleet_devices" "d" { devices = { " " = "a" } }`,
+		want: []string{`Invalid devices key`, `must not be empty or blank`}},
+	{name: "zdm_fleet_devices/devices blank name", attr: "devices",
+		body: `resource "zdm_fleet_devices" "d" { devices = { a = "a", b = " " } }`,
+		want: []string{`Invalid device name`, `The name of device "b" must contain`}},
+	{name: "zdm_fleet_devices/devices null name", attr: "devices",
+		body: `resource "zdm_fleet_devices" "d" { devices = { a = null } }`,
+		want: []string{`Missing device name`, `The name of device "a" is null`}},
+	{name: "import/zdm_fleet_devices four parts", attr: "import ID",
+		body: `resource "zdm_fleet_devices" "d" { devices = {} }`, importTo: "zdm_fleet_devices.d", importID: "wks/flt/by-id/x",
+		want: []string{`Invalid import ID`, `expected "<workspace_id>/<fleet_id>"`}},
+
 	// Import IDs and identities.
 	{name: "import/zdm_device three parts", attr: "import ID",
 		body: `resource "zdm_device" "d" { name = "d" }`, importTo: "zdm_device.d", importID: "wks/dev/extra",

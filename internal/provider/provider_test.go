@@ -42,9 +42,9 @@ func apiClientWithKey(t *testing.T, e *acctest.Env, key string) *client.Client {
 	return c
 }
 
-// captureAttr stores the value of attr of the resource at addr in dst.
-func captureAttr(addr, attr string, dst *string) resource.TestCheckFunc {
-	return resource.TestCheckResourceAttrWith(addr, attr, func(v string) error {
+// captureID stores the id of the resource at addr in dst.
+func captureID(addr string, dst *string) resource.TestCheckFunc {
+	return resource.TestCheckResourceAttrWith(addr, "id", func(v string) error {
 		*dst = v
 		return nil
 	})

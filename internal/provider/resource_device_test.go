@@ -200,7 +200,7 @@ resource "zdm_device" "test" {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("fleet_name"), knownvalue.StringExact("fleet-b")),
 					sameID.AddStateValue(addr, tfjsonpath.New("id")),
 				},
-				Check: captureAttr(addr, "id", &deviceID),
+				Check: captureID(addr, &deviceID),
 			},
 			{
 				// Drift: the device was deleted outside Terraform, so it is created again.

@@ -1032,6 +1032,7 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *providerData, prior,
 	if state.includeDetails.b {
 		details = make(map[string]fleetDeviceDetail, len(names))
 	}
+	var lacking []string // keys whose details the prior state does not have
 	keep := func(k string) {
 		p := priorEntries[k]
 		ids[k] = knownString(p.id)
@@ -1043,8 +1044,7 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *providerData, prior,
 			if pd, ok := prior.details.m[k]; ok && pd.id.isKnown() {
 				details[k] = pd
 			} else {
-				details[k] = fleetDeviceDetail{id: knownString(p.id), name: knownString(p.name), fleetID: prior.fleetID,
-					physID: nullString, createdAt: nullString, identities: nullString}
+				lacking = append(lacking, k) // include_details was just turned on
 			}
 		}
 	}
@@ -1079,12 +1079,41 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *providerData, prior,
 			}
 		}
 	}
+	if len(lacking) > 0 {
+		fillDetails(ctx, d, ws, lacking, ids, details, diags)
+	}
 	state.deviceIDs = pstringMap{m: ids}
 	state.elsewhere = pstringMap{m: elsewhere}
 	state.details = fleetDetails{m: details, null: details == nil}
 	tflog.Debug(ctx, "updated the devices of a fleet", map[string]any{"workspace_id": ws, "writes": len(writes)})
 	reportWrites("update", describeFleetDevices(ws, state.fleetID.s), writes, res.outcomes, diags)
 	return state, nil
+}
+
+// fillDetails reads the details of the devices of keys (by their ids) with
+// one list of the workspace. A device the list lacks keeps only its ID and
+// name; the next refresh reads it alone.
+func fillDetails(ctx context.Context, d *providerData, ws string, keys []string, ids map[string]pstring,
+	details map[string]fleetDeviceDetail, diags *diag.Diagnostics) {
+	all, err := d.client.ListDevices(ctx, ws)
+	if err != nil {
+		diags.AddError("Cannot read the details of the devices",
+			"include_details was turned on, and listing the devices of the workspace failed: "+describeError(err, ws)+
+				" The devices are unchanged; apply again.")
+	}
+	byID := make(map[string]*client.Device, len(all))
+	for i := range all {
+		byID[all[i].ID] = &all[i]
+	}
+	for _, k := range keys {
+		id := ids[k].s
+		if dev, ok := byID[id]; ok {
+			details[k] = detailOf(dev)
+			continue
+		}
+		details[k] = fleetDeviceDetail{id: knownString(id), name: nullString, fleetID: nullString, physID: nullString,
+			createdAt: nullString, identities: nullString}
+	}
 }
 
 // reportWrites adds the diagnostics of a bulk apply: a warning for adopted

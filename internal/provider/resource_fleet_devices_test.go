@@ -185,7 +185,7 @@ resource "zdm_fleet_devices" "test" {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices_elsewhere"), knownvalue.MapSizeExact(0)),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					captureAttr("zdm_fleet.b", "id", &fleetB),
+					captureID("zdm_fleet.b", &fleetB),
 					func(s *terraform.State) error {
 						return devicesOnServer(t, e, map[string]string{"a": fleetB, "bee-2": fleetB, "c": "", "d": fleetB})(s)
 					},
@@ -646,4 +646,88 @@ resource "zdm_fleet_devices" "many" {
 	if out, code := c.run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
 		t.Errorf("plan after the rename: exit code %d:\n%s", code, head(out, 40))
 	}
+}
+
+// TestAccFleetDevicesDetailsAndUnknowns covers values not known at plan
+// time (a name from another resource, and a whole map whose keys come from
+// another resource's ID) and turning include_details on for devices that
+// need no write: one list call, no device write, the details filled.
+func TestAccFleetDevicesDetailsAndUnknowns(t *testing.T) {
+	e := newEnv(t)
+	const addr, other = "zdm_fleet_devices.test", "zdm_fleet_devices.later"
+	var fleetID string
+	config := func(details string) string {
+		return e.Config(`
+resource "zdm_fleet" "f" {
+  name = "named-by-a-fleet"
+}
+
+resource "zdm_fleet_devices" "test" {
+` + details + `
+  devices = {
+    a = "a"
+    b = "b-${zdm_fleet.f.id}"
+  }
+}
+
+resource "zdm_fleet_devices" "later" {
+  fleet_id = zdm_fleet.f.id
+  devices  = { for id in [zdm_fleet.f.id] : "key-of-${id}" => "later" }
+}
+`)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: config(""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("devices").AtMapKey("b")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("devices").AtMapKey("a"), knownvalue.StringExact("a")),
+						plancheck.ExpectUnknownValue(other, tfjsonpath.New("devices")),
+						plancheck.ExpectUnknownValue(other, tfjsonpath.New("device_ids")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details"), knownvalue.Null()),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.CompareValuePairs(addr, tfjsonpath.New("devices").AtMapKey("b"), addr,
+						tfjsonpath.New("device_ids").AtMapKey("b"), compare.ValuesDiffer()),
+					statecheck.ExpectKnownValue(other, tfjsonpath.New("device_ids"), knownvalue.MapSizeExact(1)),
+					statecheck.ExpectKnownValue(other, tfjsonpath.New("fleet_name"), knownvalue.StringExact("named-by-a-fleet")),
+				},
+				Check: resource.ComposeTestCheckFunc(captureID("zdm_fleet.f", &fleetID), func(s *terraform.State) error {
+					return devicesOnServer(t, e, map[string]string{"a": "", "b-" + fleetID: "", "later": fleetID})(s)
+				}),
+			},
+			{
+				// Details on: nothing to write, one list fills them.
+				PreConfig: func() { e.Server.ResetCounters() },
+				Config:    config("  include_details = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction(other, plancheck.ResourceActionNoop),
+						plancheck.ExpectUnknownValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("phys_id")),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("name"), knownvalue.StringExact("a")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("a").AtMapKey("phys_id"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("device_details").AtMapKey("b").AtMapKey("created_at"), knownvalue.NotNull()),
+					statecheck.CompareValuePairs(addr, tfjsonpath.New("device_ids").AtMapKey("b"), addr,
+						tfjsonpath.New("device_details").AtMapKey("b").AtMapKey("id"), compare.ValuesSame()),
+				},
+				Check: resource.ComposeTestCheckFunc(noDeviceWrites(e), func(*terraform.State) error {
+					// Positive control of noDeviceWrites: the counters saw this step's lists.
+					if n := e.Server.Counters()["GET /v3/workspaces/{workspace_id}/devices"]; n == 0 {
+						return fmt.Errorf("no device list counted: %v", e.Server.Counters())
+					}
+					return nil
+				}),
+			},
+		},
+	})
 }

@@ -61,7 +61,7 @@ resource "zdm_workspace" "test" {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("created_at"), knownvalue.NotNull()),
 					sameID.AddStateValue(addr, tfjsonpath.New("id")),
 				},
-				Check: captureAttr(addr, "id", &firstID),
+				Check: captureID(addr, &firstID),
 			},
 			{
 				ResourceName:      addr,

@@ -60,11 +60,6 @@ type frameworkServer interface {
 	tfprotov6.ActionServer
 }
 
-var (
-	_ tfprotov6.ProviderServerWithListResource = (*server)(nil)
-	_ tfprotov6.ProviderServerWithActions      = (*server)(nil)
-)
-
 // server is the framework's server with the direct resources.
 type server struct {
 	frameworkServer
