@@ -290,4 +290,34 @@ var fleetDevicesScenario = scenario{
 	take:     func(dst, src *results) { dst.FleetDevices = src.FleetDevices },
 	report:   fleetDevicesSection,
 	targets:  fleetDevicesTargets,
+	summary:  fleetDevicesSummary,
+}
+
+// fleetDevicesSummary is the performance guide's table: the three steps of
+// N devices as one resource, against Terraform's floor and per device
+// against zdm_device.
+func fleetDevicesSummary(res *results) string {
+	r := res.FleetDevices
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	head := []string{"step", "zdm_fleet_devices", "Terraform's floor", "per device", "zdm_device per device", "speed-up"}
+	writeHeader(w, head)
+	for _, s := range []struct {
+		name         string
+		fleet, b, fl measurement
+	}{{stepCreate, r.Create, r.BaselineCreate, r.FloorCreate}, {stepPlan, r.Plan, r.BaselinePlan, r.FloorPlan},
+		{stepUpdate, r.Rename, r.BaselineRename, r.FloorRename}} {
+		floor := "-"
+		if s.fl.Wall > 0 {
+			floor = secs(s.fl.Wall)
+		}
+		w("| %s | %s | %s | %.2f ms | %.2f ms | %.1fx |\n", s.name, secs(s.fleet.Wall), floor,
+			float64(perDevice(s.fleet, r.Devices))/float64(time.Millisecond),
+			float64(perDevice(s.b, r.BaselineDevices))/float64(time.Millisecond), r.speedup(s.fleet, s.b))
+	}
+	w("\nN = %s devices in one resource, every API request waiting %s (network floor of the writes: %s at "+
+		"`parallelism = %d`), against %s `zdm_device` resources; Terraform's floor is the same step on a provider "+
+		"that does no work. Terraform %s on %d shared CPUs.\n", num(r.Devices), r.Latency, secs(r.Floor), r.Parallelism,
+		num(r.BaselineDevices), res.Machine.Terraform, res.Machine.CPUs)
+	return b.String()
 }

@@ -226,6 +226,28 @@ func TestRenderPlot(t *testing.T) {
 	if r := img.Bounds(); r.Dx() != 792 || r.Dy() != 660 {
 		t.Errorf("plot is %dx%d, want 792x660 (2 x 2 panels)", r.Dx(), r.Dy())
 	}
+
+	// With the fleet devices, a fifth panel starts a third row.
+	res := sampleResults()
+	ms := func(d time.Duration) measurement { return measurement{Wall: d} }
+	res.FleetDevices = &fleetDevicesResult{Devices: 10000, Latency: 20 * time.Millisecond, BaselineDevices: 2000,
+		Create: ms(16 * time.Second), Plan: ms(2 * time.Second), Rename: ms(17 * time.Second),
+		BaselineCreate: ms(300 * time.Second), BaselinePlan: ms(40 * time.Second), BaselineRename: ms(900 * time.Second)}
+	b, err = renderPlot(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, err = png.Decode(bytes.NewReader(b)); err != nil {
+		t.Fatalf("the plot is not a PNG image: %v", err)
+	}
+	if r := img.Bounds(); r.Dx() != 792 || r.Dy() != 990 {
+		t.Errorf("plot with fleet devices is %dx%d, want 792x990 (3 rows)", r.Dx(), r.Dy())
+	}
+	if out := os.Getenv("ZDM_BENCH_SAMPLE_PLOT"); out != "" {
+		if err := os.WriteFile(out, b, 0o600); err != nil { //nolint:gosec // G703: a path the developer gives.
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestRenderResults(t *testing.T) {

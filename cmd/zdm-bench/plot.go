@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -52,6 +53,14 @@ func renderPlot(res *results) ([]byte, error) {
 		panels = append(panels, p)
 	}
 
+	if fd := res.FleetDevices; fd != nil {
+		p, err := fleetDevicesPanel(fd)
+		if err != nil {
+			return nil, err
+		}
+		panels = append(panels, p)
+	}
+
 	const cols, width, height = 2, 3.6 * vg.Inch, 3 * vg.Inch
 	grid := make([][]*plot.Plot, (len(panels)+cols-1)/cols)
 	for i, p := range panels {
@@ -85,4 +94,32 @@ func panel(title string, lines []any) (*plot.Plot, error) {
 	p.Add(plotter.NewGrid())
 	p.Legend.Top, p.Legend.Left = true, true
 	return p, plotutil.AddLinePoints(p, lines...)
+}
+
+// fleetDevicesPanel draws, per step, how many times less time per device
+// N devices as one zdm_fleet_devices take than zdm_device resources, with
+// the 10x goal as a line.
+func fleetDevicesPanel(r *fleetDevicesResult) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "zdm_fleet_devices vs zdm_device"
+	p.Y.Label.Text = fmt.Sprintf("speed-up per device (N = %s vs %s)", num(r.Devices), num(r.BaselineDevices))
+	p.Y.Min = 0
+	var v plotter.Values
+	for _, m := range [][2]measurement{{r.Create, r.BaselineCreate}, {r.Plan, r.BaselinePlan}, {r.Rename, r.BaselineRename}} {
+		v = append(v, r.speedup(m[0], m[1]))
+	}
+	bars, err := plotter.NewBarChart(v, vg.Points(28))
+	if err != nil {
+		return nil, err
+	}
+	bars.Color = plotutil.Color(0)
+	bars.LineStyle.Width = 0
+	p.Add(bars)
+	goal := plotter.NewFunction(func(float64) float64 { return minFleetDevicesSpeedup })
+	goal.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(goal)
+	p.Legend.Add(fmt.Sprintf("goal %.0fx", minFleetDevicesSpeedup), goal)
+	p.Legend.Top, p.Legend.Left = true, true
+	p.NominalX("create", "no-op plan", "rename")
+	return p, nil
 }
