@@ -159,6 +159,9 @@ type providerData struct {
 	owned ownedIDs
 	// claims finds devices managed by two resources (device_claims.go).
 	claims deviceClaims
+	// partial holds the zdm_fleet_devices created in part that a
+	// replacement resumes (fleet_devices_resume.go).
+	partial partialCreates
 	// unfinished holds the schedulings whose wait did not succeed, seen in
 	// this walk (see unfinished.go).
 	unfinished unfinishedRegistry

@@ -246,6 +246,9 @@ type fleetDevicesPrivate struct {
 	// fills the map from the fleet: keyed by name, or by ID with KeyByID.
 	Imported bool `json:"imported,omitempty"`
 	KeyByID  bool `json:"key_by_id,omitempty"`
+	// CreateFailed marks an object whose create failed in part: Terraform
+	// taints it, and the replacement resumes it (see partialCreates).
+	CreateFailed bool `json:"create_failed,omitempty"`
 }
 
 func decodePrivate(b []byte) fleetDevicesPrivate {
@@ -445,6 +448,9 @@ func (s *fleetDevicesServer) ReadResource(ctx context.Context, req *tfprotov6.Re
 	private := decodePrivate(req.Private)
 	var diags diag.Diagnostics
 	s.read(ctx, d, &state, private, &diags)
+	if private.CreateFailed && !diags.HasError() {
+		d.partial.remember(&state) // Terraform tainted it: its replacement resumes it
+	}
 	resp.Diagnostics = protoDiagnostics(diags)
 	if diags.HasError() {
 		return resp
@@ -692,6 +698,9 @@ func (s *fleetDevicesServer) PlanResourceChange(_ context.Context, req *tfprotov
 		priorPtr = &prior
 	}
 	replace := s.plan(priorPtr, &cfg, &proposed, &diags)
+	if priorNull && !diags.HasError() {
+		s.planResume(&cfg, &proposed, &diags)
+	}
 	if diags.HasError() {
 		resp.Diagnostics = protoDiagnostics(diags)
 		return resp
@@ -899,8 +908,10 @@ func (s *fleetDevicesServer) ApplyResourceChange(ctx context.Context, req *tfpro
 	var state fleetDevicesObject
 	if priorNull {
 		state, err = s.create(ctx, d, &planned, &diags)
+		private.CreateFailed = diags.HasError()
 	} else {
 		state, err = s.update(ctx, d, &prior, &planned, &diags)
+		private.CreateFailed = private.CreateFailed && diags.HasError()
 	}
 	if err != nil {
 		// Nothing was sent: the state stays as it was.
@@ -962,12 +973,17 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *providerData, plan *
 		state.fleetID, state.fleetName = knownString(f.ID), knownString(f.Name)
 	}
 	keys := slices.Sorted(maps.Keys(plan.devices.m))
-	writes := make([]deviceWrite, len(keys))
-	for i, k := range keys {
-		writes[i] = deviceWrite{key: k, name: plan.devices.m[k].s, fleet: fleet}
+	// Keys planned with a known ID resume a create that failed in part
+	// (planResume): their devices exist and are only read.
+	found, held := s.resumed(ctx, d, ws, plan, diags)
+	writes := make([]deviceWrite, 0, len(keys))
+	for _, k := range keys {
+		if _, ok := plan.deviceIDs.m[k]; ok && plan.deviceIDs.m[k].isKnown() {
+			continue
+		}
+		writes = append(writes, deviceWrite{key: k, name: plan.devices.m[k].s, fleet: fleet})
 	}
-	res := d.writeDevices(ctx, ws, writes, int(plan.parallelism.n), nil)
-	found := make(map[string]*client.Device, len(keys))
+	res := d.writeDevices(ctx, ws, writes, int(plan.parallelism.n), held)
 	for i, w := range writes {
 		if dev := res.outcomes[i].device; dev != nil {
 			found[w.key] = dev
@@ -1132,8 +1148,8 @@ func reportWrites(op, what string, writes []deviceWrite, outcomes []deviceOutcom
 	next := "The state keeps every device that exists. Fix the cause and apply again: only the failed keys are sent again."
 	if op == "create" {
 		next = "The state keeps every device that exists. Terraform marks this resource as tainted because its create " +
-			"failed; replacing it would create every device again, so the provider refuses to. Run `terraform untaint` " +
-			"with the address of this resource, fix the cause, and apply again: only the failed keys are sent again."
+			"failed, and plans to replace it: the replacement keeps the devices that exist and creates only the failed " +
+			"keys. Fix the cause and apply again."
 	}
 	diags.AddError(fmt.Sprintf("%d of %d devices could not be written", len(failed), len(writes)),
 		fmt.Sprintf("Some creates or updates of the devices of %s failed:\n%s\n%s", what, detail, next))
@@ -1145,15 +1161,12 @@ func (s *fleetDevicesServer) delete(prior *fleetDevicesObject, private fleetDevi
 	entries := prior.entries()
 	held := len(heldKeys(entries))
 	if private.PlannedCreate && held > 0 && held < len(entries) {
-		// A create that failed in part left the object tainted, and
-		// Terraform replaces tainted objects: forgetting it here and creating
-		// it again would create every device twice.
-		diags.AddError("zdm_fleet_devices was created in part: not replacing it",
-			fmt.Sprintf("Only %d of the %d devices of this resource were created, so Terraform marked it as tainted and "+
-				"plans to replace it. The API has no delete: a replacement would leave these %d devices behind and "+
-				"create them again. Run `terraform untaint` with the address of this resource, then apply again: only "+
-				"the missing devices are created. (To stop managing the devices instead, run `terraform state rm` "+
-				"with that address.)", held, len(entries), held))
+		// The first half of the replacement of an object created in part
+		// (Terraform taints it): its replacement, planned next in this
+		// process, resumes it rather than creating its devices again.
+		if d := s.data(); d != nil {
+			d.partial.remember(prior)
+		}
 		return
 	}
 	if held == 0 {

@@ -296,9 +296,9 @@ func noDeviceWrites(e *acctest.Env) resource.TestCheckFunc {
 // TestAccFleetDevicesPartialFailure runs the real CLI through a create that
 // fails for one device out of five (a name the service refuses): the apply
 // fails naming the key and the reason, the state keeps the four devices
-// created, and a second apply without `terraform untaint` refuses to
-// replace the tainted resource (which would create all five again). After
-// untaint and a fix, the apply creates only the missing device.
+// created, and Terraform taints it. The next apply replaces it, and the
+// replacement resumes it: it keeps the four devices and sends only the
+// failed key (after a refresh, and with -refresh=false).
 func TestAccFleetDevicesPartialFailure(t *testing.T) {
 	e := newEnv(t)
 	c := newCLI(t)
@@ -343,26 +343,79 @@ resource "zdm_fleet_devices" "test" {
 		t.Errorf("state after the partial create: want tainted with 4 devices:\n%s", state)
 	}
 
-	c.write("main.tf", config("e"))
+	// Applying again replaces the tainted object: the replacement keeps the
+	// four devices and sends only e, which fails again.
+	e.Server.ResetCounters()
 	out, code = c.run("apply", "-no-color", "-auto-approve")
-	if flat := strings.Join(strings.Fields(out), " "); code == 0 || !strings.Contains(flat, "created in part") ||
-		!strings.Contains(flat, "Run `terraform untaint`") {
-		t.Fatalf("apply of the tainted resource: exit code %d, want the refusal to replace it:\n%s", code, out)
+	if flat := strings.Join(strings.Fields(out), " "); code == 0 || !strings.Contains(flat, "Resuming a zdm_fleet_devices created in part") ||
+		!strings.Contains(flat, "keeps the 4 devices that exist") || !strings.Contains(flat, "1 of 1 devices could not be written") {
+		t.Fatalf("re-apply of the tainted resource: exit code %d, want it resumed and e failing again:\n%s", code, out)
+	}
+	if n := e.Server.Counters()[routeCreateDevice]; n != 1 {
+		t.Errorf("the resumed apply sent %d creates, want 1 (key e only)", n)
 	}
 	check(4)
 
-	c.mustRun("untaint", "-no-color", "zdm_fleet_devices.test")
+	// Without a refresh (no read of the tainted object), the Delete of the
+	// tainted object tells the replacement: with e fixed, one create.
+	c.write("main.tf", config("e"))
 	e.Server.ResetCounters()
-	out = c.mustRun("apply", "-no-color", "-auto-approve")
-	if !strings.Contains(out, "1 changed") {
-		t.Errorf("apply after untaint: want an in-place update:\n%s", out)
+	out = c.mustRun("apply", "-no-color", "-auto-approve", "-refresh=false")
+	if !strings.Contains(out, "1 added, 0 changed, 1 destroyed") {
+		t.Errorf("apply after the fix: want the tainted object replaced:\n%s", out)
 	}
 	if n := e.Server.Counters()[routeCreateDevice]; n != 1 {
-		t.Errorf("apply after untaint sent %d creates, want 1", n)
+		t.Errorf("apply after the fix sent %d creates, want 1", n)
+	}
+	if n := e.Server.Counters()[routeUpdateDevice]; n != 0 {
+		t.Errorf("apply after the fix sent %d updates, want 0", n)
 	}
 	check(5)
 	if out, code := c.run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
 		t.Errorf("plan after the fix is not empty (exit code %d):\n%s", code, out)
+	}
+	state = c.mustRun("state", "show", "-no-color", "zdm_fleet_devices.test")
+	if strings.Contains(state, "tainted") || strings.Count(state, `"dev-`) != 5 {
+		t.Errorf("state after the fix: want 5 devices, not tainted:\n%s", state)
+	}
+}
+
+// TestAccFleetDevicesPartialCreateBeforeDestroy checks the replacement
+// order that cannot always resume: with create_before_destroy, the Create
+// of the replacement comes before the Delete of the tainted object. A saved
+// plan applied by another provider process then lacks the devices planned
+// earlier, and Terraform stops at its apply-time plan, before any write.
+func TestAccFleetDevicesPartialCreateBeforeDestroy(t *testing.T) {
+	e := newEnv(t)
+	c := newCLI(t)
+	c.write("main.tf", requiredProviders+e.ProviderConfig()+fmt.Sprintf(`
+resource "zdm_fleet_devices" "test" {
+  devices = {
+    a = "a"
+    b = %q
+  }
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+`, strings.Repeat("x", 300)))
+	c.mustRun("init", "-no-color")
+	if out, code := c.run("apply", "-no-color", "-auto-approve"); code == 0 {
+		t.Fatalf("first apply succeeded, want b refused:\n%s", out)
+	}
+	// A saved plan is applied by another provider process, which has not
+	// read the tainted object, and Terraform creates before it deletes.
+	c.mustRun("plan", "-no-color", "-out=tfplan")
+	e.Server.ResetCounters()
+	out, code := c.run("apply", "-no-color", "tfplan")
+	if flat := strings.Join(strings.Fields(out), " "); code == 0 || !strings.Contains(flat, "inconsistent final plan") {
+		t.Fatalf("apply of the saved plan with create_before_destroy: exit code %d, want Terraform to stop at the final plan:\n%s", code, out)
+	}
+	if n := e.Server.Counters()[routeCreateDevice]; n != 0 {
+		t.Errorf("the stopped apply sent %d creates, want 0", n)
+	}
+	if got := serverDevices(t, e); len(got) != 1 || len(got["a"]) != 1 {
+		t.Errorf("the service holds %v, want device a once", got)
 	}
 }
 
