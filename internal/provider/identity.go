@@ -398,3 +398,10 @@ func importFOTA(ctx context.Context, req resource.ImportStateRequest, resp *reso
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("device_id"), dev)...)
 	setIdentity(ctx, resp.Identity, newFOTAIdentity(types.StringValue(dev), types.StringNull()), &resp.Diagnostics)
 }
+
+// fleetDevicesIdentityModel is the identity of a zdm_fleet_devices (its
+// list resource sets it through the framework).
+type fleetDevicesIdentityModel struct {
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	FleetID     types.String `tfsdk:"fleet_id"`
+}

@@ -78,6 +78,7 @@ func (p *zdmProvider) ListResources(context.Context) []func() list.ListResource 
 		newFleetListResource,
 		newDeviceListResource,
 		newDeviceJobListResource,
+		newFleetDevicesListResource,
 	}
 }
 

@@ -1,0 +1,153 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ list.ListResource              = (*fleetDevicesListResource)(nil)
+	_ list.ListResourceWithConfigure = (*fleetDevicesListResource)(nil)
+)
+
+func newFleetDevicesListResource() list.ListResource {
+	return &fleetDevicesListResource{}
+}
+
+// fleetDevicesListResource lists, for terraform query, one zdm_fleet_devices
+// per fleet of a workspace: the devices of each fleet keyed by name, from
+// one list of the fleets and one of the devices.
+type fleetDevicesListResource struct {
+	data *providerData
+}
+
+// fleetDevicesListModel maps the config block of a zdm_fleet_devices list block.
+type fleetDevicesListModel struct {
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	FleetID     types.String `tfsdk:"fleet_id"`
+}
+
+func (r *fleetDevicesListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fleet_devices"
+}
+
+func (r *fleetDevicesListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	filter := []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the fleets of a workspace as `zdm_fleet_devices` for `terraform query`: one result " +
+			"per fleet (the `default` fleet included, and empty fleets), whatever the number of devices, with two API " +
+			"calls per `list` block (the fleets and the devices). Results come sorted by fleet name, then ID; each is " +
+			"identified by `workspace_id` and `fleet_id` and displayed as `name (id)`. With `include_resource = true` " +
+			"(implied by `-generate-config-out`) it carries the devices of the fleet keyed by name, as an import by " +
+			"identity reads them. A fleet whose devices share a name gets a warning: import it with the ID " +
+			"`<workspace_id>/<fleet_id>/by-id` instead.",
+		Attributes: map[string]schema.Attribute{
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "Workspace to list; defaults to the provider's `workspace_id`.",
+				Optional:            true,
+				Validators:          filter,
+			},
+			"fleet_id": schema.StringAttribute{
+				MarkdownDescription: "Only list this fleet.",
+				Optional:            true,
+				Validators:          filter,
+			},
+		},
+	}
+}
+
+func (r *fleetDevicesListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData("List Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var diags diag.Diagnostics
+	if r.data == nil {
+		notConfigured(&diags)
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	var cfg fleetDevicesListModel
+	diags.Append(req.Config.Get(ctx, &cfg)...)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	ws := r.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &diags)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	fleets, err := r.data.client.ListFleets(ctx, ws)
+	if err != nil {
+		diags.AddError("Cannot list the fleets of workspace "+ws, err.Error())
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	var byFleet map[string][]client.Device
+	if req.IncludeResource {
+		devices, err := r.data.client.ListDevices(ctx, ws)
+		if err != nil {
+			diags.AddError("Cannot list the devices of workspace "+ws, err.Error())
+			stream.Results = list.ListResultsStreamDiagnostics(diags)
+			return
+		}
+		byFleet = map[string][]client.Device{}
+		for _, d := range devices {
+			byFleet[d.FleetID] = append(byFleet[d.FleetID], d)
+		}
+	}
+	only := cfg.FleetID.ValueString()
+	sortFleets(fleets)
+	stream.Results = streamResults(ctx, req, fleets,
+		func(f *client.Fleet) bool { return only == "" || f.ID == only },
+		func(f *client.Fleet) (string, string, any) {
+			return f.Name, f.ID, fleetDevicesIdentityModel{WorkspaceID: types.StringValue(ws), FleetID: types.StringValue(f.ID)}
+		},
+		func(f *client.Fleet, res *tfsdk.Resource) diag.Diagnostics {
+			return fillFleetDevices(ws, f, byFleet[f.ID], res)
+		})
+}
+
+// fillFleetDevices sets res to the zdm_fleet_devices of the devices of
+// fleet f, keyed by name, as the read after an import makes it.
+func fillFleetDevices(ws string, f *client.Fleet, devices []client.Device, res *tfsdk.Resource) diag.Diagnostics {
+	var diags diag.Diagnostics
+	o := fleetDevicesObject{workspaceID: knownString(ws), fleetID: knownString(f.ID), fleetName: knownString(f.Name),
+		parallelism: pint{n: defaultDeviceParallelism}, includeDetails: pbool{}, details: fleetDetails{null: true}}
+	names := make(map[string]pstring, len(devices))
+	ids := make(map[string]pstring, len(devices))
+	var dups []string
+	for _, d := range devices {
+		if _, ok := names[d.Name]; ok {
+			dups = append(dups, quote(d.Name))
+		}
+		names[d.Name] = knownString(d.Name)
+		ids[d.Name] = knownString(d.ID)
+	}
+	if len(dups) > 0 {
+		sort.Strings(dups)
+		diags.AddWarning("Devices of fleet "+quote(f.ID)+" share names",
+			fmt.Sprintf("The fleet holds several devices named %s, so its devices cannot be keyed by name: this result "+
+				"keeps one device per name. Import the fleet with the ID \"%s/%s/by-id\" to key its devices by ID.",
+				listSome(dups), ws, f.ID))
+	}
+	o.devices = pstringMap{m: names}
+	o.deviceIDs = pstringMap{m: ids}
+	o.elsewhere = pstringMap{m: map[string]pstring{}}
+	res.Raw = o.value()
+	return diags
+}

@@ -1,0 +1,85 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestAccFleetDevicesQueryGenerateConfig lists the fleets of a workspace as
+// zdm_fleet_devices with terraform query (one result per fleet, with a
+// warning for a fleet whose devices share a name), then generates the
+// configuration of one fleet and imports it: no device write, an empty
+// plan after, and the devices keyed by name.
+func TestAccFleetDevicesQueryGenerateConfig(t *testing.T) {
+	e := newEnv(t)
+	c := newCLI(t)
+	c.skipWithoutQuery()
+	east, eastIDs := newFleetWithDevices(t, e, "east", "east-1", "east-2", "east-3")
+	twins, _ := newFleetWithDevices(t, e, "twins", "twin", "twin")
+	newDevices(t, e, "solo")
+	c.write("main.tf", requiredProviders+e.ProviderConfig())
+	c.write("fleets.tfquery.hcl", `
+list "zdm_fleet_devices" "all" {
+  provider         = zdm
+  include_resource = true
+  config {}
+}
+`)
+	c.mustRun("init", "-no-color")
+	e.Server.ResetCounters()
+	out := c.mustRun("query", "-no-color")
+	for _, want := range []string{"east (" + east + ")", "twins (" + twins + ")", "default ("} {
+		if !strings.Contains(out, want) {
+			t.Errorf("query output lacks %q:\n%s", want, out)
+		}
+	}
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "share names") || !strings.Contains(flat, twins+"/by-id") {
+		t.Errorf("query output lacks the warning about the twins fleet:\n%s", out)
+	}
+	counters := e.Server.Counters()
+	if n := counters["GET /v3/workspaces/{workspace_id}/devices"] + counters["GET /v3/workspaces/{workspace_id}/fleets"]; n != 2 {
+		t.Errorf("the query made %d list calls, want 2 (fleets and devices): %v", n, counters)
+	}
+
+	c.write("fleets.tfquery.hcl", fmt.Sprintf(`
+list "zdm_fleet_devices" "east" {
+  provider = zdm
+  config {
+    fleet_id = %q
+  }
+}
+`, east))
+	c.mustRun("query", "-no-color", "-generate-config-out=generated.tf")
+	gen := c.read("generated.tf")
+	if strings.Count(gen, `resource "zdm_fleet_devices"`) != 1 || !strings.Contains(gen, `"east-2"`) {
+		t.Fatalf("generated.tf, want one zdm_fleet_devices of fleet east:\n%s", gen)
+	}
+	e.Server.ResetCounters()
+	out = c.mustRun("apply", "-no-color", "-auto-approve")
+	if !strings.Contains(out, "Resources: 1 imported, 0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply of the generated configuration:\n%s\ngenerated.tf:\n%s", out, gen)
+	}
+	if err := noDeviceWrites(e)(nil); err != nil {
+		t.Error(err)
+	}
+	if out, code := c.run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Errorf("plan after the import is not empty (exit code %d):\n%s", code, out)
+	}
+	state := c.mustRun("state", "show", "-no-color", stateAddress(t, c))
+	for _, id := range eastIDs {
+		if !strings.Contains(state, id) {
+			t.Errorf("the imported state lacks device %s:\n%s", id, state)
+		}
+	}
+}
+
+// stateAddress is the address of the one resource of the state.
+func stateAddress(t *testing.T, c *cli) string {
+	t.Helper()
+	list := strings.Fields(c.mustRun("state", "list"))
+	if len(list) != 1 {
+		t.Fatalf("state list: %v, want one resource", list)
+	}
+	return list[0]
+}
