@@ -226,7 +226,7 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 			jobMatches(compactJSON([]byte(plan.Value.ValueString()))), plan.what(ctx), &resp.Diagnostics)
 		plan.ID = types.StringValue(deviceJobID(plan.WorkspaceID.ValueString(), name))
 		plan.Devices, plan.ScheduledAt = sortedList(adopted.Devices), types.StringValue(adopted.ScheduledAt)
-		plan.StatusCounts, plan.DevicesNotDone = fleetProgress(adopted.Devices, client.JobStatusPending, got, nil)
+		plan.StatusCounts, plan.DevicesNotDone = fleetProgress(adopted.Devices, client.JobStatusPending, got, nil, plan.doneStatuses())
 		if !ok {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
@@ -260,7 +260,7 @@ func (r *fleetJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if !ok {
 		return
 	}
-	state.StatusCounts, state.DevicesNotDone = fleetProgress(devices, "", res, nil)
+	state.StatusCounts, state.DevicesNotDone = fleetProgress(devices, "", res, nil, state.doneStatuses())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -445,6 +445,6 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 	if status == "" {
 		status = client.JobStatusPending
 	}
-	plan.StatusCounts, plan.DevicesNotDone = fleetProgress(job.Devices, status, nil, nil)
+	plan.StatusCounts, plan.DevicesNotDone = fleetProgress(job.Devices, status, nil, nil, plan.doneStatuses())
 	return true
 }

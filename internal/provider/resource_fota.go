@@ -322,7 +322,7 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 		fotaFlatten(&plan, &client.FOTA{ScheduledAt: adopted.ScheduledAt, Status: status,
 			Value: client.FOTAValue{FirmwareID: fw.ID, FirmwareVersion: fw.Version}, Devices: adopted.Devices})
 		if got != nil {
-			plan.StatusCounts, plan.DevicesNotDone = fleetProgress(adopted.Devices, "", got, fw)
+			plan.StatusCounts, plan.DevicesNotDone = fleetProgress(adopted.Devices, "", got, fw, plan.doneStatuses())
 		}
 		if !ok {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -482,12 +482,12 @@ func fotaFlatten(m *fotaModel, f *client.FOTA) {
 	if m.deviceMode() {
 		m.ID = m.DeviceID
 		m.Devices = stringList([]string{m.DeviceID.ValueString()})
-		m.StatusCounts, m.DevicesNotDone = fleetProgress([]string{m.DeviceID.ValueString()}, f.Status, nil, nil)
+		m.StatusCounts, m.DevicesNotDone = fleetProgress([]string{m.DeviceID.ValueString()}, f.Status, nil, nil, m.doneStatuses())
 		return
 	}
 	m.ID = m.WorkspaceID
 	m.Devices = sortedList(f.Devices)
-	m.StatusCounts, m.DevicesNotDone = fleetProgress(f.Devices, f.Status, nil, nil)
+	m.StatusCounts, m.DevicesNotDone = fleetProgress(f.Devices, f.Status, nil, nil, m.doneStatuses())
 }
 
 // readFleetProgress reads the update on each device of a fleet-wide
@@ -504,7 +504,7 @@ func (r *fotaResource) readFleetProgress(ctx context.Context, state *fotaModel, 
 		return
 	}
 	fw := &fleetstatus.Firmware{ID: state.FirmwareID.ValueString(), Version: state.FirmwareVersion.ValueString()}
-	state.StatusCounts, state.DevicesNotDone = fleetProgress(devices, "", res, fw)
+	state.StatusCounts, state.DevicesNotDone = fleetProgress(devices, "", res, fw, state.doneStatuses())
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 

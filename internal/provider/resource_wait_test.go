@@ -6,6 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
@@ -489,4 +494,37 @@ func TestAccDeviceJobWaitAdoptionRefused(t *testing.T) {
 	s.write(t, deviceJobWaitConfig(dev, "j", "2", ""))
 	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
 	s.expectPOSTs(t, "change of triggers", 1)
+}
+
+// TestAccFleetWaitCustomSuccess: with success_statuses = ["installed"], a
+// fleet-wide firmware update whose devices report "installed" ends the wait,
+// and devices_not_done counts them as done (it follows success_statuses).
+func TestAccFleetWaitCustomSuccess(t *testing.T) {
+	e := newEnv(t)
+	fleet, _ := newFleetWithDevices(t, e, "installers", "inst-1", "inst-2")
+	if err := e.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, FOTASuccessStatus: "installed"}); err != nil {
+		t.Fatal(err)
+	}
+	const addr = "zdm_fota.u"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{{
+			Config: e.Config(fmt.Sprintf(`
+resource "zdm_fota" "u" {
+  workspace_id     = %q
+  fleet_ids        = [%q]
+  firmware_id      = "fw-inst"
+  firmware_version = "2.0"
+  wait             = true
+  success_statuses = ["installed"]
+  poll_interval    = "100ms"
+}
+`, e.Bootstrap.WorkspaceID, fleet)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("status_counts"),
+					knownvalue.MapExact(map[string]knownvalue.Check{"installed": knownvalue.Int64Exact(2)})),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices_not_done"), knownvalue.ListSizeExact(0)),
+			},
+		}},
+	})
 }

@@ -504,12 +504,12 @@ const noRecord = "no record"
 // reads when res is not nil, else all with status (what the scheduling
 // answered). For a firmware update (fw not nil), a device whose update is
 // another firmware counts as "replaced".
-func fleetProgress(devices []string, status string, res []fleetstatus.Device, fw *fleetstatus.Firmware) (types.Map, types.List) {
+func fleetProgress(devices []string, status string, res []fleetstatus.Device, fw *fleetstatus.Firmware, done []string) (types.Map, types.List) {
 	counts := map[string]int{}
 	var notDone []string
 	add := func(id, st string) {
 		counts[st]++
-		if st != client.JobStatusDone {
+		if !slices.Contains(done, st) {
 			notDone = append(notDone, id)
 		}
 	}
@@ -559,7 +559,8 @@ func progressSchema(what string) map[string]schema.Attribute {
 			Computed:    true,
 		},
 		"devices_not_done": schema.ListAttribute{
-			MarkdownDescription: "The devices of `devices` whose " + what + " is not `done` at the last refresh, sorted.",
+			MarkdownDescription: "The devices of `devices` whose " + what + " is not in a success status (`success_statuses`, " +
+				"default `done`) at the last refresh, sorted.",
 			ElementType:         types.StringType,
 			Computed:            true,
 		},

@@ -181,6 +181,23 @@ func (w waitModel) validate(ctx context.Context, diags *diag.Diagnostics) {
 	}
 }
 
+// doneStatuses are the success statuses as configured, "done" when none
+// are known: what devices_not_done leaves out.
+func (w waitModel) doneStatuses() []string {
+	var out []string
+	if !w.SuccessStatuses.IsNull() && !w.SuccessStatuses.IsUnknown() {
+		for _, e := range w.SuccessStatuses.Elements() {
+			if s, ok := e.(types.String); ok && !s.IsNull() && !s.IsUnknown() {
+				out = append(out, s.ValueString())
+			}
+		}
+	}
+	if len(out) == 0 {
+		return []string{client.JobStatusDone}
+	}
+	return out
+}
+
 // successes are the success statuses (default "done").
 func (w waitModel) successes(ctx context.Context, diags *diag.Diagnostics) []string {
 	if ok := setStrings(ctx, w.SuccessStatuses, diags); len(ok) > 0 {
@@ -275,7 +292,7 @@ func (d *providerData) waitDevices(ctx context.Context, w waitModel, devices []s
 		return nil, false
 	}
 	res, ok := d.waitResource(ctx, devices, sw, what, noun, diags)
-	*counts, *notDone = fleetProgress(devices, "", res.Devices, firmware)
+	*counts, *notDone = fleetProgress(devices, "", res.Devices, firmware, w.doneStatuses())
 	return res.Devices, ok
 }
 
