@@ -561,8 +561,8 @@ func progressSchema(what string) map[string]schema.Attribute {
 		"devices_not_done": schema.ListAttribute{
 			MarkdownDescription: "The devices of `devices` whose " + what + " is not in a success status (`success_statuses`, " +
 				"default `done`) at the last refresh, sorted.",
-			ElementType:         types.StringType,
-			Computed:            true,
+			ElementType: types.StringType,
+			Computed:    true,
 		},
 	}
 }
