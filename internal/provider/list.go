@@ -12,6 +12,36 @@ import (
 
 // Streaming of list-resource results.
 
+// listConfig reads the config block of a List into cfg. It returns false,
+// with the stream set to the diagnostics, when the provider is not
+// configured or the block cannot be read.
+func listConfig(ctx context.Context, data *providerData, req list.ListRequest, stream *list.ListResultsStream, cfg any) bool {
+	var diags diag.Diagnostics
+	if data == nil {
+		notConfigured(&diags)
+	} else {
+		diags.Append(req.Config.Get(ctx, cfg)...)
+	}
+	return listOK(stream, diags)
+}
+
+// listOK tells whether diags hold no error; otherwise it sets the stream to
+// them.
+func listOK(stream *list.ListResultsStream, diags diag.Diagnostics) bool {
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return false
+	}
+	return true
+}
+
+// listError ends a List with one error.
+func listError(stream *list.ListResultsStream, summary, detail string) {
+	var diags diag.Diagnostics
+	diags.AddError(summary, detail)
+	stream.Results = list.ListResultsStreamDiagnostics(diags)
+}
+
 // displayName is the display name of a listed object: "name (id)".
 func displayName(name, id string) string {
 	return name + " (" + id + ")"

@@ -74,32 +74,23 @@ func (r *deviceListResource) Configure(_ context.Context, req resource.Configure
 }
 
 func (r *deviceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	var diags diag.Diagnostics
-	if r.data == nil {
-		notConfigured(&diags)
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
-		return
-	}
 	var cfg deviceListModel
-	diags.Append(req.Config.Get(ctx, &cfg)...)
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if !listConfig(ctx, r.data, req, stream, &cfg) {
 		return
 	}
+	var diags diag.Diagnostics
 	ws := r.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &diags)
 	match, err := cfg.matcher()
 	if err != nil {
 		diags.AddAttributeError(path.Root("name_regex"), "Invalid name_regex", err.Error())
 	}
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if !listOK(stream, diags) {
 		return
 	}
 
 	all, err := r.data.client.ListDevices(ctx, ws)
 	if err != nil {
-		diags.AddError("Cannot list the devices of workspace "+ws, err.Error())
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		listError(stream, "Cannot list the devices of workspace "+ws, err.Error())
 		return
 	}
 	sortDevices(all)

@@ -69,28 +69,20 @@ func (r *deviceJobListResource) Configure(_ context.Context, req resource.Config
 }
 
 func (r *deviceJobListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	var diags diag.Diagnostics
-	if r.data == nil {
-		notConfigured(&diags)
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
-		return
-	}
 	var cfg deviceJobListModel
-	diags.Append(req.Config.Get(ctx, &cfg)...)
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if !listConfig(ctx, r.data, req, stream, &cfg) {
 		return
 	}
 	dev := cfg.DeviceID.ValueString()
 	jobs, err := r.data.client.ListJobs(ctx, dev, cfg.Status.ValueString())
 	if client.IsNotFound(err) {
+		var diags diag.Diagnostics
 		diags.AddAttributeError(path.Root("device_id"), "Device not found", unknownDevice(dev))
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		listOK(stream, diags)
 		return
 	}
 	if err != nil {
-		diags.AddError("Cannot list the jobs of device "+dev, err.Error())
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		listError(stream, "Cannot list the jobs of device "+dev, err.Error())
 		return
 	}
 	sortJobs(jobs)

@@ -68,27 +68,18 @@ func (r *fleetListResource) Configure(_ context.Context, req resource.ConfigureR
 }
 
 func (r *fleetListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	var diags diag.Diagnostics
-	if r.data == nil {
-		notConfigured(&diags)
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
-		return
-	}
 	var cfg fleetListModel
-	diags.Append(req.Config.Get(ctx, &cfg)...)
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if !listConfig(ctx, r.data, req, stream, &cfg) {
 		return
 	}
+	var diags diag.Diagnostics
 	ws := r.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &diags)
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if !listOK(stream, diags) {
 		return
 	}
 	all, err := r.data.client.ListFleets(ctx, ws)
 	if err != nil {
-		diags.AddError("Cannot list the fleets of workspace "+ws, err.Error())
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		listError(stream, "Cannot list the fleets of workspace "+ws, err.Error())
 		return
 	}
 	name := cfg.Name.ValueString()

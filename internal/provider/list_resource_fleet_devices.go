@@ -74,35 +74,25 @@ func (r *fleetDevicesListResource) Configure(_ context.Context, req resource.Con
 }
 
 func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	var diags diag.Diagnostics
-	if r.data == nil {
-		notConfigured(&diags)
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
-		return
-	}
 	var cfg fleetDevicesListModel
-	diags.Append(req.Config.Get(ctx, &cfg)...)
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if !listConfig(ctx, r.data, req, stream, &cfg) {
 		return
 	}
+	var diags diag.Diagnostics
 	ws := r.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &diags)
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if !listOK(stream, diags) {
 		return
 	}
 	fleets, err := r.data.client.ListFleets(ctx, ws)
 	if err != nil {
-		diags.AddError("Cannot list the fleets of workspace "+ws, err.Error())
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		listError(stream, "Cannot list the fleets of workspace "+ws, err.Error())
 		return
 	}
 	var byFleet map[string][]client.Device
 	if req.IncludeResource {
 		devices, err := r.data.client.ListDevices(ctx, ws)
 		if err != nil {
-			diags.AddError("Cannot list the devices of workspace "+ws, err.Error())
-			stream.Results = list.ListResultsStreamDiagnostics(diags)
+			listError(stream, "Cannot list the devices of workspace "+ws, err.Error())
 			return
 		}
 		byFleet = map[string][]client.Device{}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -59,22 +58,13 @@ func (r *workspaceListResource) Configure(_ context.Context, req resource.Config
 }
 
 func (r *workspaceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	var diags diag.Diagnostics
-	if r.data == nil {
-		notConfigured(&diags)
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
-		return
-	}
 	var cfg workspaceListModel
-	diags.Append(req.Config.Get(ctx, &cfg)...)
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if !listConfig(ctx, r.data, req, stream, &cfg) {
 		return
 	}
 	all, err := r.data.client.ListWorkspaces(ctx)
 	if err != nil {
-		diags.AddError("Cannot list the workspaces", err.Error())
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		listError(stream, "Cannot list the workspaces", err.Error())
 		return
 	}
 	name := cfg.Name.ValueString()
