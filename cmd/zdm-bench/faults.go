@@ -130,7 +130,7 @@ var faultsScenario = scenario{
 	report: func(w printf, res *results) {
 		w("## Fault apply\n\n")
 		w("An apply of N devices while the local server answers %.0f%% of the requests `503` and rate-limits the key "+
-			"to %d requests a second (`429`), then a plan without faults.\n\n%s.\n\n",
+			"to %g requests a second (`429`), then a plan without faults.\n\n%s.\n\n",
 			faultApplyFaults.ErrorRate*100, faultApplyFaults.RateLimit, res.Faults.summary())
 	},
 	targets: func(res *results) []target {

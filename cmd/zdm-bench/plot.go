@@ -101,8 +101,8 @@ func panel(title string, lines []any) (*plot.Plot, error) {
 // the 10x goal as a line.
 func fleetDevicesPanel(r *fleetDevicesResult) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = "zdm_fleet_devices vs zdm_device"
-	p.Y.Label.Text = fmt.Sprintf("speed-up per device (N = %s vs %s)", num(r.Devices), num(r.BaselineDevices))
+	p.Title.Text = fmt.Sprintf("per device: %s in one resource vs %s", num(r.Devices), num(r.BaselineDevices))
+	p.Y.Label.Text = "speed-up (x)"
 	p.Y.Min = 0
 	var v plotter.Values
 	for _, m := range [][2]measurement{{r.Create, r.BaselineCreate}, {r.Plan, r.BaselinePlan}, {r.Rename, r.BaselineRename}} {
