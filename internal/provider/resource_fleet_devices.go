@@ -108,7 +108,7 @@ func (r *fleetDevicesResource) Schema(_ context.Context, _ resource.SchemaReques
 			"include_details": schema.BoolAttribute{
 				MarkdownDescription: "Also record every device as the service shows it in `device_details`. Defaults " +
 					"to `false`: the details multiply the size of the state, and Terraform's own time per plan grows " +
-					"with it (at 10,000 devices, about 2.5 times). The `zdm_devices` data source reads the same details " +
+					"with it (at 10,000 devices, more than double). The `zdm_devices` data source reads the same details " +
 					"with one list call.",
 				Optional: true,
 				Computed: true,
