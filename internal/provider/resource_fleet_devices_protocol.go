@@ -110,10 +110,10 @@ func validateFleetDevicesConfig(cfg *fleetDevicesObject, diags *diag.Diagnostics
 			diags.AddAttributeError(root.AtMapKey(key), "Invalid devices key", "The keys of devices must not be empty or blank.")
 		case name.null:
 			diags.AddAttributeError(root.AtMapKey(key), "Missing device name",
-				"The name of device "+quote(key)+" is null: give every key a name (the key itself, if you like).")
+				"devices["+quote(key)+"] is null: give every key of devices a name (the key itself, if you like).")
 		case name.isKnown() && strings.TrimSpace(name.s) == "":
 			diags.AddAttributeError(root.AtMapKey(key), "Invalid device name",
-				"The name of device "+quote(key)+" must contain at least one character that is not white space.")
+				"The name devices["+quote(key)+"] must contain at least one character that is not white space.")
 		}
 	}
 }
