@@ -280,12 +280,14 @@ func stripTags(s string) string {
 		if end < 0 {
 			break
 		}
-		tag := strings.ToLower(s[1:end])
+		tag := asciiLower(s[1:end])
 		s = s[end+1:]
 		b.WriteByte(' ')
 		for _, skip := range []string{"script", "style"} {
 			if strings.HasPrefix(tag, skip) {
-				if j := strings.Index(strings.ToLower(s), "</"+skip); j >= 0 {
+				// asciiLower keeps every byte where it is, so j indexes s
+				// (strings.ToLower does not: it rewrites invalid UTF-8).
+				if j := strings.Index(asciiLower(s), "</"+skip); j >= 0 {
 					s = s[j:]
 				} else {
 					s = ""
@@ -294,6 +296,18 @@ func stripTags(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// asciiLower lowers the ASCII letters of s and leaves every other byte as
+// it is, so that an index into the result is an index into s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // cleanText replaces control characters, bidirectional formatting characters
