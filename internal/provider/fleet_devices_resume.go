@@ -159,10 +159,7 @@ func (s *fleetDevicesServer) resumed(ctx context.Context, d *providerData, ws st
 		return found, held
 	}
 	d.sawWorkspace(ws)
-	byID := make(map[string]*client.Device, len(all))
-	for i := range all {
-		byID[all[i].ID] = &all[i]
-	}
+	byID := devicesByID(all)
 	var gone []string
 	for _, k := range slices.Sorted(maps.Keys(plan.deviceIDs.m)) {
 		id := plan.deviceIDs.m[k]

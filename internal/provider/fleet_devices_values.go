@@ -225,6 +225,15 @@ func (o *fleetDevicesObject) entries() map[string]fleetDevice {
 	return out
 }
 
+// devicesByID indexes listed devices by ID.
+func devicesByID(all []client.Device) map[string]*client.Device {
+	byID := make(map[string]*client.Device, len(all))
+	for i := range all {
+		byID[all[i].ID] = &all[i]
+	}
+	return byID
+}
+
 // heldKeys are the keys of entries whose device exists, sorted.
 func heldKeys(entries map[string]fleetDevice) []string {
 	var out []string

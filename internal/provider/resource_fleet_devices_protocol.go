@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -94,8 +95,7 @@ func (s *fleetDevicesServer) ValidateResourceConfig(_ context.Context, req *tfpr
 func validateFleetDevicesConfig(cfg *fleetDevicesObject, diags *diag.Diagnostics) {
 	for name, v := range map[string]pstring{"workspace_id": cfg.workspaceID, "fleet_id": cfg.fleetID} {
 		if v.isKnown() && strings.TrimSpace(v.s) == "" {
-			diags.AddAttributeError(path.Root(name), "Blank value",
-				"The value of "+name+" must contain at least one character that is not white space.")
+			addBlankValueError(path.Root(name), diags)
 		}
 	}
 	if p := cfg.parallelism; !p.null && !p.unknown && (p.n < 1 || p.n > maxDeviceParallelism) {
@@ -236,13 +236,10 @@ func (s *fleetDevicesServer) ReadResource(ctx context.Context, req *tfprotov6.Re
 	}
 	private.Imported, private.KeyByID = false, false
 	resp.Private = private.bytes()
+	// The identity set above stays: a read changes neither workspace_id nor
+	// fleet_id.
 	if resp.NewState, err = state.dynamicValue(); err != nil {
 		resp.Diagnostics = append(resp.Diagnostics, errorDiagnostics("Cannot encode the state", err.Error())...)
-		return resp
-	}
-	resp.NewIdentity, err = state.identity()
-	if err != nil {
-		resp.Diagnostics = append(resp.Diagnostics, errorDiagnostics("Cannot encode the identity", err.Error())...)
 	}
 	return resp
 }
@@ -269,9 +266,8 @@ func (s *fleetDevicesServer) read(ctx context.Context, d *providerData, state *f
 		return
 	}
 	d.sawWorkspace(ws) // the list answered: a 404 below means gone
-	byID := make(map[string]*client.Device, len(all))
+	byID := devicesByID(all)
 	for i := range all {
-		byID[all[i].ID] = &all[i]
 		if fleet != "" && all[i].FleetID == fleet && all[i].FleetName != "" {
 			state.fleetName = knownString(all[i].FleetName)
 		}
@@ -429,10 +425,11 @@ func (s *fleetDevicesServer) PlanResourceChange(_ context.Context, req *tfprotov
 	}
 	var diags diag.Diagnostics
 	if destroy {
-		if held := heldKeys(prior.entries()); len(held) > 0 {
+		entries := prior.entries()
+		if held := heldKeys(entries); len(held) > 0 {
 			diags.AddWarning("Destroying zdm_fleet_devices only removes its devices from the Terraform state",
 				fmt.Sprintf("The ZDM API has no delete operation: the %d devices of this resource stay in the service "+
-					"after this destroy, and Terraform stops managing them: %s.", len(held), devicesRef(prior.entries(), held)))
+					"after this destroy, and Terraform stops managing them: %s.", len(held), devicesRef(entries, held)))
 		}
 		resp.Diagnostics = protoDiagnostics(diags)
 		return resp
@@ -496,14 +493,15 @@ func (s *fleetDevicesServer) plan(prior, cfg, plan *fleetDevicesObject, diags *d
 	if prior != nil && !replace {
 		priorEntries = prior.entries()
 	}
-	if replace && len(heldKeys(prior.entries())) > 0 {
+	if replace {
 		entries := prior.entries()
-		held := heldKeys(entries)
-		diags.AddWarning("Replacing zdm_fleet_devices leaves the old devices in the service",
-			fmt.Sprintf("A change of workspace_id needs new devices. The ZDM API has no delete operation: the %d "+
-				"devices of workspace %s stay in the service and Terraform stops managing them; new devices will be "+
-				"created in workspace %s: %s.", len(held), quote(prior.workspaceID.s), quote(plan.workspaceID.s),
-				devicesRef(entries, held)))
+		if held := heldKeys(entries); len(held) > 0 {
+			diags.AddWarning("Replacing zdm_fleet_devices leaves the old devices in the service",
+				fmt.Sprintf("A change of workspace_id needs new devices. The ZDM API has no delete operation: the %d "+
+					"devices of workspace %s stay in the service and Terraform stops managing them; new devices will be "+
+					"created in workspace %s: %s.", len(held), quote(prior.workspaceID.s), quote(plan.workspaceID.s),
+					devicesRef(entries, held)))
+		}
 	}
 
 	if cfg.parallelism.null {
@@ -701,14 +699,13 @@ func fleetOf(ctx context.Context, d *providerData, ws, id string, diags *diag.Di
 }
 
 func (s *fleetDevicesServer) create(ctx context.Context, d *providerData, plan *fleetDevicesObject, diags *diag.Diagnostics) (fleetDevicesObject, error) {
-	ws := plan.workspaceID.s
-	if !plan.workspaceID.isKnown() || ws == "" {
-		if ws = d.workspaceID; ws == "" {
-			diags.AddAttributeError(path.Root("workspace_id"), "Missing workspace_id",
-				"No workspace given: set workspace_id here, or workspace_id in the provider block (or the "+
-					envWorkspaceID+" environment variable).")
-			return fleetDevicesObject{}, errNothingSent
-		}
+	planned := types.StringNull() // unknown at plan time when the provider was not configured yet
+	if plan.workspaceID.isKnown() {
+		planned = types.StringValue(plan.workspaceID.s)
+	}
+	ws := d.workspaceOrDefault(planned, path.Root("workspace_id"), diags)
+	if diags.HasError() {
+		return fleetDevicesObject{}, errNothingSent
 	}
 	state := fleetDevicesObject{workspaceID: knownString(ws), fleetID: nullString, fleetName: nullString,
 		parallelism: plan.parallelism, includeDetails: plan.includeDetails, devices: plan.devices}
@@ -727,7 +724,7 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *providerData, plan *
 	found, held := s.resumed(ctx, d, ws, plan, diags)
 	writes := make([]deviceWrite, 0, len(keys))
 	for _, k := range keys {
-		if _, ok := plan.deviceIDs.m[k]; ok && plan.deviceIDs.m[k].isKnown() {
+		if id, ok := plan.deviceIDs.m[k]; ok && id.isKnown() {
 			continue
 		}
 		writes = append(writes, deviceWrite{key: k, name: plan.devices.m[k].s, fleet: fleet})
@@ -866,10 +863,7 @@ func fillDetails(ctx context.Context, d *providerData, ws string, keys []string,
 			"include_details was turned on, and listing the devices of the workspace failed: "+describeError(err, ws)+
 				" The devices are unchanged; apply again.")
 	}
-	byID := make(map[string]*client.Device, len(all))
-	for i := range all {
-		byID[all[i].ID] = &all[i]
-	}
+	byID := devicesByID(all)
 	for _, k := range keys {
 		id := ids[k].s
 		if dev, ok := byID[id]; ok {
@@ -904,8 +898,9 @@ func reportWrites(op, what string, writes []deviceWrite, outcomes []deviceOutcom
 		fmt.Sprintf("Some creates or updates of the devices of %s failed:\n%s\n%s", what, detail, next))
 }
 
-// delete forgets the devices (the API has no delete), and refuses the
-// replacement of a resource whose create failed in part.
+// delete forgets the devices (the API has no delete). The first half of the
+// replacement of a resource created in part remembers it for the second
+// half, which resumes it (fleet_devices_resume.go).
 func (s *fleetDevicesServer) delete(prior *fleetDevicesObject, private fleetDevicesPrivate, diags *diag.Diagnostics) {
 	entries := prior.entries()
 	held := len(heldKeys(entries))

@@ -38,9 +38,15 @@ func (v notBlank) ValidateString(ctx context.Context, req validator.StringReques
 		return
 	}
 	if strings.TrimSpace(req.ConfigValue.ValueString()) == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Blank value",
-			"The value of "+req.Path.String()+" "+v.Description(ctx)+".")
+		addBlankValueError(req.Path, &resp.Diagnostics)
 	}
+}
+
+// addBlankValueError reports a value of the attribute at p made only of
+// white space (notBlank's error, also raised by checks outside the
+// framework's validators).
+func addBlankValueError(p path.Path, diags *diag.Diagnostics) {
+	diags.AddAttributeError(p, "Blank value", "The value of "+p.String()+" "+notBlank{}.Description(context.Background())+".")
 }
 
 // serviceURL checks base_url and storage_url with checkServiceURL. Plain http
