@@ -234,6 +234,37 @@ func devicesByID(all []client.Device) map[string]*client.Device {
 	return byID
 }
 
+// fleetDevicesByKey keys the devices of fleet among all by name, or by ID
+// with keyByID, as an import reads them. shared holds the keys that
+// several devices have, with their IDs sorted; found keeps the last device
+// of each key.
+func fleetDevicesByKey(all []client.Device, fleet string, keyByID bool) (found map[string]*client.Device, shared map[string][]string) {
+	found = map[string]*client.Device{}
+	ids := map[string][]string{}
+	for i := range all {
+		dev := &all[i]
+		if dev.FleetID != fleet {
+			continue
+		}
+		key := dev.Name
+		if keyByID {
+			key = dev.ID
+		}
+		ids[key] = append(ids[key], dev.ID)
+		found[key] = dev
+	}
+	for k, v := range ids {
+		if len(v) > 1 {
+			if shared == nil {
+				shared = map[string][]string{}
+			}
+			sort.Strings(v)
+			shared[k] = v
+		}
+	}
+	return found, shared
+}
+
 // heldKeys are the keys of entries whose device exists, sorted.
 func heldKeys(entries map[string]fleetDevice) []string {
 	var out []string

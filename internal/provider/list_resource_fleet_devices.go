@@ -3,7 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -117,27 +118,16 @@ func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListReques
 func fillFleetDevices(ws string, f *client.Fleet, devices []client.Device, res *tfsdk.Resource) diag.Diagnostics {
 	var diags diag.Diagnostics
 	o := fleetDevicesObject{workspaceID: knownString(ws), fleetID: knownString(f.ID), fleetName: knownString(f.Name),
-		parallelism: pint{n: defaultDeviceParallelism}, includeDetails: pbool{}, details: fleetDetails{null: true}}
-	names := make(map[string]pstring, len(devices))
-	ids := make(map[string]pstring, len(devices))
-	var dups []string
-	for _, d := range devices {
-		if _, ok := names[d.Name]; ok {
-			dups = append(dups, quote(d.Name))
-		}
-		names[d.Name] = knownString(d.Name)
-		ids[d.Name] = knownString(d.ID)
-	}
-	if len(dups) > 0 {
-		sort.Strings(dups)
+		parallelism: pint{n: defaultDeviceParallelism}, includeDetails: pbool{}, devices: pstringMap{m: map[string]pstring{}}}
+	found, shared := fleetDevicesByKey(devices, f.ID, false)
+	if len(shared) > 0 {
+		dups := quoteAll(slices.Sorted(maps.Keys(shared)))
 		diags.AddWarning("Devices of fleet "+quote(f.ID)+" share names",
 			fmt.Sprintf("The fleet holds several devices named %s, so its devices cannot be keyed by name: this result "+
 				"keeps one device per name. Import the fleet with the ID \"%s/%s/by-id\" to key its devices by ID.",
 				listSome(dups), ws, f.ID))
 	}
-	o.devices = pstringMap{m: names}
-	o.deviceIDs = pstringMap{m: ids}
-	o.elsewhere = pstringMap{m: map[string]pstring{}}
+	o.setFound(found) // as the read after an import by identity
 	res.Raw = o.value()
 	return diags
 }

@@ -363,25 +363,11 @@ func (s *fleetDevicesServer) refreshDevices(ctx context.Context, d *providerData
 func (s *fleetDevicesServer) importDevices(ctx context.Context, d *providerData, state *fleetDevicesObject, all []client.Device,
 	keyByID bool, found map[string]*client.Device, diags *diag.Diagnostics) bool {
 	ws, fleet := state.workspaceID.s, state.fleetID.s
-	dups := map[string][]string{}
-	for i := range all {
-		dev := &all[i]
-		if dev.FleetID != fleet {
-			continue
-		}
-		key := dev.Name
-		if keyByID {
-			key = dev.ID
-		}
-		dups[key] = append(dups[key], dev.ID)
-		found[key] = dev
-	}
+	byKey, shared := fleetDevicesByKey(all, fleet, keyByID)
+	maps.Copy(found, byKey)
 	var clash []string
-	for _, k := range slices.Sorted(maps.Keys(dups)) {
-		if ids := dups[k]; len(ids) > 1 {
-			sort.Strings(ids)
-			clash = append(clash, fmt.Sprintf("%s (%s)", quote(k), strings.Join(ids, ", ")))
-		}
+	for _, k := range slices.Sorted(maps.Keys(shared)) {
+		clash = append(clash, fmt.Sprintf("%s (%s)", quote(k), strings.Join(shared[k], ", ")))
 	}
 	if len(clash) > 0 {
 		diags.AddError("Cannot import the devices of fleet "+quote(fleet)+": duplicate names",
