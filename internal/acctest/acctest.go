@@ -59,6 +59,41 @@ func New(t *testing.T, newServer func() (tfprotov6.ProviderServer, error)) *Env 
 	}
 }
 
+var serveProvider func() (tfprotov6.ProviderServer, error)
+
+// ServeProvider sets the provider server that NewEnv and the other helpers
+// serve (provider.NewServer("test")). Each package of acceptance tests calls
+// it from its TestMain, in a test file of its external test package, which
+// may import the provider package that imports the package under test.
+func ServeProvider(newServer func() (tfprotov6.ProviderServer, error)) {
+	serveProvider = newServer
+}
+
+// ProviderServer is the provider server set by ServeProvider; it fails tb
+// when none was set.
+func ProviderServer(tb testing.TB) func() (tfprotov6.ProviderServer, error) {
+	tb.Helper()
+	if serveProvider == nil {
+		tb.Fatal("acctest: no provider to serve: call acctest.ServeProvider(provider.NewServer(\"test\")) in the package's TestMain")
+	}
+	return serveProvider
+}
+
+// Main runs the tests of a package and reports the acceptance tests that
+// skipped themselves because the CLI lacks what they test (see SkipReport):
+// with CI=true, a run against a CLI that is too old fails. Call it from
+// TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	if line, fail := SkipReport(os.Getenv("CI") == "true"); line != "" {
+		fmt.Println(line)
+		if fail && code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
 // ChoicesEnv names the environment variable that holds the local server's
 // choices (localzdm.Choices as JSON, e.g. {"shuffle_lists": true}) for every
 // test of the run, so that any acceptance test can run against each choice

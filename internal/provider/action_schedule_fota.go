@@ -127,7 +127,7 @@ func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeReques
 			return
 		case errors.Is(err, client.ErrAmbiguous):
 			s := sentSchedule{cause: err, sent: sent}
-			if devices = a.data.resolveActionSchedule(ctx, s, what, dev, fleetstatus.Scope{}, fleetstatus.FOTA, matches,
+			if devices = resolveActionSchedule(ctx, a.data, s, what, dev, fleetstatus.Scope{}, fleetstatus.FOTA, matches,
 				summary, &resp.Diagnostics); devices == nil {
 				return
 			}
@@ -153,7 +153,7 @@ func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeReques
 			return
 		case errors.Is(err, client.ErrAmbiguous):
 			s := sentSchedule{cause: err, sent: sent}
-			if devices = a.data.resolveActionSchedule(ctx, s, what, "", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets},
+			if devices = resolveActionSchedule(ctx, a.data, s, what, "", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets},
 				fleetstatus.FOTA, matches, summary, &resp.Diagnostics); devices == nil {
 				return
 			}

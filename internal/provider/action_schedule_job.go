@@ -133,7 +133,7 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 			return
 		case errors.Is(err, client.ErrAmbiguous):
 			s := sentSchedule{cause: err, sent: sent}
-			if devices = a.data.resolveActionSchedule(ctx, s, what, dev, fleetstatus.Scope{}, fleetstatus.Job(name),
+			if devices = resolveActionSchedule(ctx, a.data, s, what, dev, fleetstatus.Scope{}, fleetstatus.Job(name),
 				jobMatches(string(value)), summary, &resp.Diagnostics); devices == nil {
 				return
 			}
@@ -159,7 +159,7 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 			return
 		case errors.Is(err, client.ErrAmbiguous):
 			s := sentSchedule{cause: err, sent: sent}
-			if devices = a.data.resolveActionSchedule(ctx, s, what, "", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets},
+			if devices = resolveActionSchedule(ctx, a.data, s, what, "", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets},
 				fleetstatus.Job(name), jobMatches(string(value)), summary, &resp.Diagnostics); devices == nil {
 				return
 			}

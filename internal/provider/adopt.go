@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -30,38 +29,6 @@ import (
 // adoption. None is never reported as "nothing was created": the request may
 // still be processed, so the error says how to find the object by name and
 // creation time, and how to import it.
-
-// ownedIDs is the set of workspaces, fleets and devices this provider
-// configuration has read, created, adopted, updated or imported during the
-// operation: objects that a resource manages, which an ambiguous create must
-// never adopt.
-type ownedIDs struct {
-	mu  sync.Mutex
-	ids map[string]struct{}
-}
-
-func ownedKey(kind, id string) string { return kind + "\x00" + id }
-
-// own records that a resource manages the kind object id.
-func (d *providerData) own(kind, id string) {
-	if d == nil || id == "" {
-		return
-	}
-	d.owned.mu.Lock()
-	defer d.owned.mu.Unlock()
-	if d.owned.ids == nil {
-		d.owned.ids = map[string]struct{}{}
-	}
-	d.owned.ids[ownedKey(kind, id)] = struct{}{}
-}
-
-// owns tells whether a resource manages the kind object id.
-func (d *providerData) owns(kind, id string) bool {
-	d.owned.mu.Lock()
-	defer d.owned.mu.Unlock()
-	_, ok := d.owned.ids[ownedKey(kind, id)]
-	return ok
-}
 
 // candidate is what the adoption filter knows of a listed object.
 type candidate struct {

@@ -231,3 +231,11 @@ func diagText(diags diag.Diagnostics) string {
 	}
 	return b.String()
 }
+
+func TestAdoptedWarning(t *testing.T) {
+	t.Parallel()
+	_, detail := adoptedWarning("fleet", "f1", "flt-9")
+	if !strings.Contains(detail, `fleet "f1" (id flt-9)`) || !strings.Contains(detail, "service's clock") {
+		t.Errorf("adopted: %s", detail)
+	}
+}

@@ -2,10 +2,8 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,23 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
-)
-
-// Environment variables read when the matching provider attribute is null.
-const (
-	envBaseURL        = "ZDM_BASE_URL"
-	envStorageURL     = "ZDM_STORAGE_URL"
-	envAPIKey         = "ZDM_API_KEY" //nolint:gosec // G101: the name of a variable, not a credential.
-	envWorkspaceID    = "ZDM_WORKSPACE_ID"
-	envRequestTimeout = "ZDM_REQUEST_TIMEOUT"
-	envMaxRetries     = "ZDM_MAX_RETRIES"
-	envInsecureHTTP   = "ZDM_INSECURE_HTTP"
-)
-
-// Bounds of max_retries.
-const (
-	minRetries = 0
-	maxRetries = 20
 )
 
 // providerModel maps the provider block.
@@ -274,49 +255,6 @@ func maskKey(ctx context.Context, key string) context.Context {
 	}
 	ctx = tflog.MaskAllFieldValuesStrings(ctx, key)
 	return tflog.MaskMessageStrings(ctx, key)
-}
-
-// checkServiceURL checks base_url and storage_url: client.CheckServiceURL,
-// whose error about plain http names the setting that allows it.
-func checkServiceURL(raw string, insecure bool) error {
-	err := client.CheckServiceURL(raw, insecure)
-	if errors.Is(err, client.ErrPlainHTTP) {
-		return fmt.Errorf("%w; use https, or set insecure_http = true (%s=true) to allow it", err, envInsecureHTTP)
-	}
-	return err
-}
-
-// parseRequestTimeout parses a request_timeout value such as "60s" or "2m".
-func parseRequestTimeout(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration such as \"30s\" or \"2m\"", s)
-	}
-	if d <= 0 {
-		return 0, fmt.Errorf("%q must be greater than zero", s)
-	}
-	return d, nil
-}
-
-// parseMaxRetries parses a ZDM_MAX_RETRIES value.
-func parseMaxRetries(s string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a whole number", s)
-	}
-	if n < minRetries || n > maxRetries {
-		return 0, fmt.Errorf("%d is outside %d..%d", n, minRetries, maxRetries)
-	}
-	return n, nil
-}
-
-// parseBool parses a ZDM_INSECURE_HTTP value.
-func parseBool(s string) (bool, error) {
-	b, err := strconv.ParseBool(strings.TrimSpace(s))
-	if err != nil {
-		return false, fmt.Errorf("%q is not a boolean (true or false)", s)
-	}
-	return b, nil
 }
 
 // userAgent builds the User-Agent header sent to the services.

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"testing"
@@ -12,36 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
-
-// newDevices creates devices in the default fleet of the test's workspace,
-// out of band, and returns their IDs.
-func newDevices(t *testing.T, e *acctest.Env, names ...string) []string {
-	t.Helper()
-	ids, err := e.Server.CreateDevices(e.Bootstrap.WorkspaceID, "", names)
-	if err != nil {
-		t.Fatalf("create devices: %v", err)
-	}
-	return ids
-}
-
-// scheduleJob schedules a job out of band.
-func scheduleJob(t *testing.T, e *acctest.Env, deviceID, name, value string) {
-	t.Helper()
-	if _, err := apiClient(t, e).ScheduleJob(context.Background(), deviceID, name, json.RawMessage(value)); err != nil {
-		t.Fatalf("schedule job %s on %s: %v", name, deviceID, err)
-	}
-}
-
-// expectNoRequests fails t when the server answered requests since before.
-func expectNoRequests(t *testing.T, e *acctest.Env, before int64) {
-	t.Helper()
-	if got := e.Server.TotalRequests() - before; got != 0 {
-		t.Errorf("invalid configurations made %d API requests, want 0: %v", got, e.Server.Counters())
-	}
-}
 
 func TestAccDeviceJobsDataSources(t *testing.T) {
 	e := newEnv(t)

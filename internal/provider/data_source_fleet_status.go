@@ -198,7 +198,7 @@ func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := d.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := workspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	scope := fleetstatus.Scope{
 		WorkspaceID: ws,
 		FleetIDs:    setStrings(ctx, cfg.FleetIDs, &resp.Diagnostics),

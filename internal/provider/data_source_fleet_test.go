@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"regexp"
 	"testing"
 
@@ -10,32 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
-
-// defaultFleetID returns the ID of the default fleet of the test's
-// workspace, as the server lists it.
-func defaultFleetID(t *testing.T, e *acctest.Env) string {
-	t.Helper()
-	fleets, err := apiClient(t, e).ListFleets(context.Background(), e.Bootstrap.WorkspaceID)
-	if err != nil {
-		t.Fatalf("list the fleets: %v", err)
-	}
-	id := ""
-	for _, f := range fleets {
-		if f.Name == "default" {
-			if id != "" {
-				t.Fatalf("two fleets named default: %+v", fleets)
-			}
-			id = f.ID
-		}
-	}
-	if id == "" {
-		t.Fatalf("no default fleet in %+v", fleets)
-	}
-	return id
-}
 
 func TestAccFleetDataSources(t *testing.T) {
 	e := newEnv(t)

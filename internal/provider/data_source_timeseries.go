@@ -223,7 +223,7 @@ func (d *timeseriesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 				"storage_url in the provider block or the "+envStorageURL+" environment variable.")
 		return
 	}
-	ws := d.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := workspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

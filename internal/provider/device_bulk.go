@@ -73,7 +73,7 @@ type bulkWrites struct {
 // writeDevices sends the writes to workspace ws, at most parallelism at a
 // time. held are the IDs of the devices the resource already holds: an
 // ambiguous create never adopts one of them.
-func (d *providerData) writeDevices(ctx context.Context, ws string, writes []deviceWrite, parallelism int, held map[string]bool) bulkWrites {
+func writeDevices(ctx context.Context, d *providerData, ws string, writes []deviceWrite, parallelism int, held map[string]bool) bulkWrites {
 	res := bulkWrites{outcomes: make([]deviceOutcome, len(writes))}
 	if len(writes) == 0 {
 		return res
@@ -134,7 +134,7 @@ func (d *providerData) writeDevices(ctx context.Context, ws string, writes []dev
 		res.outcomes[i].err = fmt.Errorf("not sent: the operation was interrupted (%w)", context.Cause(ctx))
 	}
 
-	d.adoptAmbiguousDevices(ctx, ws, writes, res.outcomes, held)
+	adoptAmbiguousDevices(ctx, d, ws, writes, res.outcomes, held)
 	if res.fleet == "" {
 		for i, w := range writes {
 			if o := res.outcomes[i]; w.id == "" && w.fleet == "" && o.device != nil {
@@ -151,7 +151,7 @@ func (d *providerData) writeDevices(ctx context.Context, ws string, writes []dev
 // the devices of ws for all of them (and of its fleets, when a create named
 // no fleet). Devices held by the resource, or answered to another write,
 // are owned, so never adopted.
-func (d *providerData) adoptAmbiguousDevices(ctx context.Context, ws string, writes []deviceWrite, outcomes []deviceOutcome, held map[string]bool) {
+func adoptAmbiguousDevices(ctx context.Context, d *providerData, ws string, writes []deviceWrite, outcomes []deviceOutcome, held map[string]bool) {
 	for id := range held {
 		d.own("device", id)
 	}

@@ -38,7 +38,7 @@ func BenchmarkWriteDevices(b *testing.B) {
 					writes[j] = deviceWrite{key: fmt.Sprint(j), name: fmt.Sprintf("d-%d-%d", i, j)}
 				}
 				start := time.Now()
-				res := d.writeDevices(b.Context(), boot.WorkspaceID, writes, parallelism, nil)
+				res := writeDevices(b.Context(), d, boot.WorkspaceID, writes, parallelism, nil)
 				wall := time.Since(start)
 				for _, o := range res.outcomes {
 					if o.err != nil {

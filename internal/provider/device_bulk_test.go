@@ -164,7 +164,7 @@ func TestWriteDevicesParallelism(t *testing.T) {
 	t.Parallel()
 	e := newBulkEnv(t, 0, 5*time.Millisecond)
 	e.srv.SetFaults(localzdm.Faults{Latency: 20 * time.Millisecond})
-	res := e.data.writeDevices(t.Context(), e.b.WorkspaceID, creates("p", 40, ""), 5, nil)
+	res := writeDevices(t.Context(), e.data, e.b.WorkspaceID, creates("p", 40, ""), 5, nil)
 	for i, o := range res.outcomes {
 		if o.err != nil || o.device == nil {
 			t.Fatalf("write %d: %v", i, o.err)
@@ -196,7 +196,7 @@ func TestWriteDevicesParallelism(t *testing.T) {
 	for _, o := range res.outcomes {
 		ups = append(ups, deviceWrite{key: o.device.Name, id: o.device.ID, name: o.device.Name + "-x", fleet: res.fleet})
 	}
-	res2 := e.data.writeDevices(t.Context(), e.b.WorkspaceID, ups, 8, nil)
+	res2 := writeDevices(t.Context(), e.data, e.b.WorkspaceID, ups, 8, nil)
 	for i, o := range res2.outcomes {
 		if o.err != nil || o.device.Name != ups[i].name {
 			t.Fatalf("update %d: %v, %+v", i, o.err, o.device)
@@ -227,7 +227,7 @@ func TestWriteDevicesAmbiguous(t *testing.T) {
 	e.resetCounts()
 	e.srv.SetFaults(localzdm.Faults{DropAfterCreate: true})
 	writes := creates("amb", 30, fleet)
-	res := e.data.writeDevices(t.Context(), ws, writes, 6, map[string]bool{held.ID: true})
+	res := writeDevices(t.Context(), e.data, ws, writes, 6, map[string]bool{held.ID: true})
 	e.srv.SetFaults(localzdm.Faults{})
 	ids := map[string]bool{}
 	for i, o := range res.outcomes {
@@ -256,7 +256,7 @@ func TestWriteDevicesAmbiguous(t *testing.T) {
 	e.resetCounts()
 	e.srv.SetFaults(localzdm.Faults{DropAfterCreate: true})
 	twin := []deviceWrite{{key: "t1", name: "twin", fleet: fleet}, {key: "t2", name: "twin", fleet: fleet}}
-	res = e.data.writeDevices(t.Context(), ws, twin, 2, nil)
+	res = writeDevices(t.Context(), e.data, ws, twin, 2, nil)
 	e.srv.SetFaults(localzdm.Faults{})
 	for i, o := range res.outcomes {
 		if o.err == nil || !strings.Contains(o.err.Error(), `2 devices named "twin"`) {
@@ -280,7 +280,7 @@ func TestWriteDevicesPartialFailure(t *testing.T) {
 	fleet := e.defaultFleet(t)
 	e.srv.SetFaults(localzdm.Faults{ErrorRate: 0.5})
 	writes := creates("pf", 40, fleet)
-	res := e.data.writeDevices(t.Context(), ws, writes, 8, nil)
+	res := writeDevices(t.Context(), e.data, ws, writes, 8, nil)
 	e.srv.SetFaults(localzdm.Faults{})
 	var retry []deviceWrite
 	created := map[string]bool{}
@@ -309,7 +309,7 @@ func TestWriteDevicesPartialFailure(t *testing.T) {
 		t.Errorf("writeFailures lists %d keys, want %d:\n%s", len(failed), len(retry), detail)
 	}
 
-	res = e.data.writeDevices(t.Context(), ws, retry, 8, nil)
+	res = writeDevices(t.Context(), e.data, ws, retry, 8, nil)
 	for i, o := range res.outcomes {
 		if o.err != nil {
 			t.Errorf("retry %d: %v", i, o.err)
@@ -332,7 +332,7 @@ func TestWriteDevicesRateLimited(t *testing.T) {
 	fleet := e.defaultFleet(t)
 	e.srv.SetFaults(localzdm.Faults{RateLimit: 20})
 	writes := creates("rl", 30, fleet)
-	res := e.data.writeDevices(t.Context(), ws, writes, 16, nil)
+	res := writeDevices(t.Context(), e.data, ws, writes, 16, nil)
 	e.srv.SetFaults(localzdm.Faults{})
 	for i, o := range res.outcomes {
 		if o.err != nil {
@@ -379,7 +379,7 @@ func TestWriteDevicesInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	writes := creates("int", 60, fleet)
-	res := e.data.writeDevices(ctx, ws, writes, 4, nil)
+	res := writeDevices(ctx, e.data, ws, writes, 4, nil)
 	e.srv.SetFaults(localzdm.Faults{})
 	created, notSent := 0, 0
 	for i, o := range res.outcomes {

@@ -108,7 +108,7 @@ func (s *fleetDevicesServer) planResume(cfg, plan *fleetDevicesObject, diags *di
 	if d == nil {
 		return
 	}
-	o, ok := d.partial.match(cfg, plan)
+	o, ok := registry[partialCreates](d).match(cfg, plan)
 	if !ok {
 		return
 	}

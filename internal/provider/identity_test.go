@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"regexp"
-	"strings"
 	"testing"
 
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
@@ -10,56 +8,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
-
-// identityChecks asserts that the identity of the resource at addr holds
-// exactly the given attributes, each equal to the same attribute of its
-// state.
-func identityChecks(addr string, attrs ...string) []statecheck.StateCheck {
-	want := make(map[string]knownvalue.Check, len(attrs))
-	checks := make([]statecheck.StateCheck, 0, len(attrs)+1)
-	for _, a := range attrs {
-		want[a] = knownvalue.NotNull()
-		checks = append(checks, statecheck.ExpectIdentityValueMatchesState(addr, tfjsonpath.New(a)))
-	}
-	return append(checks, statecheck.ExpectIdentity(addr, want))
-}
-
-// importSteps are the import steps of every kind of import for the resource
-// at addr: terraform import and an import block with an ID (idFunc), and an
-// import block with the identity of the state.
-func importSteps(addr string, idFunc resource.ImportStateIdFunc) []resource.TestStep {
-	return []resource.TestStep{
-		{
-			ResourceName:      addr,
-			ImportState:       true,
-			ImportStateKind:   resource.ImportCommandWithID,
-			ImportStateIdFunc: idFunc,
-			ImportStateVerify: true,
-		},
-		{
-			ResourceName:      addr,
-			ImportState:       true,
-			ImportStateKind:   resource.ImportBlockWithID,
-			ImportStateIdFunc: idFunc,
-			ImportPlanChecks: resource.ImportPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)},
-			},
-		},
-		{
-			ResourceName:    addr,
-			ImportState:     true,
-			ImportStateKind: resource.ImportBlockWithResourceIdentity,
-			ImportPlanChecks: resource.ImportPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)},
-			},
-		},
-	}
-}
 
 // workspaceImportID is the import ID of a workspace: its ID.
 func workspaceImportID(addr string) resource.ImportStateIdFunc {
@@ -231,16 +183,6 @@ resource "zdm_workspace" "x" {
 			{Config: config},
 		},
 	})
-}
-
-// wrapped matches text in an error message that Terraform may have wrapped
-// over several lines: each space of text matches any white space.
-func wrapped(text string) *regexp.Regexp {
-	parts := strings.Fields(text)
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	return regexp.MustCompile(strings.Join(parts, `\s+`))
 }
 
 // TestReadUnconfiguredFillsIdentity reads a device of a state written before

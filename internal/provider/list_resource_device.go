@@ -79,7 +79,7 @@ func (r *deviceListResource) List(ctx context.Context, req list.ListRequest, str
 		return
 	}
 	var diags diag.Diagnostics
-	ws := r.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &diags)
+	ws := workspaceOrDefault(r.data, cfg.WorkspaceID, path.Root("workspace_id"), &diags)
 	match, err := cfg.matcher()
 	if err != nil {
 		diags.AddAttributeError(path.Root("name_regex"), "Invalid name_regex", err.Error())

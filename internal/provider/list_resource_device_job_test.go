@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
 // deviceJobFixture creates a device with the jobs "reboot" (done),
@@ -178,15 +177,4 @@ list "zdm_device_job" "pending" {
 	if code != 0 {
 		t.Fatalf("plan after the import is not empty (exit code %d):\n%s\ngenerated.tf:\n%s", code, out, gen)
 	}
-}
-
-// jobValueNotEchoed tells whether the local server of the acceptance tests
-// answers job reads without their value (the job_value choice).
-func jobValueNotEchoed(t *testing.T) bool {
-	t.Helper()
-	choices, err := acctest.EnvChoices()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return choices.JobValue == localzdm.JobValueOmit || choices.JobValue == localzdm.JobValueNull
 }

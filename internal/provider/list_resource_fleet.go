@@ -73,7 +73,7 @@ func (r *fleetListResource) List(ctx context.Context, req list.ListRequest, stre
 		return
 	}
 	var diags diag.Diagnostics
-	ws := r.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &diags)
+	ws := workspaceOrDefault(r.data, cfg.WorkspaceID, path.Root("workspace_id"), &diags)
 	if !listOK(stream, diags) {
 		return
 	}

@@ -80,7 +80,7 @@ func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListReques
 		return
 	}
 	var diags diag.Diagnostics
-	ws := r.data.workspaceOrDefault(cfg.WorkspaceID, path.Root("workspace_id"), &diags)
+	ws := workspaceOrDefault(r.data, cfg.WorkspaceID, path.Root("workspace_id"), &diags)
 	if !listOK(stream, diags) {
 		return
 	}

@@ -36,16 +36,11 @@ func forgetWarning(kind, name, id string) (string, string) {
 			" stays in the service. Terraform no longer manages it; import it again to manage it."
 }
 
-// quote returns s in double quotes, for messages.
-func quote(s string) string {
-	return fmt.Sprintf("%q", s)
-}
-
-// abbreviate lists at most ten items.
-func abbreviate(items []string) string {
-	const most = 10
-	if len(items) <= most {
-		return strings.Join(items, ", ")
+// quoteAll quotes each string.
+func quoteAll(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = quote(s)
 	}
-	return strings.Join(items[:most], ", ") + fmt.Sprintf(" and %d more", len(items)-most)
+	return out
 }

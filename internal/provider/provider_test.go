@@ -9,61 +9,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
-
-// newEnv starts a local server for an acceptance test.
-func newEnv(t *testing.T) *acctest.Env {
-	t.Helper()
-	return acctest.New(t, NewServer("test"))
-}
-
-// apiClient is a client of the test's server with the test's key.
-func apiClient(t *testing.T, e *acctest.Env) *client.Client {
-	t.Helper()
-	return apiClientWithKey(t, e, e.Bootstrap.APIKey)
-}
-
-func apiClientWithKey(t *testing.T, e *acctest.Env, key string) *client.Client {
-	t.Helper()
-	c, err := client.New(client.Config{BaseURL: e.Server.BaseURL(), StorageURL: e.Server.StorageURL(), APIKey: key})
-	if err != nil {
-		t.Fatalf("client: %v", err)
-	}
-	return c
-}
-
-// captureID stores the id of the resource at addr in dst.
-func captureID(addr string, dst *string) resource.TestCheckFunc {
-	return resource.TestCheckResourceAttrWith(addr, "id", func(v string) error {
-		*dst = v
-		return nil
-	})
-}
-
-// importID returns the import ID "<workspace_id>/<id>" (or "<id>" when
-// plain) of the resource at addr.
-func importID(addr string, plain bool) resource.ImportStateIdFunc {
-	return func(s *terraform.State) (string, error) {
-		rs, ok := s.RootModule().Resources[addr]
-		if !ok {
-			return "", fmt.Errorf("%s not in state", addr)
-		}
-		if plain {
-			return rs.Primary.ID, nil
-		}
-		return rs.Primary.Attributes["workspace_id"] + "/" + rs.Primary.ID, nil
-	}
-}
 
 func TestProviderSchemaDescriptions(t *testing.T) {
 	t.Parallel()
@@ -201,21 +152,11 @@ func TestWorkspaceOrDefault(t *testing.T) {
 	t.Parallel()
 	var resp fwprovider.ConfigureResponse
 	d := &providerData{}
-	if ws := d.workspaceOrDefault(types.StringNull(), path.Root("workspace_id"), &resp.Diagnostics); ws != "" ||
+	if ws := workspaceOrDefault(d, types.StringNull(), path.Root("workspace_id"), &resp.Diagnostics); ws != "" ||
 		!resp.Diagnostics.HasError() {
 		t.Fatalf("no workspace: %q, %v", ws, resp.Diagnostics)
 	}
 	if got := resp.Diagnostics[0].Detail(); !regexp.MustCompile(envWorkspaceID).MatchString(got) {
 		t.Errorf("error does not name %s: %s", envWorkspaceID, got)
 	}
-}
-
-// mustServer is the provider's protocol server, as Terraform is served it.
-func mustServer(tb testing.TB) tfprotov6.ProviderServer {
-	tb.Helper()
-	s, err := NewServer("test")()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
 }

@@ -5,31 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
-
-// Routes of the list calls, as the local server counts them.
-const (
-	routeListWorkspaces = "GET /v3/workspaces"
-	routeListFleets     = "GET /v3/workspaces/{workspace_id}/fleets"
-	routeListDevices    = "GET /v3/workspaces/{workspace_id}/devices"
-)
-
-// createDevices creates n devices named prefix-NN in fleetID ("" for the
-// default fleet) outside Terraform and returns their IDs.
-func createDevices(t testing.TB, e *acctest.Env, fleetID, prefix string, n int) []string {
-	t.Helper()
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("%s-%05d", prefix, i+1)
-	}
-	ids, err := e.Server.CreateDevices(e.Bootstrap.WorkspaceID, fleetID, names)
-	if err != nil {
-		t.Fatalf("create %d devices: %v", n, err)
-	}
-	return ids
-}
 
 // TestAccQueryGenerateConfig adopts a workspace whose fleets and devices
 // were created outside Terraform, end to end with the real CLI: terraform
@@ -165,13 +141,4 @@ resource "zdm_device" "line_a" {
 	if code != 0 {
 		t.Fatalf("plan after the import is not empty (exit code %d):\n%s", code, out)
 	}
-}
-
-// head returns the first n lines of s.
-func head(s string, n int) string {
-	lines := strings.SplitN(s, "\n", n+1)
-	if len(lines) > n {
-		lines = lines[:n]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -3,14 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
@@ -27,167 +22,6 @@ import (
 // rate-limits, drops connections after acting, or hangs. Everything runs on
 // loopback. ZDM_BENCH_SCALE (a whole number, default 1) multiplies the
 // number of devices of the load test.
-
-// benchScale reads ZDM_BENCH_SCALE.
-func benchScale(t *testing.T) int {
-	t.Helper()
-	v := os.Getenv("ZDM_BENCH_SCALE")
-	if v == "" {
-		return 1
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		t.Fatalf("ZDM_BENCH_SCALE=%q: want a whole number >= 1", v)
-	}
-	return n
-}
-
-// frontEnv is an acceptance test environment whose provider reaches the
-// management service through a front handler on its own loopback listener.
-// The front counts the answers by status and can cut POST requests before
-// the server sees them.
-type frontEnv struct {
-	*acctest.Env
-	// URL is the address of the front (no /v3).
-	URL string
-
-	mu       sync.Mutex
-	statuses map[int]int64
-
-	// cutPOSTs is the number of coming POST requests to close without
-	// forwarding them, after the request was read: to the client, the
-	// request was sent and no answer came.
-	cutPOSTs atomic.Int64
-
-	// override, when set, may answer a request instead of the server
-	// (returning true).
-	override atomic.Pointer[func(http.ResponseWriter, *http.Request) bool]
-}
-
-func newFrontEnv(t *testing.T) *frontEnv {
-	t.Helper()
-	fe := &frontEnv{Env: acctest.New(t, NewServer("test")), statuses: map[int]int64{}}
-	inner := fe.Server.ManagementHandler()
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o := fe.override.Load(); o != nil && (*o)(w, r) {
-			return
-		}
-		if r.Method == http.MethodPost && fe.takeCut() {
-			fe.count(0)
-			closeConnection(w)
-			return
-		}
-		rw := &recordingWriter{ResponseWriter: w}
-		defer func() { fe.count(rw.status) }()
-		inner.ServeHTTP(rw, r)
-	})
-	var lc net.ListenConfig
-	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	fe.URL = "http://" + ln.Addr().String()
-	return fe
-}
-
-// takeCut reports whether to cut this POST, counting it.
-func (fe *frontEnv) takeCut() bool {
-	for {
-		n := fe.cutPOSTs.Load()
-		if n <= 0 {
-			return false
-		}
-		if fe.cutPOSTs.CompareAndSwap(n, n-1) {
-			return true
-		}
-	}
-}
-
-// count records an answer; status 0 is a connection closed without one (by
-// the front, or by the server after acting).
-func (fe *frontEnv) count(status int) {
-	fe.mu.Lock()
-	fe.statuses[status]++
-	fe.mu.Unlock()
-}
-
-// Statuses returns the answers counted so far, by status.
-func (fe *frontEnv) Statuses() map[int]int64 {
-	fe.mu.Lock()
-	defer fe.mu.Unlock()
-	out := make(map[int]int64, len(fe.statuses))
-	for k, v := range fe.statuses {
-		out[k] = v
-	}
-	return out
-}
-
-// ResetStatuses forgets the answers counted so far.
-func (fe *frontEnv) ResetStatuses() {
-	fe.mu.Lock()
-	fe.statuses = map[int]int64{}
-	fe.mu.Unlock()
-}
-
-// Config is a provider block for the front with extra provider arguments,
-// followed by body.
-func (fe *frontEnv) Config(extra, body string) string {
-	return fmt.Sprintf(`
-provider "zdm" {
-  base_url     = %q
-  api_key      = %q
-  workspace_id = %q
-%s
-}
-%s`, fe.URL, fe.Bootstrap.APIKey, fe.Bootstrap.WorkspaceID, extra, body)
-}
-
-// Client is an API client of the server (not through the front) that rides
-// out injected faults.
-func (fe *frontEnv) Client(t *testing.T) *client.Client {
-	t.Helper()
-	c, err := client.New(client.Config{BaseURL: fe.Server.BaseURL(), APIKey: fe.Bootstrap.APIKey, MaxRetries: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// recordingWriter records the status of an answer. Unwrap lets
-// http.ResponseController reach the connection (the server hijacks it to
-// drop it).
-type recordingWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *recordingWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *recordingWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// closeConnection closes the client connection without answering.
-func closeConnection(w http.ResponseWriter) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	_ = conn.Close()
-}
 
 // errorPattern matches an error that contains the parts in order. Terraform
 // wraps long diagnostics, so a space in a part matches any white space.

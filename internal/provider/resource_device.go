@@ -125,7 +125,7 @@ func (r *deviceResource) Configure(_ context.Context, req resource.ConfigureRequ
 }
 
 func (r *deviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planWorkspace(ctx, "device", req, resp)
+	planWorkspace(ctx, r.data, "device", req, resp)
 	warnDestroyOrReplace(ctx, "device", req, resp, path.Root("workspace_id"))
 }
 
@@ -139,7 +139,7 @@ func (r *deviceResource) Create(ctx context.Context, req resource.CreateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := r.data.workspaceOrDefault(plan.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := workspaceOrDefault(r.data, plan.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -197,7 +197,7 @@ func (r *deviceResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	r.data.own("device", d.ID)
 	state = flattenDevice(d, ws)
-	if lines := r.data.claims.claimDevices("zdm_device "+quote(d.Name), map[string]string{d.ID: ""}); len(lines) > 0 {
+	if lines := registry[deviceClaims](r.data).claimDevices("zdm_device "+quote(d.Name), map[string]string{d.ID: ""}); len(lines) > 0 {
 		resp.Diagnostics.AddWarning(twiceManagedWarning(lines))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

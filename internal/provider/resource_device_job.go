@@ -149,7 +149,7 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		var plan deviceJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(); ok && !resp.Diagnostics.HasError() {
-			if u, ok = r.data.planAdoption(ctx, u, resp.Private, plan.what(), "job", &resp.Diagnostics); ok {
+			if u, ok = planAdoption(ctx, r.data, u, resp.Private, plan.what(), "job", &resp.Diagnostics); ok {
 				plan.ID = types.StringValue(deviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
 				plan.ScheduledAt = types.StringValue(u.ScheduledAt)
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -206,11 +206,12 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	adopted, adopt := r.data.takeAdoption(plan.scheduling())
+	planned, known := plan.scheduling()
+	adopted, adopt := takeAdoption(r.data, planned, known)
 	if adopt {
 		// A replacement of a job whose wait did not succeed: nothing is
 		// sent; the job is checked on the device, then waited for.
-		got, ok := r.data.verifyAdoption(ctx, adopted, fleetstatus.Job(plan.Name.ValueString()),
+		got, ok := verifyAdoption(ctx, r.data, adopted, fleetstatus.Job(plan.Name.ValueString()),
 			jobMatches(compactJSON([]byte(plan.Value.ValueString()))), plan.what(), &resp.Diagnostics)
 		plan.ID = types.StringValue(deviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
 		plan.ScheduledAt, plan.Status = types.StringValue(adopted.ScheduledAt), types.StringValue(noRecord)
@@ -252,7 +253,7 @@ func (r *deviceJobResource) wait(ctx context.Context, plan *deviceJobModel, upda
 	if diags.HasError() {
 		return false
 	}
-	res, ok := r.data.waitResource(ctx, []string{plan.DeviceID.ValueString()}, w, plan.what(), "job", diags)
+	res, ok := waitResource(ctx, r.data, []string{plan.DeviceID.ValueString()}, w, plan.what(), "job", diags)
 	for _, d := range res.Devices {
 		if d.Found {
 			plan.Status = types.StringValue(d.Status)
@@ -272,7 +273,7 @@ func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.data.noteRead(ctx, req.Private)
+	noteRead(ctx, r.data, req.Private)
 	dev, name := state.DeviceID.ValueString(), state.Name.ValueString()
 	job, err := r.data.client.GetJob(ctx, dev, name)
 	if client.IsNotFound(err) || client.IsNeverScheduled(err) {
@@ -298,7 +299,7 @@ func (r *deviceJobResource) missing(ctx context.Context, state deviceJobModel, e
 	gone := false
 	if client.IsNotFound(err) {
 		var perr error
-		gone, perr = r.data.deviceGone(ctx, dev, err)
+		gone, perr = deviceGone(ctx, r.data, dev, err)
 		if perr != nil {
 			resp.Diagnostics.AddError("Cannot read job "+quote(name)+" of device "+dev, perr.Error())
 			return
@@ -367,7 +368,7 @@ func (r *deviceJobResource) Delete(ctx context.Context, req resource.DeleteReque
 	}
 	resp.Diagnostics.AddWarning(forgetScheduling("job", objectRef("job", state.Name.ValueString(), state.ID.ValueString())))
 	if u, ok := state.scheduling(); ok {
-		r.data.noteDelete(ctx, req.Private, u, state.unfinished(ctx, []string{state.Status.ValueString()}, &resp.Diagnostics))
+		noteDelete(ctx, r.data, req.Private, u, state.unfinished(ctx, []string{state.Status.ValueString()}, &resp.Diagnostics))
 	}
 }
 
@@ -416,7 +417,7 @@ func (r *deviceJobResource) schedule(ctx context.Context, plan *deviceJobModel, 
 		return false
 	case errors.Is(err, client.ErrAmbiguous):
 		s := sentSchedule{cause: err, sent: sent, prior: prior}
-		got, ok, seen := r.data.readBackDevice(ctx, s, dev, fleetstatus.Job(name), jobMatches(string(value)))
+		got, ok, seen := readBackDevice(ctx, r.data, s, dev, fleetstatus.Job(name), jobMatches(string(value)))
 		if !ok {
 			diags.AddError(summary, deviceMaySchedule(r.data.client, s, "job "+quote(name), dev, seen,
 				fmt.Sprintf(`Read it with data "zdm_device_job" { device_id = %q name = %q }.`, dev, name)))

@@ -20,16 +20,6 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
-func testDeviceModel() deviceModel {
-	return deviceModel{
-		ID: types.StringValue("dev-1"), WorkspaceID: types.StringValue("wks-1"), Name: types.StringValue("sensor-1"),
-		FleetID: types.StringValue("flt-1"), FleetName: types.StringValue("east"),
-		WorkspaceName: types.StringValue("prod"), AccountID: types.StringValue("acc-1"),
-		CreatedAt: types.StringValue("2025-03-01T12:00:00Z"), PhysID: types.StringValue("phys-1"),
-		Identities: types.StringNull(),
-	}
-}
-
 func TestFlattenDevice(t *testing.T) {
 	t.Parallel()
 	d := &client.Device{ID: "dev-1", Name: "sensor-1", AccountID: "acc-1", FleetID: "flt-1", FleetName: "east",

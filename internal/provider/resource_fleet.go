@@ -104,7 +104,7 @@ func (r *fleetResource) Configure(_ context.Context, req resource.ConfigureReque
 }
 
 func (r *fleetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.data.planWorkspace(ctx, "fleet", req, resp)
+	planWorkspace(ctx, r.data, "fleet", req, resp)
 	warnDestroyOrReplace(ctx, "fleet", req, resp, path.Root("workspace_id"), path.Root("name"), path.Root("description"))
 }
 
@@ -118,7 +118,7 @@ func (r *fleetResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := r.data.workspaceOrDefault(plan.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := workspaceOrDefault(r.data, plan.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -25,7 +25,14 @@ import (
 // protocol's tftypes values and fleetDevicesObject, and the work in between
 // is plain Go over maps of strings.
 type fleetDevicesServer struct {
-	provider *zdmProvider
+	// configured returns what the provider's Configure made; nil before.
+	configured func() *providerData
+}
+
+// newFleetDevicesServer serves zdm_fleet_devices for the provider whose
+// Configure result configured returns.
+func newFleetDevicesServer(configured func() *providerData) *fleetDevicesServer {
+	return &fleetDevicesServer{configured: configured}
 }
 
 // fleetDevicesPrivate is the private state of the resource.
@@ -60,7 +67,7 @@ func (p fleetDevicesPrivate) bytes() []byte {
 }
 
 // data is the provider's configured data, nil before configuration.
-func (s *fleetDevicesServer) data() *providerData { return s.provider.data.Load() }
+func (s *fleetDevicesServer) data() *providerData { return s.configured() }
 
 // describeFleetDevices names the resource in messages.
 func describeFleetDevices(ws, fleet string) string {
@@ -228,7 +235,7 @@ func (s *fleetDevicesServer) ReadResource(ctx context.Context, req *tfprotov6.Re
 	var diags diag.Diagnostics
 	s.read(ctx, d, &state, private, &diags)
 	if private.CreateFailed && !diags.HasError() {
-		d.partial.remember(&state) // Terraform tainted it: its replacement resumes it
+		registry[partialCreates](d).remember(&state) // Terraform tainted it: its replacement resumes it
 	}
 	resp.Diagnostics = protoDiagnostics(diags)
 	if diags.HasError() {
@@ -294,7 +301,7 @@ func (s *fleetDevicesServer) read(ctx context.Context, d *providerData, state *f
 		for k, dev := range found {
 			claims[dev.ID] = "key " + quote(k)
 		}
-		if lines := d.claims.claimDevices(what, claims); len(lines) > 0 {
+		if lines := registry[deviceClaims](d).claimDevices(what, claims); len(lines) > 0 {
 			diags.AddWarning(twiceManagedWarning(lines))
 		}
 	}
@@ -462,7 +469,7 @@ func (s *fleetDevicesServer) plan(prior, cfg, plan *fleetDevicesObject, diags *d
 		if prior != nil {
 			priorWS = &prior.workspaceID
 		}
-		if ws, set := d.planWorkspaceRule("zdm_fleet_devices", what, cfg.workspaceID, priorWS, diags); set {
+		if ws, set := planWorkspaceRule(d, "zdm_fleet_devices", what, cfg.workspaceID, priorWS, diags); set {
 			plan.workspaceID = ws
 		}
 		if diags.HasError() {
@@ -689,7 +696,7 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *providerData, plan *
 	if plan.workspaceID.isKnown() {
 		planned = types.StringValue(plan.workspaceID.s)
 	}
-	ws := d.workspaceOrDefault(planned, path.Root("workspace_id"), diags)
+	ws := workspaceOrDefault(d, planned, path.Root("workspace_id"), diags)
 	if diags.HasError() {
 		return fleetDevicesObject{}, errNothingSent
 	}
@@ -715,7 +722,7 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *providerData, plan *
 		}
 		writes = append(writes, deviceWrite{key: k, name: plan.devices.m[k].s, fleet: fleet})
 	}
-	res := d.writeDevices(ctx, ws, writes, int(plan.parallelism.n), held)
+	res := writeDevices(ctx, d, ws, writes, int(plan.parallelism.n), held)
 	for i, w := range writes {
 		if dev := res.outcomes[i].device; dev != nil {
 			found[w.key] = dev
@@ -772,7 +779,7 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *providerData, prior,
 			kept = append(kept, k)
 		}
 	}
-	res := d.writeDevices(ctx, ws, writes, int(plan.parallelism.n), held)
+	res := writeDevices(ctx, d, ws, writes, int(plan.parallelism.n), held)
 	state.devices = pstringMap{m: names}
 	ids := make(map[string]pstring, len(names))
 	elsewhere := map[string]pstring{}
@@ -895,7 +902,7 @@ func (s *fleetDevicesServer) delete(prior *fleetDevicesObject, private fleetDevi
 		// (Terraform taints it): its replacement, planned next in this
 		// process, resumes it rather than creating its devices again.
 		if d := s.data(); d != nil {
-			d.partial.remember(prior)
+			registry[partialCreates](d).remember(prior)
 		}
 		return
 	}

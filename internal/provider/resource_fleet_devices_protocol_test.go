@@ -146,7 +146,7 @@ func TestProtoPath(t *testing.T) {
 // TestFleetDevicesUpgradeState reads a state of the current schema, and
 // refuses a newer version and a state of another shape with what to do.
 func TestFleetDevicesUpgradeState(t *testing.T) {
-	s := &fleetDevicesServer{provider: &zdmProvider{}}
+	s := newFleetDevicesServer(func() *providerData { return nil })
 	ok := s.UpgradeResourceState(t.Context(), &tfprotov6.UpgradeResourceStateRequest{Version: 0, RawState: &tfprotov6.RawState{
 		JSON: []byte(`{"workspace_id":"w","fleet_id":"f","fleet_name":"n","parallelism":16,"include_details":false,` +
 			`"devices":{"a":"a"},"device_ids":{"a":"dev-1"},"devices_elsewhere":{},"device_details":null}`)}})

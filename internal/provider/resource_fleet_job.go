@@ -83,7 +83,7 @@ func (m *fleetJobModel) what(ctx context.Context) string {
 // stores their progress in plan (update: which timeout bounds it). It
 // reports whether every device is done (true without wait).
 func (r *fleetJobResource) wait(ctx context.Context, plan *fleetJobModel, update bool, diags *diag.Diagnostics) bool {
-	_, ok := r.data.waitDevices(ctx, plan.waitModel, listStrings(ctx, plan.Devices, diags), fleetstatus.Job(plan.Name.ValueString()),
+	_, ok := waitDevices(ctx, r.data, plan.waitModel, listStrings(ctx, plan.Devices, diags), fleetstatus.Job(plan.Name.ValueString()),
 		nil, update, plan.what(ctx), "job", &plan.StatusCounts, &plan.DevicesNotDone, diags)
 	return ok
 }
@@ -178,7 +178,7 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		var plan fleetJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
-			if u, ok = r.data.planAdoption(ctx, u, resp.Private, plan.what(ctx), "job", &resp.Diagnostics); ok {
+			if u, ok = planAdoption(ctx, r.data, u, resp.Private, plan.what(ctx), "job", &resp.Diagnostics); ok {
 				plan.ID = types.StringValue(deviceJobID(plan.WorkspaceID.ValueString(), plan.Name.ValueString()))
 				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), sortedList(u.Devices)
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -218,11 +218,12 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if adopted, adopt := r.data.takeAdoption(plan.scheduling(ctx)); adopt {
+	planned, known := plan.scheduling(ctx)
+	if adopted, adopt := takeAdoption(r.data, planned, known); adopt {
 		// A replacement of a job whose wait did not succeed: nothing is
 		// sent; the job is checked on the devices, then waited for.
 		name := plan.Name.ValueString()
-		got, ok := r.data.verifyAdoption(ctx, adopted, fleetstatus.Job(name),
+		got, ok := verifyAdoption(ctx, r.data, adopted, fleetstatus.Job(name),
 			jobMatches(compactJSON([]byte(plan.Value.ValueString()))), plan.what(ctx), &resp.Diagnostics)
 		plan.ID = types.StringValue(deviceJobID(plan.WorkspaceID.ValueString(), name))
 		plan.Devices, plan.ScheduledAt = sortedList(adopted.Devices), types.StringValue(adopted.ScheduledAt)
@@ -250,13 +251,13 @@ func (r *fleetJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	var state fleetJobModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	r.data.noteRead(ctx, req.Private)
+	noteRead(ctx, r.data, req.Private)
 	if resp.Diagnostics.HasError() || state.Devices.IsNull() || state.Devices.IsUnknown() {
 		return
 	}
 	var devices []string
 	resp.Diagnostics.Append(state.Devices.ElementsAs(ctx, &devices, false)...)
-	res, ok := r.data.readProgress(ctx, devices, fleetstatus.Job(state.Name.ValueString()), &resp.Diagnostics)
+	res, ok := readProgress(ctx, r.data, devices, fleetstatus.Job(state.Name.ValueString()), &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -317,7 +318,7 @@ func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	resp.Diagnostics.AddWarning(forgetScheduling("job", objectRef("job", state.Name.ValueString(), state.ID.ValueString())))
 	if u, ok := state.scheduling(ctx); ok {
-		r.data.noteDelete(ctx, req.Private, u, state.unfinished(ctx, statusCountKeys(state.StatusCounts), &resp.Diagnostics))
+		noteDelete(ctx, r.data, req.Private, u, state.unfinished(ctx, statusCountKeys(state.StatusCounts), &resp.Diagnostics))
 	}
 }
 
@@ -418,7 +419,7 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 		scope := fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets}
 		what := "job " + quote(name)
 		check := fleetStatusCheck(scope, name)
-		have, lack, at, rerr := r.data.readBackFleet(ctx, s, scope, fleetstatus.Job(name), jobMatches(string(value)))
+		have, lack, at, rerr := readBackFleet(ctx, r.data, s, scope, fleetstatus.Job(name), jobMatches(string(value)))
 		switch {
 		case rerr != nil:
 			diags.AddError(summary, fleetMaySchedule(r.data.client, s, what, describeFleets(ws, fleets),

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -16,14 +15,6 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
-
-func testFleetModel() fleetModel {
-	return fleetModel{
-		ID: types.StringValue("flt-1"), WorkspaceID: types.StringValue("wks-1"), Name: types.StringValue("east"),
-		Description: types.StringValue("east coast"), AccountID: types.StringValue("acc-1"),
-		CreatedAt: types.StringValue("2025-03-01T12:00:00Z"),
-	}
-}
 
 func TestFlattenFleet(t *testing.T) {
 	t.Parallel()

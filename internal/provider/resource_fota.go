@@ -252,7 +252,7 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		var plan fotaModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
-			if u, ok = r.data.planAdoption(ctx, u, resp.Private, plan.what(ctx), "firmware update", &resp.Diagnostics); ok {
+			if u, ok = planAdoption(ctx, r.data, u, resp.Private, plan.what(ctx), "firmware update", &resp.Diagnostics); ok {
 				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), sortedList(u.Devices)
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 			}
@@ -309,11 +309,12 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if adopted, adopt := r.data.takeAdoption(plan.scheduling(ctx)); adopt {
+	planned, known := plan.scheduling(ctx)
+	if adopted, adopt := takeAdoption(r.data, planned, known); adopt {
 		// A replacement of an update whose wait did not succeed: nothing is
 		// sent; the update is checked on the devices, then waited for.
 		fw := plan.firmware()
-		got, ok := r.data.verifyAdoption(ctx, adopted, fleetstatus.FOTA, firmwareMatches(fw.ID, fw.Version),
+		got, ok := verifyAdoption(ctx, r.data, adopted, fleetstatus.FOTA, firmwareMatches(fw.ID, fw.Version),
 			plan.what(ctx), &resp.Diagnostics)
 		status := client.JobStatusPending
 		if plan.deviceMode() && len(got) == 1 && got[0].Found {
@@ -344,7 +345,7 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 // which timeout bounds it). It reports whether every device is done (true
 // without wait).
 func (r *fotaResource) wait(ctx context.Context, plan *fotaModel, update bool, diags *diag.Diagnostics) bool {
-	got, ok := r.data.waitDevices(ctx, plan.waitModel, listStrings(ctx, plan.Devices, diags), fleetstatus.FOTA,
+	got, ok := waitDevices(ctx, r.data, plan.waitModel, listStrings(ctx, plan.Devices, diags), fleetstatus.FOTA,
 		plan.firmware(), update, plan.what(ctx), "firmware update", &plan.StatusCounts, &plan.DevicesNotDone, diags)
 	if plan.deviceMode() && len(got) == 1 && got[0].Found {
 		plan.Status = types.StringValue(got[0].Status)
@@ -363,7 +364,7 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.data.noteRead(ctx, req.Private)
+	noteRead(ctx, r.data, req.Private)
 	if !state.deviceMode() {
 		// No fleet-wide read of a scheduling: the state keeps what was
 		// scheduled, and the devices are read for the progress.
@@ -379,7 +380,7 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		gone := false
 		if client.IsNotFound(err) {
 			var perr error
-			if gone, perr = r.data.deviceGone(ctx, dev, err); perr != nil {
+			if gone, perr = deviceGone(ctx, r.data, dev, err); perr != nil {
 				resp.Diagnostics.AddError("Cannot read the firmware update of device "+dev, perr.Error())
 				return
 			}
@@ -461,7 +462,7 @@ func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	resp.Diagnostics.AddWarning(forgetScheduling("firmware update", "firmware "+state.FirmwareID.ValueString()+" "+
 		state.FirmwareVersion.ValueString()+" of "+state.target(ctx, &resp.Diagnostics)))
 	if u, ok := state.scheduling(ctx); ok {
-		r.data.noteDelete(ctx, req.Private, u, state.unfinished(ctx, state.statuses(), &resp.Diagnostics))
+		noteDelete(ctx, r.data, req.Private, u, state.unfinished(ctx, state.statuses(), &resp.Diagnostics))
 	}
 }
 
@@ -499,7 +500,7 @@ func (r *fotaResource) readFleetProgress(ctx context.Context, state *fotaModel, 
 	}
 	var devices []string
 	resp.Diagnostics.Append(state.Devices.ElementsAs(ctx, &devices, false)...)
-	res, ok := r.data.readProgress(ctx, devices, fleetstatus.FOTA, &resp.Diagnostics)
+	res, ok := readProgress(ctx, r.data, devices, fleetstatus.FOTA, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -569,7 +570,7 @@ func (r *fotaResource) readBack(ctx context.Context, plan *fotaModel, s sentSche
 	matches := firmwareMatches(fw, ver)
 	if plan.deviceMode() {
 		dev := plan.DeviceID.ValueString()
-		got, ok, seen := r.data.readBackDevice(ctx, s, dev, fleetstatus.FOTA, matches)
+		got, ok, seen := readBackDevice(ctx, r.data, s, dev, fleetstatus.FOTA, matches)
 		if !ok {
 			diags.AddError(summary, deviceMaySchedule(r.data.client, s, what, dev, seen,
 				fmt.Sprintf(`Read it with data "zdm_fota_status" { device_id = %q }.`, dev)))
@@ -584,7 +585,7 @@ func (r *fotaResource) readBack(ctx context.Context, plan *fotaModel, s sentSche
 	}
 	target := describeFleets(scope.WorkspaceID, scope.FleetIDs)
 	check := fleetStatusCheck(scope, "")
-	have, lack, at, err := r.data.readBackFleet(ctx, s, scope, fleetstatus.FOTA, matches)
+	have, lack, at, err := readBackFleet(ctx, r.data, s, scope, fleetstatus.FOTA, matches)
 	switch {
 	case err != nil:
 		diags.AddError(summary, fleetMaySchedule(r.data.client, s, what, target, "reading the devices back failed: "+

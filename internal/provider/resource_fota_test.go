@@ -42,20 +42,6 @@ func stringSetExact(want ...string) knownvalue.Check {
 	return knownvalue.SetExact(checks)
 }
 
-// newFleetWithDevices creates a fleet with devices out of band.
-func newFleetWithDevices(t *testing.T, e *acctest.Env, name string, devices ...string) (string, []string) {
-	t.Helper()
-	f, err := apiClient(t, e).CreateFleet(context.Background(), e.Bootstrap.WorkspaceID, name, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, err := e.Server.CreateDevices(e.Bootstrap.WorkspaceID, f.ID, devices)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.ID, ids
-}
-
 func TestAccFotaResource(t *testing.T) {
 	e := newEnv(t)
 	dev := newDevices(t, e, "sensor")[0]

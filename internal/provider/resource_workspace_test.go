@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -17,13 +16,6 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
-
-func testWorkspaceModel() workspaceModel {
-	return workspaceModel{
-		ID: types.StringValue("wks-1"), Name: types.StringValue("prod"), Description: types.StringValue(""),
-		AccountID: types.StringValue("acc-1"), CreatedAt: types.StringValue("2025-03-01T12:00:00Z"),
-	}
-}
 
 func TestFlattenWorkspace(t *testing.T) {
 	t.Parallel()

@@ -55,7 +55,7 @@ func validateFleetTargets(fleetIDs types.Set, allFleets types.Bool, what string,
 // workspace is visible to this base_url and key (the rule of
 // visibility.go). It returns false, nil when the device exists, and an error
 // when neither can be shown: the caller then keeps the state.
-func (d *providerData) deviceGone(ctx context.Context, dev string, notFound error) (bool, error) {
+func deviceGone(ctx context.Context, d *providerData, dev string, notFound error) (bool, error) {
 	_, err := d.client.ListJobs(ctx, dev, client.JobStatusDone)
 	switch {
 	case err == nil:
@@ -179,7 +179,7 @@ func (s sentSchedule) again(ctx context.Context, reads int) bool {
 // when it shows this request's scheduling: matches (the requested value or
 // firmware) and new. Otherwise it returns false and what the last read
 // showed, for the message.
-func (d *providerData) readBackDevice(ctx context.Context, s sentSchedule, dev string, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool) (fleetstatus.Device, bool, string) {
+func readBackDevice(ctx context.Context, d *providerData, s sentSchedule, dev string, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool) (fleetstatus.Device, bool, string) {
 	rctx, cancel := d.client.ResolveContext(ctx)
 	defer cancel()
 	seen := ""
@@ -207,7 +207,7 @@ func (d *providerData) readBackDevice(ctx context.Context, s sentSchedule, dev s
 // this request's scheduling (have, with the latest scheduled_at) and those
 // that do not (lack). When none has it yet after a timeout, it reads again
 // until the deadline.
-func (d *providerData) readBackFleet(ctx context.Context, s sentSchedule, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool) (have, lack []string, at string, err error) {
+func readBackFleet(ctx context.Context, d *providerData, s sentSchedule, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool) (have, lack []string, at string, err error) {
 	rctx, cancel := d.client.ResolveContext(ctx)
 	defer cancel()
 	for reads := 1; ; reads++ {
@@ -289,15 +289,6 @@ func fleetStatusCheck(scope fleetstatus.Scope, job string) string {
 	return fmt.Sprintf(`Read each device with data "zdm_fleet_status" { workspace_id = %q%s %s }.`, scope.WorkspaceID, fleets, what)
 }
 
-// quoteAll quotes each string.
-func quoteAll(items []string) []string {
-	out := make([]string, len(items))
-	for i, s := range items {
-		out[i] = quote(s)
-	}
-	return out
-}
-
 // adoptedFleetWarning is the warning of an ambiguous fleet-wide scheduling
 // that the devices show: have got it, lack did not (at the read-back).
 func adoptedFleetWarning(s sentSchedule, what string, have, lack []string) (string, string) {
@@ -320,10 +311,10 @@ func adoptedFleetWarning(s sentSchedule, what string, have, lack []string) (stri
 // otherwise it reports an error that says plainly that invoking the action
 // again sends the command again, and names the devices that may already
 // have it, and returns nil.
-func (d *providerData) resolveActionSchedule(ctx context.Context, s sentSchedule, what, dev string, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, summary string, diags *diag.Diagnostics) []string {
+func resolveActionSchedule(ctx context.Context, d *providerData, s sentSchedule, what, dev string, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, summary string, diags *diag.Diagnostics) []string {
 	again := "Invoking the action again sends the " + what + " again"
 	if dev != "" {
-		got, ok, seen := d.readBackDevice(ctx, s, dev, kind, matches)
+		got, ok, seen := readBackDevice(ctx, d, s, dev, kind, matches)
 		if ok {
 			diags.AddWarning("The "+what+" was sent once despite a lost answer",
 				"The answer to the request was lost ("+s.cause.Error()+"); reading device "+dev+" back showed the "+what+
@@ -336,7 +327,7 @@ func (d *providerData) resolveActionSchedule(ctx context.Context, s sentSchedule
 		return nil
 	}
 	target := describeFleets(scope.WorkspaceID, scope.FleetIDs)
-	have, lack, _, err := d.readBackFleet(ctx, s, scope, kind, matches)
+	have, lack, _, err := readBackFleet(ctx, d, s, scope, kind, matches)
 	switch {
 	case err != nil:
 		diags.AddError(summary, fmt.Sprintf("The request was sent, but its answer was lost (%s), and reading the "+
@@ -534,7 +525,7 @@ func fleetProgress(devices []string, status string, res []fleetstatus.Device, fw
 // readProgress reads the status of kind on devices (bounded concurrent
 // reads) for a Read; a failure is a warning and returns ok false: progress
 // is information, and the state keeps its last values.
-func (d *providerData) readProgress(ctx context.Context, devices []string, kind fleetstatus.Kind, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
+func readProgress(ctx context.Context, d *providerData, devices []string, kind fleetstatus.Kind, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
 	if len(devices) == 0 {
 		return []fleetstatus.Device{}, true
 	}

@@ -38,7 +38,7 @@ type schedEnv struct {
 
 func newSchedEnv(t *testing.T) *schedEnv {
 	t.Helper()
-	return &schedEnv{Env: acctest.New(t, NewServer("test")), cli: newCLI(t)}
+	return &schedEnv{Env: acctest.New(t, acctest.ProviderServer(t)), cli: newCLI(t)}
 }
 
 // write writes main.tf: the provider block and body.

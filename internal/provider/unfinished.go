@@ -125,27 +125,27 @@ type unfinishedRegistry struct {
 }
 
 // rememberUnfinished records u in the registry.
-func (d *providerData) rememberUnfinished(u unfinishedScheduling) {
+func rememberUnfinished(d *providerData, u unfinishedScheduling) {
 	if d == nil || u.Key == "" {
 		return
 	}
-	d.unfinished.mu.Lock()
-	defer d.unfinished.mu.Unlock()
-	if d.unfinished.m == nil {
-		d.unfinished.m = map[string]unfinishedScheduling{}
+	registry[unfinishedRegistry](d).mu.Lock()
+	defer registry[unfinishedRegistry](d).mu.Unlock()
+	if registry[unfinishedRegistry](d).m == nil {
+		registry[unfinishedRegistry](d).m = map[string]unfinishedScheduling{}
 	}
-	d.unfinished.m[u.Key] = u
+	registry[unfinishedRegistry](d).m[u.Key] = u
 }
 
 // findUnfinished returns the unfinished scheduling that want schedules
 // again, if any.
-func (d *providerData) findUnfinished(want unfinishedScheduling) (unfinishedScheduling, bool) {
+func findUnfinished(d *providerData, want unfinishedScheduling) (unfinishedScheduling, bool) {
 	if d == nil {
 		return unfinishedScheduling{}, false
 	}
-	d.unfinished.mu.Lock()
-	defer d.unfinished.mu.Unlock()
-	u, ok := d.unfinished.m[want.Key]
+	registry[unfinishedRegistry](d).mu.Lock()
+	defer registry[unfinishedRegistry](d).mu.Unlock()
+	u, ok := registry[unfinishedRegistry](d).m[want.Key]
 	if !ok || !u.sameCommand(want) {
 		return unfinishedScheduling{}, false
 	}
@@ -199,9 +199,9 @@ func markWait(ctx context.Context, private privateData, u unfinishedScheduling, 
 
 // noteRead remembers, in Read, an object whose private state marks an
 // unfinished wait.
-func (d *providerData) noteRead(ctx context.Context, private privateData) {
+func noteRead(ctx context.Context, d *providerData, private privateData) {
 	if u, ok := getMark(ctx, private, unfinishedKey); ok {
-		d.rememberUnfinished(u)
+		rememberUnfinished(d, u)
 	}
 }
 
@@ -209,15 +209,15 @@ func (d *providerData) noteRead(ctx context.Context, private privateData) {
 // the one its planned private state names (a replacement planned after a
 // refresh), or else fromState when the state shows a wait that did not
 // succeed (stateUnfinished).
-func (d *providerData) noteDelete(ctx context.Context, private privateData, fromState unfinishedScheduling, stateUnfinished bool) {
+func noteDelete(ctx context.Context, d *providerData, private privateData, fromState unfinishedScheduling, stateUnfinished bool) {
 	for _, key := range []string{adoptKey, unfinishedKey} {
 		if u, ok := getMark(ctx, private, key); ok {
-			d.rememberUnfinished(u)
+			rememberUnfinished(d, u)
 			return
 		}
 	}
 	if stateUnfinished {
-		d.rememberUnfinished(fromState)
+		rememberUnfinished(d, fromState)
 	}
 }
 
@@ -232,8 +232,8 @@ func (d *providerData) noteDelete(ctx context.Context, private privateData, from
 // a create that would send instead fails with an inconsistent plan, before
 // anything is sent (with create_before_destroy, Create runs before Delete
 // could remember the scheduling).
-func (d *providerData) planAdoption(ctx context.Context, planned unfinishedScheduling, private privateData, what, noun string, diags *diag.Diagnostics) (unfinishedScheduling, bool) {
-	u, ok := d.findUnfinished(planned)
+func planAdoption(ctx context.Context, d *providerData, planned unfinishedScheduling, private privateData, what, noun string, diags *diag.Diagnostics) (unfinishedScheduling, bool) {
+	u, ok := findUnfinished(d, planned)
 	if !ok {
 		return u, false
 	}
@@ -251,15 +251,15 @@ func (d *providerData) planAdoption(ctx context.Context, planned unfinishedSched
 // takeAdoption, in Create, returns the unfinished scheduling that planned
 // schedules again, if Delete or Read remembered one in this walk, and
 // forgets it: it is adopted once.
-func (d *providerData) takeAdoption(planned unfinishedScheduling, known bool) (unfinishedScheduling, bool) {
+func takeAdoption(d *providerData, planned unfinishedScheduling, known bool) (unfinishedScheduling, bool) {
 	if !known {
 		return unfinishedScheduling{}, false
 	}
-	u, ok := d.findUnfinished(planned)
+	u, ok := findUnfinished(d, planned)
 	if ok {
-		d.unfinished.mu.Lock()
-		delete(d.unfinished.m, u.Key)
-		d.unfinished.mu.Unlock()
+		registry[unfinishedRegistry](d).mu.Lock()
+		delete(registry[unfinishedRegistry](d).m, u.Key)
+		registry[unfinishedRegistry](d).mu.Unlock()
 	}
 	return u, ok
 }
@@ -269,7 +269,7 @@ func (d *providerData) takeAdoption(planned unfinishedScheduling, known bool) (u
 // value or firmware) and is not scheduled after u. It returns the devices
 // read; otherwise it adds an error that says nothing was sent, and returns
 // false.
-func (d *providerData) verifyAdoption(ctx context.Context, u unfinishedScheduling, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, what string, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
+func verifyAdoption(ctx context.Context, d *providerData, u unfinishedScheduling, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, what string, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
 	got, err := fleetstatus.ReadIDs(ctx, d.client, u.Devices, kind, 0)
 	summary := "Cannot adopt the unfinished " + what
 	if err != nil {

@@ -46,7 +46,7 @@ func TestUnfinishedRegistry(t *testing.T) {
 	var diags diag.Diagnostics
 	markWait(ctx, private, u, false, &diags)
 	d := &providerData{}
-	d.noteRead(ctx, private)
+	noteRead(ctx, d, private)
 
 	same := u
 	same.Value = `{ "b": 2, "a": 1 }`
@@ -55,46 +55,46 @@ func TestUnfinishedRegistry(t *testing.T) {
 	otherTriggers.Triggers = trig("2")
 	otherDevice.Key = schedulingKey("zdm_device_job", "dev-2", "reboot")
 	for name, want := range map[string]unfinishedScheduling{"value": otherValue, "triggers": otherTriggers, "device": otherDevice} {
-		if _, ok := d.takeAdoption(want, true); ok {
+		if _, ok := takeAdoption(d, want, true); ok {
 			t.Errorf("a different %s adopts the unfinished scheduling", name)
 		}
 	}
-	if _, ok := d.takeAdoption(same, false); ok {
+	if _, ok := takeAdoption(d, same, false); ok {
 		t.Error("a scheduling not known yet adopts")
 	}
-	got, ok := d.takeAdoption(same, true)
+	got, ok := takeAdoption(d, same, true)
 	if !ok || got.ScheduledAt != u.ScheduledAt {
 		t.Fatalf("the same scheduling is not adopted: %v, %v", got, ok)
 	}
-	if _, ok := d.takeAdoption(same, true); ok {
+	if _, ok := takeAdoption(d, same, true); ok {
 		t.Error("the scheduling is adopted twice")
 	}
 
 	// A wait that succeeds clears the mark: Read remembers nothing.
 	markWait(ctx, private, u, true, &diags)
 	d = &providerData{}
-	d.noteRead(ctx, private)
-	if _, ok := d.takeAdoption(same, true); ok || diags.HasError() {
+	noteRead(ctx, d, private)
+	if _, ok := takeAdoption(d, same, true); ok || diags.HasError() {
 		t.Errorf("a finished scheduling is adopted (%v)", diags)
 	}
 
 	// Delete remembers from the state only when it shows the wait
 	// unfinished, or from its planned private state.
-	d.noteDelete(ctx, memPrivate{}, u, false)
-	if _, ok := d.takeAdoption(same, true); ok {
+	noteDelete(ctx, d, memPrivate{}, u, false)
+	if _, ok := takeAdoption(d, same, true); ok {
 		t.Error("Delete of a finished scheduling remembers it")
 	}
-	d.noteDelete(ctx, memPrivate{}, u, true)
-	if _, ok := d.takeAdoption(same, true); !ok {
+	noteDelete(ctx, d, memPrivate{}, u, true)
+	if _, ok := takeAdoption(d, same, true); !ok {
 		t.Error("Delete of an unfinished scheduling does not remember it")
 	}
 	planned := memPrivate{}
-	if _, ok := (&providerData{}).planAdoption(ctx, u, planned, "job", "job", &diags); ok {
+	if _, ok := planAdoption(ctx, &providerData{}, u, planned, "job", "job", &diags); ok {
 		t.Error("planAdoption adopts from an empty registry")
 	}
 	setMark(ctx, planned, adoptKey, &u, &diags)
-	d.noteDelete(ctx, planned, unfinishedScheduling{}, false)
-	if _, ok := d.takeAdoption(same, true); !ok {
+	noteDelete(ctx, d, planned, unfinishedScheduling{}, false)
+	if _, ok := takeAdoption(d, same, true); !ok {
 		t.Error("Delete does not remember the scheduling its planned private state adopts")
 	}
 }

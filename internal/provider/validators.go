@@ -2,14 +2,11 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/actionvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -162,36 +159,6 @@ func (v rfc3339) ValidateString(ctx context.Context, req validator.StringRequest
 
 func parseRFC3339(s string) (time.Time, error) {
 	return time.Parse(time.RFC3339Nano, s)
-}
-
-// actionTargetValidators check the targets of the scheduling actions.
-func actionTargetValidators() []action.ConfigValidator {
-	return []action.ConfigValidator{
-		actionvalidator.ExactlyOneOf(path.MatchRoot("device_id"), path.MatchRoot("workspace_id")),
-		actionvalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("fleet_ids")),
-		actionvalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("all_fleets")),
-	}
-}
-
-// validateWaitOptions checks that poll_interval is not longer than timeout,
-// and warns when they are set without wait.
-func validateWaitOptions(wait types.Bool, timeout, interval types.String, diags *diag.Diagnostics) {
-	if wait.IsUnknown() || timeout.IsUnknown() || interval.IsUnknown() {
-		return
-	}
-	if !wait.ValueBool() {
-		for name, v := range map[string]types.String{"timeout": timeout, "poll_interval": interval} {
-			if !v.IsNull() {
-				diags.AddAttributeWarning(path.Root(name), "Unused "+name, name+" only applies with wait = true.")
-			}
-		}
-		return
-	}
-	o := parseWaitOptions(wait, timeout, interval)
-	if o.interval > o.timeout {
-		diags.AddAttributeError(path.Root("poll_interval"), "Invalid poll_interval",
-			fmt.Sprintf("poll_interval (%s) must not be longer than timeout (%s).", o.interval, o.timeout))
-	}
 }
 
 // regexString checks that a string is a valid RE2 regular expression.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/actionvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -256,7 +257,7 @@ func statusCountKeys(counts types.Map) []string {
 //
 // noun is what is sent again by a change of triggers ("job", "firmware
 // update").
-func (d *providerData) waitResource(ctx context.Context, devices []string, w statusWait, what, noun string, diags *diag.Diagnostics) (fleetstatus.WaitResult, bool) {
+func waitResource(ctx context.Context, d *providerData, devices []string, w statusWait, what, noun string, diags *diag.Diagnostics) (fleetstatus.WaitResult, bool) {
 	progress := func(msg string) { tflog.Info(ctx, msg) }
 	res, err := waitStatuses(ctx, d.client, devices, w, progress)
 	if err != nil {
@@ -283,7 +284,7 @@ func waitsAgain(what, noun, status string) (string, string) {
 // counts and notDone. update tells which timeout bounds it. It returns the
 // last statuses read, and whether every device is done (true without
 // wait).
-func (d *providerData) waitDevices(ctx context.Context, w waitModel, devices []string, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, what, noun string, counts *types.Map, notDone *types.List, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
+func waitDevices(ctx context.Context, d *providerData, w waitModel, devices []string, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, what, noun string, counts *types.Map, notDone *types.List, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
 	if !w.enabled() {
 		return nil, true
 	}
@@ -291,7 +292,7 @@ func (d *providerData) waitDevices(ctx context.Context, w waitModel, devices []s
 	if diags.HasError() {
 		return nil, false
 	}
-	res, ok := d.waitResource(ctx, devices, sw, what, noun, diags)
+	res, ok := waitResource(ctx, d, devices, sw, what, noun, diags)
 	*counts, *notDone = fleetProgress(devices, "", res.Devices, firmware, w.doneStatuses())
 	return res.Devices, ok
 }
@@ -317,4 +318,34 @@ func describeCounts(counts types.Map) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// actionTargetValidators check the targets of the scheduling actions.
+func actionTargetValidators() []action.ConfigValidator {
+	return []action.ConfigValidator{
+		actionvalidator.ExactlyOneOf(path.MatchRoot("device_id"), path.MatchRoot("workspace_id")),
+		actionvalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("fleet_ids")),
+		actionvalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("all_fleets")),
+	}
+}
+
+// validateWaitOptions checks that poll_interval is not longer than timeout,
+// and warns when they are set without wait.
+func validateWaitOptions(wait types.Bool, timeout, interval types.String, diags *diag.Diagnostics) {
+	if wait.IsUnknown() || timeout.IsUnknown() || interval.IsUnknown() {
+		return
+	}
+	if !wait.ValueBool() {
+		for name, v := range map[string]types.String{"timeout": timeout, "poll_interval": interval} {
+			if !v.IsNull() {
+				diags.AddAttributeWarning(path.Root(name), "Unused "+name, name+" only applies with wait = true.")
+			}
+		}
+		return
+	}
+	o := parseWaitOptions(wait, timeout, interval)
+	if o.interval > o.timeout {
+		diags.AddAttributeError(path.Root("poll_interval"), "Invalid poll_interval",
+			fmt.Sprintf("poll_interval (%s) must not be longer than timeout (%s).", o.interval, o.timeout))
+	}
 }

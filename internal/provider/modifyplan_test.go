@@ -5,89 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
-
-func TestParseImportID(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		raw, ws, id string
-		wantErr     string
-	}{
-		{raw: "dev-1", id: "dev-1"},
-		{raw: "wks-1/dev-1", ws: "wks-1", id: "dev-1"},
-		{raw: "any shape:at all", id: "any shape:at all"},
-		{raw: "", wantErr: "empty import ID"},
-		{raw: " ", wantErr: "empty import ID"},
-		{raw: "/dev-1", wantErr: "empty part"},
-		{raw: "wks-1/", wantErr: "empty part"},
-		{raw: "a/b/c", wantErr: "has 3 parts"},
-	}
-	for _, c := range cases {
-		ws, id, err := parseImportID(c.raw, "device")
-		if c.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-				t.Errorf("parseImportID(%q) error = %v, want %q", c.raw, err, c.wantErr)
-			} else if !strings.Contains(err.Error(), `"<workspace_id>/<device_id>" or "<device_id>"`) {
-				t.Errorf("parseImportID(%q) error does not show the format: %v", c.raw, err)
-			}
-			continue
-		}
-		if err != nil || ws != c.ws || id != c.id {
-			t.Errorf("parseImportID(%q) = %q, %q, %v; want %q, %q", c.raw, ws, id, err, c.ws, c.id)
-		}
-	}
-}
-
-func TestAdoptedWarning(t *testing.T) {
-	t.Parallel()
-	_, detail := adoptedWarning("fleet", "f1", "flt-9")
-	if !strings.Contains(detail, `fleet "f1" (id flt-9)`) || !strings.Contains(detail, "service's clock") {
-		t.Errorf("adopted: %s", detail)
-	}
-}
-
-// planRequest builds a ModifyPlanRequest for r from a prior state and a
-// planned value (nil for a destroy); the configuration equals the plan.
-func planRequest(t *testing.T, r resource.Resource, prior, planned any) resource.ModifyPlanRequest {
-	t.Helper()
-	ctx := context.Background()
-	var sresp resource.SchemaResponse
-	r.Schema(ctx, resource.SchemaRequest{}, &sresp)
-	s := sresp.Schema
-	null := tftypes.NewValue(s.Type().TerraformType(ctx), nil)
-
-	state := tfsdk.State{Schema: s, Raw: null}
-	mustOK(t, state.Set(ctx, prior))
-	plan := tfsdk.Plan{Schema: s, Raw: null}
-	cfg := tfsdk.Config{Schema: s, Raw: null}
-	if planned != nil {
-		mustOK(t, plan.Set(ctx, planned))
-		cfg.Raw = plan.Raw.Copy()
-	}
-	return resource.ModifyPlanRequest{State: state, Plan: plan, Config: cfg}
-}
-
-func mustOK(t *testing.T, diags diag.Diagnostics) {
-	t.Helper()
-	if diags.HasError() {
-		t.Fatalf("unexpected diagnostics: %v", diags)
-	}
-}
-
-// warnings returns the summaries and details of the warnings in diags.
-func warnings(diags diag.Diagnostics) string {
-	var b strings.Builder
-	for _, d := range diags.Warnings() {
-		b.WriteString(d.Summary() + ": " + d.Detail() + "\n")
-	}
-	return b.String()
-}
 
 func TestModifyPlanWarnsOnDestroy(t *testing.T) {
 	t.Parallel()
