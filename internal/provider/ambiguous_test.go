@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+
 	"context"
 	"net/http"
 	"strings"
@@ -37,10 +39,10 @@ func faultNth(n int64, suffix string, act func(w http.ResponseWriter, r *http.Re
 }
 
 // reset closes the connection without forwarding the request.
-func reset(w http.ResponseWriter, _ *http.Request) { closeConnection(w) }
+func reset(w http.ResponseWriter, _ *http.Request) { acctest.CloseConnection(w) }
 
 // namesOf counts the devices of the test's workspace by name.
-func namesOf(t *testing.T, fe *frontEnv) map[string]int {
+func namesOf(t *testing.T, fe *acctest.FrontEnv) map[string]int {
 	t.Helper()
 	counts := map[string]int{}
 	for _, n := range deviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID) {
@@ -54,7 +56,7 @@ func namesOf(t *testing.T, fe *frontEnv) map[string]int {
 // service. b must not adopt a's device: the apply fails with the "may have
 // been created" error, and the service holds one twin, managed by a.
 func TestAccAmbiguousManagedTwin(t *testing.T) {
-	fe := newFrontEnv(t)
+	fe := acctest.NewFrontEnv(t)
 	cfg := fe.Config("", `
 resource "zdm_device" "a" {
   name = "twin"
@@ -67,13 +69,13 @@ resource "zdm_device" "b" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: fe.Factories,
 		Steps: []resource.TestStep{{
-			PreConfig: func() { fe.override.Store(faultNth(2, "/devices", reset)) },
+			PreConfig: func() { fe.Override.Store(faultNth(2, "/devices", reset)) },
 			Config:    cfg,
 			ExpectError: errorPattern(`Cannot create device "twin"`, `may have been created`,
 				`No device named "twin" created since the request`, `Do not apply again before checking`),
 		}},
 	})
-	fe.override.Store(nil)
+	fe.Override.Store(nil)
 	if got := namesOf(t, fe)["twin"]; got != 1 {
 		t.Errorf("%d devices named twin, want 1 (b's create never reached the service)", got)
 	}
@@ -83,7 +85,7 @@ resource "zdm_device" "b" {
 // before the apply; the apply's create of a workspace "staging" is reset
 // before it reaches the service. The old workspace is not adopted.
 func TestAccAmbiguousOldTwin(t *testing.T) {
-	fe := newFrontEnv(t)
+	fe := acctest.NewFrontEnv(t)
 	if _, err := fe.Server.CreateWorkspace(fe.Bootstrap.AccountID, "staging"); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func TestAccAmbiguousOldTwin(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: fe.Factories,
 		Steps: []resource.TestStep{{
-			PreConfig: func() { fe.override.Store(faultNth(1, "/workspaces", reset)) },
+			PreConfig: func() { fe.Override.Store(faultNth(1, "/workspaces", reset)) },
 			Config: fe.Config("", `
 resource "zdm_workspace" "staging" {
   name = "staging"
@@ -103,7 +105,7 @@ resource "zdm_workspace" "staging" {
 				`data "zdm_workspaces"`, `terraform import`),
 		}},
 	})
-	fe.override.Store(nil)
+	fe.Override.Store(nil)
 	all, err := fe.Client(t).ListWorkspaces(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +126,7 @@ resource "zdm_workspace" "staging" {
 // another fleet: that one is not adopted (it is not in the default fleet),
 // the device the request created is: exactly one adoption, the right one.
 func TestAccAmbiguousOtherFleetTwin(t *testing.T) {
-	fe := newFrontEnv(t)
+	fe := acctest.NewFrontEnv(t)
 	c := fe.Client(t)
 	other, err := c.CreateFleet(context.Background(), fe.Bootstrap.WorkspaceID, "other", "")
 	if err != nil {
@@ -138,12 +140,12 @@ func TestAccAmbiguousOtherFleetTwin(t *testing.T) {
 		if _, err := fe.Server.CreateDevices(fe.Bootstrap.WorkspaceID, other.ID, []string{"solo"}); err != nil {
 			panic(err)
 		}
-		closeConnection(w)
+		acctest.CloseConnection(w)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: fe.Factories,
 		Steps: []resource.TestStep{{
-			PreConfig: func() { fe.override.Store(faultNth(1, "/devices", act)) },
+			PreConfig: func() { fe.Override.Store(faultNth(1, "/devices", act)) },
 			Config: fe.Config("", `
 resource "zdm_device" "solo" {
   name = "solo"
@@ -154,7 +156,7 @@ resource "zdm_device" "solo" {
 			},
 		}},
 	})
-	fe.override.Store(nil)
+	fe.Override.Store(nil)
 	if !strings.Contains(ours, `"name":"solo"`) {
 		t.Fatalf("the create did not reach the service: %s", ours)
 	}
@@ -167,7 +169,7 @@ resource "zdm_device" "solo" {
 // request_timeout is 1 s. The provider times out, then lists again until
 // the device shows up, and adopts it: one device, nothing created twice.
 func TestAccAmbiguousTimeout(t *testing.T) {
-	fe := newFrontEnv(t)
+	fe := acctest.NewFrontEnv(t)
 	if _, err := fe.Server.AddRequestFault(localzdm.RequestFault{Method: http.MethodPost,
 		Path: "/v3/workspaces/{workspace_id}/devices", Action: localzdm.FaultDelay, Delay: 4 * time.Second, Count: 1}); err != nil {
 		t.Fatal(err)
@@ -196,7 +198,7 @@ resource "zdm_device" "slow" {
 // answer is lost: the fleet is adopted with a warning, and the service
 // holds it once.
 func TestAccAmbiguousDroppedAnswer(t *testing.T) {
-	fe := newFrontEnv(t)
+	fe := acctest.NewFrontEnv(t)
 	if _, err := fe.Server.AddRequestFault(localzdm.RequestFault{Method: http.MethodPost,
 		Path: "/v3/workspaces/{workspace_id}/fleets", Action: localzdm.FaultDropAnswer, Count: 1}); err != nil {
 		t.Fatal(err)

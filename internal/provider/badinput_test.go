@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+
 	"context"
 	"errors"
 	"fmt"
@@ -1195,7 +1197,7 @@ resource "zdm_fleet" "f" {
 		Steps: []resource.TestStep{
 			{Config: block(map[string]string{"insecure_http": "true"}), PlanOnly: true, ExpectNonEmptyPlan: true},
 			{
-				PreConfig:          func() { t.Setenv(envInsecureHTTP, "true") },
+				PreConfig:          func() { t.Setenv(connection.EnvInsecureHTTP, "true") },
 				Config:             block(nil),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,

@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
 	"context"
 	"fmt"
 	"os"
@@ -32,52 +35,52 @@ type providerModel struct {
 }
 
 func (p *zdmProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
-	urlValidators := []validator.String{serviceURL{}}
+	urlValidators := []validator.String{kit.ServiceURL{}}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Manages workspaces, fleets and devices of the ZDM device management service " +
 			"and reads them back. Every attribute falls back to an environment variable when it is not set.",
 		Attributes: map[string]schema.Attribute{
 			"base_url": schema.StringAttribute{
 				MarkdownDescription: "Address of the device management service, such as `https://api.example.com` " +
-					"(with or without the `/v3` version segment). Falls back to `" + envBaseURL + "`. Required " +
+					"(with or without the `/v3` version segment). Falls back to `" + connection.EnvBaseURL + "`. Required " +
 					"in one of the two places. Plain `http` is accepted for loopback hosts, or for any host with `insecure_http`.",
 				Optional:   true,
 				Validators: urlValidators,
 			},
 			"storage_url": schema.StringAttribute{
 				MarkdownDescription: "Address of the time-series storage service (with or without `/v3`). " +
-					"Falls back to `" + envStorageURL + "`. May be omitted when no data source reads stored data.",
+					"Falls back to `" + connection.EnvStorageURL + "`. May be omitted when no data source reads stored data.",
 				Optional:   true,
 				Validators: urlValidators,
 			},
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "API key sent in the `X-API-KEY` header. A key is bound to one workspace. " +
-					"Falls back to `" + envAPIKey + "`. Required in one of the two places. Never logged nor stored in state.",
+					"Falls back to `" + connection.EnvAPIKey + "`. Required in one of the two places. Never logged nor stored in state.",
 				Optional:   true,
 				Sensitive:  true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
 			},
 			"workspace_id": schema.StringAttribute{
 				MarkdownDescription: "Default workspace of resources and data sources that take a `workspace_id`; " +
-					"normally the workspace the API key is bound to. Falls back to `" + envWorkspaceID + "`.",
+					"normally the workspace the API key is bound to. Falls back to `" + connection.EnvWorkspaceID + "`.",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1), notBlank{}},
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
 			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "Time limit of one HTTP attempt, as a duration such as `\"60s\"` or `\"2m\"`. " +
-					"Defaults to `60s`. Falls back to `" + envRequestTimeout + "`.",
+					"Defaults to `60s`. Falls back to `" + connection.EnvRequestTimeout + "`.",
 				Optional:   true,
-				Validators: []validator.String{duration{}},
+				Validators: []validator.String{kit.Duration{}},
 			},
 			"max_retries": schema.Int64Attribute{
 				MarkdownDescription: "How many times a request is retried after a rate limit (429), an unavailable " +
-					"service (503) or a connection error, from 0 to 20. Defaults to 5. Falls back to `" + envMaxRetries + "`.",
+					"service (503) or a connection error, from 0 to 20. Defaults to 5. Falls back to `" + connection.EnvMaxRetries + "`.",
 				Optional:   true,
-				Validators: []validator.Int64{int64validator.Between(minRetries, maxRetries)},
+				Validators: []validator.Int64{int64validator.Between(connection.MinRetries, connection.MaxRetries)},
 			},
 			"insecure_http": schema.BoolAttribute{
 				MarkdownDescription: "Allow plain `http` addresses for hosts that are not loopback addresses. " +
-					"Defaults to `false`. Falls back to `" + envInsecureHTTP + "`.",
+					"Defaults to `false`. Falls back to `" + connection.EnvInsecureHTTP + "`.",
 				Optional: true,
 			},
 		},
@@ -128,9 +131,9 @@ func (p *zdmProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		"max_retries":  settings.maxRetries,
 	})
 
-	data := &providerData{client: c, workspaceID: settings.workspaceID, hasStorage: settings.storageURL != "",
-		visible: newVisibility(c)}
-	data.batch = newBatchedReads(c, data.sawWorkspace)
+	data := &connection.ProviderData{Client: c, WorkspaceID: settings.workspaceID, HasStorage: settings.storageURL != "",
+		Visible: connection.NewVisibility(c)}
+	data.Batch = connection.NewBatchedReads(c, data.SawWorkspace)
 	p.data.Store(data)
 	resp.ResourceData = data
 	resp.DataSourceData = data
@@ -166,60 +169,60 @@ func resolveSettings(cfg providerModel, lookup func(string) (string, bool)) (set
 
 	if !cfg.InsecureHTTP.IsNull() {
 		s.insecureHTTP = cfg.InsecureHTTP.ValueBool()
-	} else if e, ok := lookup(envInsecureHTTP); ok && e != "" {
-		b, err := parseBool(e)
+	} else if e, ok := lookup(connection.EnvInsecureHTTP); ok && e != "" {
+		b, err := connection.ParseBool(e)
 		if err != nil {
-			diags.AddAttributeError(path.Root("insecure_http"), "Invalid "+envInsecureHTTP,
-				describeSource("insecure_http", envInsecureHTTP, true)+" "+err.Error()+".")
+			diags.AddAttributeError(path.Root("insecure_http"), "Invalid "+connection.EnvInsecureHTTP,
+				describeSource("insecure_http", connection.EnvInsecureHTTP, true)+" "+err.Error()+".")
 		}
 		s.insecureHTTP = b
 	}
 
 	var fromEnv bool
-	s.baseURL, fromEnv = str(cfg.BaseURL, envBaseURL)
+	s.baseURL, fromEnv = str(cfg.BaseURL, connection.EnvBaseURL)
 	if s.baseURL == "" {
 		diags.AddAttributeError(path.Root("base_url"), "Missing base_url",
-			"Set base_url in the provider block or the "+envBaseURL+" environment variable "+
+			"Set base_url in the provider block or the "+connection.EnvBaseURL+" environment variable "+
 				"to the address of the device management service.")
-	} else if err := checkServiceURL(s.baseURL, s.insecureHTTP); err != nil {
+	} else if err := connection.CheckServiceURL(s.baseURL, s.insecureHTTP); err != nil {
 		diags.AddAttributeError(path.Root("base_url"), "Invalid base_url",
-			describeSource("base_url", envBaseURL, fromEnv)+" "+err.Error()+".")
+			describeSource("base_url", connection.EnvBaseURL, fromEnv)+" "+err.Error()+".")
 	}
 
-	s.storageURL, fromEnv = str(cfg.StorageURL, envStorageURL)
+	s.storageURL, fromEnv = str(cfg.StorageURL, connection.EnvStorageURL)
 	if s.storageURL != "" {
-		if err := checkServiceURL(s.storageURL, s.insecureHTTP); err != nil {
+		if err := connection.CheckServiceURL(s.storageURL, s.insecureHTTP); err != nil {
 			diags.AddAttributeError(path.Root("storage_url"), "Invalid storage_url",
-				describeSource("storage_url", envStorageURL, fromEnv)+" "+err.Error()+".")
+				describeSource("storage_url", connection.EnvStorageURL, fromEnv)+" "+err.Error()+".")
 		}
 	}
 
-	s.apiKey, _ = str(cfg.APIKey, envAPIKey)
+	s.apiKey, _ = str(cfg.APIKey, connection.EnvAPIKey)
 	if strings.TrimSpace(s.apiKey) == "" {
 		diags.AddAttributeError(path.Root("api_key"), "Missing api_key",
-			"Set api_key in the provider block or the "+envAPIKey+" environment variable "+
+			"Set api_key in the provider block or the "+connection.EnvAPIKey+" environment variable "+
 				"to an API key of the workspace.")
 	}
 
-	s.workspaceID, _ = str(cfg.WorkspaceID, envWorkspaceID)
+	s.workspaceID, _ = str(cfg.WorkspaceID, connection.EnvWorkspaceID)
 	s.workspaceID = strings.TrimSpace(s.workspaceID)
 
-	if timeout, fromEnv := str(cfg.RequestTimeout, envRequestTimeout); timeout != "" {
-		d, err := parseRequestTimeout(timeout)
+	if timeout, fromEnv := str(cfg.RequestTimeout, connection.EnvRequestTimeout); timeout != "" {
+		d, err := connection.ParseRequestTimeout(timeout)
 		if err != nil {
 			diags.AddAttributeError(path.Root("request_timeout"), "Invalid request_timeout",
-				describeSource("request_timeout", envRequestTimeout, fromEnv)+" "+err.Error()+".")
+				describeSource("request_timeout", connection.EnvRequestTimeout, fromEnv)+" "+err.Error()+".")
 		}
 		s.requestTimeout = d
 	}
 
 	if !cfg.MaxRetries.IsNull() {
 		s.maxRetries, s.maxRetriesSet = int(cfg.MaxRetries.ValueInt64()), true
-	} else if e, ok := lookup(envMaxRetries); ok && e != "" {
-		n, err := parseMaxRetries(e)
+	} else if e, ok := lookup(connection.EnvMaxRetries); ok && e != "" {
+		n, err := connection.ParseMaxRetries(e)
 		if err != nil {
-			diags.AddAttributeError(path.Root("max_retries"), "Invalid "+envMaxRetries,
-				describeSource("max_retries", envMaxRetries, true)+" "+err.Error()+".")
+			diags.AddAttributeError(path.Root("max_retries"), "Invalid "+connection.EnvMaxRetries,
+				describeSource("max_retries", connection.EnvMaxRetries, true)+" "+err.Error()+".")
 		}
 		s.maxRetries, s.maxRetriesSet = n, true
 	}

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +43,7 @@ func TestCheckServiceURL(t *testing.T) {
 		{url: "https://api example.com", wantErr: "not a valid URL"},
 	}
 	for _, c := range cases {
-		err := checkServiceURL(c.url, c.insecure)
+		err := connection.CheckServiceURL(c.url, c.insecure)
 		switch {
 		case c.wantErr == "" && err != nil:
 			t.Errorf("checkServiceURL(%q, %v) = %v, want nil", c.url, c.insecure, err)
@@ -55,7 +57,7 @@ func TestCheckServiceURL(t *testing.T) {
 
 func TestCheckServiceURLHidesCredentials(t *testing.T) {
 	t.Parallel()
-	err := checkServiceURL("https://user:s3cr3t@api.example.com", false)
+	err := connection.CheckServiceURL("https://user:s3cr3t@api.example.com", false)
 	if err == nil || strings.Contains(err.Error(), "s3cr3t") {
 		t.Fatalf("error %v shows the password", err)
 	}
@@ -63,11 +65,11 @@ func TestCheckServiceURLHidesCredentials(t *testing.T) {
 
 func TestParseRequestTimeout(t *testing.T) {
 	t.Parallel()
-	if d, err := parseRequestTimeout("90s"); err != nil || d != 90*time.Second {
+	if d, err := connection.ParseRequestTimeout("90s"); err != nil || d != 90*time.Second {
 		t.Errorf(`parseRequestTimeout("90s") = %v, %v`, d, err)
 	}
 	for _, bad := range []string{"", "60", "abc", "0s", "-5s"} {
-		if _, err := parseRequestTimeout(bad); err == nil {
+		if _, err := connection.ParseRequestTimeout(bad); err == nil {
 			t.Errorf("parseRequestTimeout(%q) accepted", bad)
 		}
 	}
@@ -75,11 +77,11 @@ func TestParseRequestTimeout(t *testing.T) {
 
 func TestParseMaxRetries(t *testing.T) {
 	t.Parallel()
-	if n, err := parseMaxRetries(" 7 "); err != nil || n != 7 {
+	if n, err := connection.ParseMaxRetries(" 7 "); err != nil || n != 7 {
 		t.Errorf(`parseMaxRetries(" 7 ") = %d, %v`, n, err)
 	}
 	for _, bad := range []string{"", "x", "-1", "21", "2.5"} {
-		if _, err := parseMaxRetries(bad); err == nil {
+		if _, err := connection.ParseMaxRetries(bad); err == nil {
 			t.Errorf("parseMaxRetries(%q) accepted", bad)
 		}
 	}
@@ -125,7 +127,7 @@ func TestResolveSettingsMissing(t *testing.T) {
 	for _, d := range diags {
 		text += d.Summary() + ": " + d.Detail() + "\n"
 	}
-	for _, want := range []string{"Missing base_url", envBaseURL, "Missing api_key", envAPIKey} {
+	for _, want := range []string{"Missing base_url", connection.EnvBaseURL, "Missing api_key", connection.EnvAPIKey} {
 		if !strings.Contains(text, want) {
 			t.Errorf("errors do not mention %q:\n%s", want, text)
 		}
@@ -135,13 +137,13 @@ func TestResolveSettingsMissing(t *testing.T) {
 func TestResolveSettingsEnvFallback(t *testing.T) {
 	t.Parallel()
 	s, diags := resolveSettings(nullConfig(), env(map[string]string{
-		envBaseURL:        "http://api.internal:8080",
-		envStorageURL:     "http://storage.internal:8081/v3",
-		envAPIKey:         "k-env",
-		envWorkspaceID:    "wks-env",
-		envRequestTimeout: "2m",
-		envMaxRetries:     "0",
-		envInsecureHTTP:   "true",
+		connection.EnvBaseURL:        "http://api.internal:8080",
+		connection.EnvStorageURL:     "http://storage.internal:8081/v3",
+		connection.EnvAPIKey:         "k-env",
+		connection.EnvWorkspaceID:    "wks-env",
+		connection.EnvRequestTimeout: "2m",
+		connection.EnvMaxRetries:     "0",
+		connection.EnvInsecureHTTP:   "true",
 	}))
 	if diags.HasError() {
 		t.Fatalf("unexpected errors: %v", diags)
@@ -162,8 +164,8 @@ func TestResolveSettingsConfigWins(t *testing.T) {
 	cfg.MaxRetries = types.Int64Value(3)
 	cfg.InsecureHTTP = types.BoolValue(false)
 	s, diags := resolveSettings(cfg, env(map[string]string{
-		envBaseURL: "http://ignored.example.com", envAPIKey: "k-env", envWorkspaceID: "wks-env",
-		envMaxRetries: "not a number", envInsecureHTTP: "not a bool",
+		connection.EnvBaseURL: "http://ignored.example.com", connection.EnvAPIKey: "k-env", connection.EnvWorkspaceID: "wks-env",
+		connection.EnvMaxRetries: "not a number", connection.EnvInsecureHTTP: "not a bool",
 	}))
 	if diags.HasError() {
 		t.Fatalf("unexpected errors: %v", diags)
@@ -177,17 +179,17 @@ func TestResolveSettingsConfigWins(t *testing.T) {
 func TestResolveSettingsInvalidEnv(t *testing.T) {
 	t.Parallel()
 	_, diags := resolveSettings(nullConfig(), env(map[string]string{
-		envBaseURL:        "http://api.example.com",
-		envAPIKey:         "secret-key-value",
-		envRequestTimeout: "soon",
-		envMaxRetries:     "99",
-		envInsecureHTTP:   "maybe",
+		connection.EnvBaseURL:        "http://api.example.com",
+		connection.EnvAPIKey:         "secret-key-value",
+		connection.EnvRequestTimeout: "soon",
+		connection.EnvMaxRetries:     "99",
+		connection.EnvInsecureHTTP:   "maybe",
 	}))
 	text := ""
 	for _, d := range diags {
 		text += d.Summary() + ": " + d.Detail() + "\n"
 	}
-	for _, want := range []string{envBaseURL, envRequestTimeout, envMaxRetries, envInsecureHTTP} {
+	for _, want := range []string{connection.EnvBaseURL, connection.EnvRequestTimeout, connection.EnvMaxRetries, connection.EnvInsecureHTTP} {
 		if !strings.Contains(text, want) {
 			t.Errorf("errors do not mention %s:\n%s", want, text)
 		}

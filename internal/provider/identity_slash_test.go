@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+
 	"regexp"
 	"testing"
 
@@ -10,8 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
-
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 // TestAccIdentityImportSlashIDs imports a device whose ID contains "/",
@@ -19,7 +19,7 @@ import (
 // checks that the string import ID of such a device is refused rather than
 // split into a wrong workspace and ID.
 func TestAccIdentityImportSlashIDs(t *testing.T) {
-	e := newEnv(t)
+	e := acctest.NewEnv(t)
 	choices, err := acctest.EnvChoices()
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ resource "zdm_fota" "test" {
 	// the plan records the configured value in place, keeps scheduled_at
 	// and status, and sends nothing.
 	importJob := byIdentity(job)
-	if jobValueNotEchoed(t) {
+	if acctest.JobValueNotEchoed(t) {
 		importJob.ExpectNonEmptyPlan = true
 		importJob.ImportPlanChecks.PreApply = []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(job, plancheck.ResourceActionUpdate),
@@ -77,8 +77,8 @@ resource "zdm_fota" "test" {
 		Steps: []resource.TestStep{
 			{
 				Config: config,
-				ConfigStateChecks: append(append(append(identityChecks(dev, "workspace_id", "id"),
-					identityChecks(job, "device_id", "name")...),
+				ConfigStateChecks: append(append(append(acctest.IdentityChecks(dev, "workspace_id", "id"),
+					acctest.IdentityChecks(job, "device_id", "name")...),
 					statecheck.ExpectIdentity(fota, map[string]knownvalue.Check{
 						"device_id":    knownvalue.StringRegexp(regexp.MustCompile(`^dev/a/`)),
 						"workspace_id": knownvalue.Null(),
@@ -94,7 +94,7 @@ resource "zdm_fota" "test" {
 				// read as "<workspace_id>/<device_id>".
 				ResourceName:      dev,
 				ImportState:       true,
-				ImportStateIdFunc: importID(dev, true),
+				ImportStateIdFunc: acctest.ImportID(dev, true),
 				ExpectError:       regexp.MustCompile(`has 3 parts`),
 			},
 			{
@@ -108,7 +108,7 @@ resource "zdm_device_job" "other" {
   name      = "configure"
 }
 `,
-				ExpectError: wrapped(`The identity of a job needs a non-empty device_id and name`),
+				ExpectError: acctest.Wrapped(`The identity of a job needs a non-empty device_id and name`),
 			},
 			{
 				Config: config + `
@@ -122,7 +122,7 @@ resource "zdm_fota" "other" {
   firmware_version = "1.0.0"
 }
 `,
-				ExpectError: wrapped(`The identity of a firmware update needs a non-empty device_id`),
+				ExpectError: acctest.Wrapped(`The identity of a firmware update needs a non-empty device_id`),
 			},
 			{Config: config},
 		},

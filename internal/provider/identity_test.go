@@ -1,6 +1,11 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+
 	"testing"
 
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
@@ -15,11 +20,11 @@ import (
 
 // workspaceImportID is the import ID of a workspace: its ID.
 func workspaceImportID(addr string) resource.ImportStateIdFunc {
-	return importID(addr, true)
+	return acctest.ImportID(addr, true)
 }
 
 func TestAccWorkspaceIdentityImport(t *testing.T) {
-	e := newEnv(t)
+	e := acctest.NewEnv(t)
 	const addr = "zdm_workspace.test"
 	config := e.Config(`
 resource "zdm_workspace" "test" {
@@ -27,8 +32,8 @@ resource "zdm_workspace" "test" {
   description = "a workspace"
 }
 `)
-	steps := []resource.TestStep{{Config: config, ConfigStateChecks: identityChecks(addr, "id")}}
-	steps = append(steps, importSteps(addr, workspaceImportID(addr))...)
+	steps := []resource.TestStep{{Config: config, ConfigStateChecks: acctest.IdentityChecks(addr, "id")}}
+	steps = append(steps, acctest.ImportSteps(addr, workspaceImportID(addr))...)
 	resource.ParallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
 		ProtoV6ProviderFactories: e.Factories,
@@ -37,7 +42,7 @@ resource "zdm_workspace" "test" {
 }
 
 func TestAccFleetIdentityImport(t *testing.T) {
-	e := newEnv(t)
+	e := acctest.NewEnv(t)
 	const addr = "zdm_fleet.test"
 	config := e.Config(`
 resource "zdm_fleet" "test" {
@@ -47,15 +52,15 @@ resource "zdm_fleet" "test" {
 `)
 	steps := []resource.TestStep{{
 		Config: config,
-		ConfigStateChecks: append(identityChecks(addr, "workspace_id", "id"),
+		ConfigStateChecks: append(acctest.IdentityChecks(addr, "workspace_id", "id"),
 			statecheck.ExpectIdentityValue(addr, tfjsonpath.New("workspace_id"), knownvalue.StringExact(e.Bootstrap.WorkspaceID))),
 	}}
-	steps = append(steps, importSteps(addr, importID(addr, false))...)
+	steps = append(steps, acctest.ImportSteps(addr, acctest.ImportID(addr, false))...)
 	// The plain ID, in the provider's workspace.
 	steps = append(steps, resource.TestStep{
 		ResourceName:      addr,
 		ImportState:       true,
-		ImportStateIdFunc: importID(addr, true),
+		ImportStateIdFunc: acctest.ImportID(addr, true),
 		ImportStateVerify: true,
 	})
 	resource.ParallelTest(t, resource.TestCase{
@@ -66,7 +71,7 @@ resource "zdm_fleet" "test" {
 }
 
 func TestAccDeviceIdentityImport(t *testing.T) {
-	e := newEnv(t)
+	e := acctest.NewEnv(t)
 	const addr = "zdm_device.test"
 	config := e.Config(`
 resource "zdm_fleet" "f" {
@@ -77,13 +82,13 @@ resource "zdm_device" "test" {
   fleet_id = zdm_fleet.f.id
 }
 `)
-	steps := []resource.TestStep{{Config: config, ConfigStateChecks: identityChecks(addr, "workspace_id", "id")}}
-	steps = append(steps, importSteps(addr, importID(addr, false))...)
+	steps := []resource.TestStep{{Config: config, ConfigStateChecks: acctest.IdentityChecks(addr, "workspace_id", "id")}}
+	steps = append(steps, acctest.ImportSteps(addr, acctest.ImportID(addr, false))...)
 	steps = append(steps, resource.TestStep{
 		ResourceName:      addr,
 		ImportState:       true,
 		ImportStateKind:   resource.ImportBlockWithID,
-		ImportStateIdFunc: importID(addr, true),
+		ImportStateIdFunc: acctest.ImportID(addr, true),
 	})
 	resource.ParallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
@@ -95,7 +100,7 @@ resource "zdm_device" "test" {
 // TestAccImportErrors checks the errors of malformed import IDs, of
 // incomplete identities and of objects that do not exist.
 func TestAccImportErrors(t *testing.T) {
-	e := newEnv(t)
+	e := acctest.NewEnv(t)
 	ws := e.Bootstrap.WorkspaceID
 	config := e.Config(`
 resource "zdm_workspace" "w" {
@@ -113,13 +118,13 @@ resource "zdm_device" "d" {
 			ResourceName:  addr,
 			ImportState:   true,
 			ImportStateId: id,
-			ExpectError:   wrapped(want),
+			ExpectError:   acctest.Wrapped(want),
 		}
 	}
 	byIdentity := func(body, want string) resource.TestStep {
 		return resource.TestStep{
 			Config:      e.Config(body),
-			ExpectError: wrapped(want),
+			ExpectError: acctest.Wrapped(want),
 		}
 	}
 	const (
@@ -191,25 +196,25 @@ resource "zdm_workspace" "x" {
 func TestReadUnconfiguredFillsIdentity(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	r := &deviceResource{}
+	r := &devices.DeviceResource{}
 	var sr fwresource.SchemaResponse
 	r.Schema(ctx, fwresource.SchemaRequest{}, &sr)
 	var ir fwresource.IdentitySchemaResponse
 	r.IdentitySchema(ctx, fwresource.IdentitySchemaRequest{}, &ir)
 
 	state := tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(ctx), nil)}
-	model := testDeviceModel()
-	mustOK(t, state.Set(ctx, &model))
+	model := kittest.TestDeviceModel()
+	acctest.MustOK(t, state.Set(ctx, &model))
 	nullIdentity := func() *tfsdk.ResourceIdentity {
 		return &tfsdk.ResourceIdentity{Schema: ir.IdentitySchema, Raw: tftypes.NewValue(ir.IdentitySchema.Type().TerraformType(ctx), nil)}
 	}
 
 	resp := fwresource.ReadResponse{State: state, Identity: nullIdentity()}
 	r.Read(ctx, fwresource.ReadRequest{State: state, Identity: nullIdentity()}, &resp)
-	mustOK(t, resp.Diagnostics)
-	var got inWorkspaceIdentityModel
-	mustOK(t, resp.Identity.Get(ctx, &got))
-	if want := newInWorkspaceIdentity("wks-1", "dev-1"); got != want {
+	acctest.MustOK(t, resp.Diagnostics)
+	var got kit.InWorkspaceIdentityModel
+	acctest.MustOK(t, resp.Identity.Get(ctx, &got))
+	if want := kit.NewInWorkspaceIdentity("wks-1", "dev-1"); got != want {
 		t.Errorf("identity = %+v, want %+v", got, want)
 	}
 }

@@ -3,6 +3,8 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+
 	"bytes"
 	"fmt"
 	"os"
@@ -13,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
@@ -37,11 +38,11 @@ func TestAccInterruptedApplyTERMGroup(t *testing.T) {
 	dir := t.TempDir()
 	rc := filepath.Join(dir, "cli.tfrc")
 	if err := os.WriteFile(rc, fmt.Appendf(nil, "provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n",
-		providerHost()+"/zdm/zdm", plugins), 0o600); err != nil {
+		acctest.ProviderHost()+"/zdm/zdm", plugins), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	const n = 200
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(requiredProviders+env.ProviderConfig()+fmt.Sprintf(`
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(acctest.RequiredProviders+env.ProviderConfig()+fmt.Sprintf(`
 resource "zdm_device" "d" {
   count = %d
   name  = format("term-%%04d", count.index)
@@ -91,7 +92,7 @@ resource "zdm_device" "d" {
 	list, lout := run("state", "list")
 	_ = list.Run()
 	inState := strings.Count(lout.String(), "zdm_device.d[")
-	inService := len(deviceNames(t, apiClient(t, env), env.Bootstrap.WorkspaceID))
+	inService := len(deviceNames(t, acctest.ApiClient(t, env), env.Bootstrap.WorkspaceID))
 	t.Logf("after SIGTERM: %d creates received, %d devices in the service, %d in the state",
 		env.Server.Counters()[devicePOST], inService, inState)
 	if inService == 0 {

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
@@ -26,7 +27,7 @@ const devicePOST = "POST /v3/workspaces/{workspace_id}/devices"
 // and a configuration of n devices.
 type interruptEnv struct {
 	env  *acctest.Env
-	cli  *cli
+	cli  *acctest.Cli
 	n    int
 	want []string
 }
@@ -34,18 +35,18 @@ type interruptEnv struct {
 func newInterruptEnv(t *testing.T, n int) *interruptEnv {
 	t.Helper()
 	env := acctest.New(t, NewServer("test"))
-	c := newCLI(t)
+	c := acctest.NewCLI(t)
 	ie := &interruptEnv{env: env, cli: c, n: n}
 	for i := range n {
 		ie.want = append(ie.want, fmt.Sprintf("int-%04d", i))
 	}
-	c.write("main.tf", requiredProviders+env.ProviderConfig()+fmt.Sprintf(`
+	c.Write("main.tf", acctest.RequiredProviders+env.ProviderConfig()+fmt.Sprintf(`
 resource "zdm_device" "d" {
   count = %d
   name  = format("int-%%04d", count.index)
 }
 `, n))
-	c.mustRun("init", "-input=false", "-no-color")
+	c.MustRun("init", "-input=false", "-no-color")
 	return ie
 }
 
@@ -54,7 +55,7 @@ resource "zdm_device" "d" {
 // the CLI's output and exit code.
 func (ie *interruptEnv) applyInterrupted(t *testing.T, after int64, signals int) (string, int) {
 	t.Helper()
-	cmd, err := ie.cli.s.Start(t.Context(), "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=20")
+	cmd, err := ie.cli.S.Start(t.Context(), "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=20")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func (ie *interruptEnv) applyInterrupted(t *testing.T, after int64, signals int)
 // stateCount is the number of devices in the Terraform state.
 func (ie *interruptEnv) stateCount(t *testing.T) int {
 	t.Helper()
-	out, code := ie.cli.run("state", "list")
+	out, code := ie.cli.Run("state", "list")
 	if code != 0 {
 		if strings.Contains(out, "No state file") {
 			return 0
@@ -115,7 +116,7 @@ func TestAccInterruptedApplyOnce(t *testing.T) {
 		t.Errorf("the CLI did not report the interrupt:\n%s", out)
 	}
 	sent := ie.env.Server.Counters()[devicePOST]
-	inService := len(deviceNames(t, apiClient(t, ie.env), ie.env.Bootstrap.WorkspaceID))
+	inService := len(deviceNames(t, acctest.ApiClient(t, ie.env), ie.env.Bootstrap.WorkspaceID))
 	inState := ie.stateCount(t)
 	t.Logf("after one SIGINT: %d creates received, %d devices in the service, %d in the state", sent, inService, inState)
 	if inService == 0 || inService == n {
@@ -127,13 +128,13 @@ func TestAccInterruptedApplyOnce(t *testing.T) {
 	}
 
 	ie.env.Server.ResetCounters()
-	ie.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=20")
+	ie.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=20")
 	if got := ie.env.Server.Counters()[devicePOST]; got != int64(n-inService) {
 		t.Errorf("the second apply sent %d creates, want %d (the devices still missing)", got, n-inService)
 	}
 	checkExactly(t, "devices after an interrupted apply and a second apply",
-		deviceNames(t, apiClient(t, ie.env), ie.env.Bootstrap.WorkspaceID), ie.want)
-	if out, code := ie.cli.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
+		deviceNames(t, acctest.ApiClient(t, ie.env), ie.env.Bootstrap.WorkspaceID), ie.want)
+	if out, code := ie.cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 		t.Errorf("plan after the second apply: exit %d, want 0 (empty plan):\n%s", code, out)
 	}
 }
@@ -158,7 +159,7 @@ func TestAccInterruptedApplyTwice(t *testing.T) {
 	// Let the provider (served by this test process) finish what it sent.
 	ie.env.Server.SetFaults(localzdm.Faults{})
 	time.Sleep(2 * time.Second)
-	c := apiClient(t, ie.env)
+	c := acctest.ApiClient(t, ie.env)
 	inService := len(deviceNames(t, c, ie.env.Bootstrap.WorkspaceID))
 	inState := ie.stateCount(t)
 	t.Logf("after two SIGINTs: %d devices in the service, %d in the state", inService, inState)
@@ -168,24 +169,24 @@ func TestAccInterruptedApplyTwice(t *testing.T) {
 
 	// The guide's recovery: list the devices created since the apply
 	// started, and import those that are not in the state.
-	main := ie.cli.read("main.tf")
-	ie.cli.write("find.tf", fmt.Sprintf(`
+	main := ie.cli.Read("main.tf")
+	ie.cli.Write("find.tf", fmt.Sprintf(`
 data "zdm_devices" "since" {}
 
 output "created_since" {
   value = { for d in data.zdm_devices.since.devices : d.name => d.id if timecmp(d.created_at, %q) >= 0 }
 }
 `, started))
-	ie.cli.mustRun("apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color", "-target=data.zdm_devices.since")
+	ie.cli.MustRun("apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color", "-target=data.zdm_devices.since")
 	var found map[string]string
-	if err := json.Unmarshal([]byte(ie.cli.mustRun("output", "-json", "created_since")), &found); err != nil {
+	if err := json.Unmarshal([]byte(ie.cli.MustRun("output", "-json", "created_since")), &found); err != nil {
 		t.Fatal(err)
 	}
 	inStateIDs := map[string]bool{}
-	if st, code := ie.cli.run("state", "list"); code == 0 {
+	if st, code := ie.cli.Run("state", "list"); code == 0 {
 		for _, addr := range strings.Fields(st) {
 			if strings.HasPrefix(addr, "zdm_device.d[") {
-				show := ie.cli.mustRun("state", "show", "-no-color", addr)
+				show := ie.cli.MustRun("state", "show", "-no-color", addr)
 				if m := regexp.MustCompile(`(?m)^\s*id\s*=\s*"([^"]+)"`).FindStringSubmatch(show); m != nil {
 					inStateIDs[m[1]] = true
 				}
@@ -209,9 +210,9 @@ output "created_since" {
 	if missing != inService-inState {
 		t.Errorf("the data source found %d devices outside the state; the service holds %d more than the state", missing, inService-inState)
 	}
-	ie.cli.write("find.tf", imports.String())
-	ie.cli.write("main.tf", main)
-	ie.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=20")
+	ie.cli.Write("find.tf", imports.String())
+	ie.cli.Write("main.tf", main)
+	ie.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=20")
 	checkExactly(t, "devices after two SIGINTs, the guide's recovery and an apply",
 		deviceNames(t, c, ie.env.Bootstrap.WorkspaceID), ie.want)
 }

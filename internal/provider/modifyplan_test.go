@@ -1,6 +1,12 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
+
 	"context"
 	"strings"
 	"testing"
@@ -19,16 +25,16 @@ func TestModifyPlanWarnsOnDestroy(t *testing.T) {
 		prior any
 		want  string
 	}{
-		{&deviceResource{}, testDeviceModel(), `device "sensor-1" (id dev-1)`},
-		{&fleetResource{}, testFleetModel(), `fleet "east" (id flt-1)`},
-		{&workspaceResource{}, testWorkspaceModel(), `workspace "prod" (id wks-1)`},
+		{&devices.DeviceResource{}, kittest.TestDeviceModel(), `device "sensor-1" (id dev-1)`},
+		{&fleets.FleetResource{}, kittest.TestFleetModel(), `fleet "east" (id flt-1)`},
+		{&fleets.WorkspaceResource{}, kittest.TestWorkspaceModel(), `workspace "prod" (id wks-1)`},
 	}
 	for _, c := range cases {
-		req := planRequest(t, c.r, c.prior, nil)
+		req := acctest.PlanRequest(t, c.r, c.prior, nil)
 		resp := resource.ModifyPlanResponse{Plan: req.Plan}
 		c.r.ModifyPlan(ctx, req, &resp)
-		mustOK(t, resp.Diagnostics)
-		got := warnings(resp.Diagnostics)
+		acctest.MustOK(t, resp.Diagnostics)
+		got := acctest.Warnings(resp.Diagnostics)
 		for _, want := range []string{"only removes it from the Terraform state", c.want, "will stay in the service"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("destroy warning does not contain %q:\n%s", want, got)
@@ -41,15 +47,15 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	prior := testFleetModel()
-	planned := testFleetModel()
+	prior := kittest.TestFleetModel()
+	planned := kittest.TestFleetModel()
 	planned.Description = types.StringValue("changed")
-	r := &fleetResource{}
-	req := planRequest(t, r, prior, planned)
+	r := &fleets.FleetResource{}
+	req := acctest.PlanRequest(t, r, prior, planned)
 	resp := resource.ModifyPlanResponse{Plan: req.Plan}
 	r.ModifyPlan(ctx, req, &resp)
-	mustOK(t, resp.Diagnostics)
-	got := warnings(resp.Diagnostics)
+	acctest.MustOK(t, resp.Diagnostics)
+	got := acctest.Warnings(resp.Diagnostics)
 	for _, want := range []string{"leaves the old one in the service", "A change of description", `fleet "east" (id flt-1) will stay`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("replace warning does not contain %q:\n%s", want, got)
@@ -57,10 +63,10 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 	}
 
 	// An in-place update of a device warns about nothing.
-	dprior, dplanned := testDeviceModel(), testDeviceModel()
+	dprior, dplanned := kittest.TestDeviceModel(), kittest.TestDeviceModel()
 	dplanned.Name = types.StringValue("renamed")
-	d := &deviceResource{}
-	req = planRequest(t, d, dprior, dplanned)
+	d := &devices.DeviceResource{}
+	req = acctest.PlanRequest(t, d, dprior, dplanned)
 	resp = resource.ModifyPlanResponse{Plan: req.Plan}
 	d.ModifyPlan(ctx, req, &resp)
 	if len(resp.Diagnostics) != 0 {
@@ -69,19 +75,19 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 
 	// A change of the provider's default workspace never replaces an
 	// existing device: it stays in its own workspace, with a warning.
-	d = &deviceResource{data: &providerData{workspaceID: "wks-2"}}
-	req = planRequest(t, d, dprior, dprior)
+	d = &devices.DeviceResource{Data: &connection.ProviderData{WorkspaceID: "wks-2"}}
+	req = acctest.PlanRequest(t, d, dprior, dprior)
 	cfg := tfsdk.Plan{Schema: req.Plan.Schema, Raw: req.Plan.Raw.Copy()}
-	mustOK(t, cfg.SetAttribute(ctx, path.Root("workspace_id"), types.StringNull()))
+	acctest.MustOK(t, cfg.SetAttribute(ctx, path.Root("workspace_id"), types.StringNull()))
 	req.Config.Raw = cfg.Raw
 	resp = resource.ModifyPlanResponse{Plan: req.Plan}
 	d.ModifyPlan(ctx, req, &resp)
-	mustOK(t, resp.Diagnostics)
+	acctest.MustOK(t, resp.Diagnostics)
 	var plannedWS types.String
-	mustOK(t, resp.Plan.GetAttribute(ctx, path.Root("workspace_id"), &plannedWS))
+	acctest.MustOK(t, resp.Plan.GetAttribute(ctx, path.Root("workspace_id"), &plannedWS))
 	if len(resp.RequiresReplace) != 0 || plannedWS.ValueString() != dprior.WorkspaceID.ValueString() ||
-		!strings.Contains(warnings(resp.Diagnostics), "stays in workspace") {
+		!strings.Contains(acctest.Warnings(resp.Diagnostics), "stays in workspace") {
 		t.Errorf("default workspace change: replace %v, planned workspace %s, warnings %s",
-			resp.RequiresReplace, plannedWS, warnings(resp.Diagnostics))
+			resp.RequiresReplace, plannedWS, acctest.Warnings(resp.Diagnostics))
 	}
 }

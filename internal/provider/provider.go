@@ -3,6 +3,12 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+	"github.com/zdm/terraform-provider-zdm/internal/service/timeseries"
+
 	"context"
 	"sync/atomic"
 
@@ -32,7 +38,7 @@ type zdmProvider struct {
 	version string
 	// data is what Configure made, for the resources served at the
 	// protocol level (server.go); nil before configuration.
-	data atomic.Pointer[providerData]
+	data atomic.Pointer[connection.ProviderData]
 }
 
 func (p *zdmProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -43,50 +49,50 @@ func (p *zdmProvider) Metadata(_ context.Context, _ provider.MetadataRequest, re
 // Resources lists the resources of the provider, one constructor per line.
 func (p *zdmProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		newWorkspaceResource,
-		newFleetResource,
-		newDeviceResource,
-		newDeviceJobResource,
-		newFOTAResource,
-		newFleetJobResource,
-		newFOTARolloutResource,
-		newFleetDevicesResource,
+		fleets.NewWorkspaceResource,
+		fleets.NewFleetResource,
+		devices.NewDeviceResource,
+		scheduling.NewDeviceJobResource,
+		scheduling.NewFOTAResource,
+		scheduling.NewFleetJobResource,
+		scheduling.NewFOTARolloutResource,
+		devices.NewFleetDevicesResource,
 	}
 }
 
 // DataSources lists the data sources of the provider, one constructor per line.
 func (p *zdmProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		newWorkspaceDataSource,
-		newWorkspacesDataSource,
-		newFleetDataSource,
-		newFleetsDataSource,
-		newDeviceDataSource,
-		newDevicesDataSource,
-		newDeviceJobsDataSource,
-		newDeviceJobDataSource,
-		newFOTAStatusDataSource,
-		newFleetStatusDataSource,
-		newTimeseriesDataSource,
+		fleets.NewWorkspaceDataSource,
+		fleets.NewWorkspacesDataSource,
+		fleets.NewFleetDataSource,
+		fleets.NewFleetsDataSource,
+		devices.NewDeviceDataSource,
+		devices.NewDevicesDataSource,
+		scheduling.NewDeviceJobsDataSource,
+		scheduling.NewDeviceJobDataSource,
+		scheduling.NewFOTAStatusDataSource,
+		scheduling.NewFleetStatusDataSource,
+		timeseries.NewTimeseriesDataSource,
 	}
 }
 
 // ListResources lists the list resources of the provider, one constructor per line.
 func (p *zdmProvider) ListResources(context.Context) []func() list.ListResource {
 	return []func() list.ListResource{
-		newWorkspaceListResource,
-		newFleetListResource,
-		newDeviceListResource,
-		newDeviceJobListResource,
-		newFleetDevicesListResource,
+		fleets.NewWorkspaceListResource,
+		fleets.NewFleetListResource,
+		devices.NewDeviceListResource,
+		scheduling.NewDeviceJobListResource,
+		devices.NewFleetDevicesListResource,
 	}
 }
 
 // Actions lists the actions of the provider, one constructor per line.
 func (p *zdmProvider) Actions(context.Context) []func() action.Action {
 	return []func() action.Action{
-		newScheduleJobAction,
-		newScheduleFOTAAction,
-		newFOTARolloutAction,
+		scheduling.NewScheduleJobAction,
+		scheduling.NewScheduleFOTAAction,
+		scheduling.NewFOTARolloutAction,
 	}
 }

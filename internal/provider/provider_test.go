@@ -1,6 +1,10 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
 	"context"
 	"fmt"
 	"regexp"
@@ -23,8 +27,8 @@ func TestProviderSchemaDescriptions(t *testing.T) {
 	var resp fwprovider.SchemaResponse
 	p.Schema(ctx, fwprovider.SchemaRequest{}, &resp)
 	envs := map[string]string{
-		"base_url": envBaseURL, "storage_url": envStorageURL, "api_key": envAPIKey, "workspace_id": envWorkspaceID,
-		"request_timeout": envRequestTimeout, "max_retries": envMaxRetries, "insecure_http": envInsecureHTTP,
+		"base_url": connection.EnvBaseURL, "storage_url": connection.EnvStorageURL, "api_key": connection.EnvAPIKey, "workspace_id": connection.EnvWorkspaceID,
+		"request_timeout": connection.EnvRequestTimeout, "max_retries": connection.EnvMaxRetries, "insecure_http": connection.EnvInsecureHTTP,
 	}
 	for name, a := range resp.Schema.Attributes {
 		if !regexp.MustCompile("`" + envs[name] + "`").MatchString(a.GetMarkdownDescription()) {
@@ -40,7 +44,7 @@ func TestProviderSchemaDescriptions(t *testing.T) {
 }
 
 func TestAccProviderValidation(t *testing.T) {
-	e := newEnv(t)
+	e := acctest.NewEnv(t)
 	block := func(attrs string) string {
 		return fmt.Sprintf(`
 provider "zdm" {
@@ -86,7 +90,7 @@ data "zdm_workspaces" "all" {}
 }
 
 func TestAccProviderBadKey(t *testing.T) {
-	e := newEnv(t)
+	e := acctest.NewEnv(t)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
 		Steps: []resource.TestStep{
@@ -101,7 +105,7 @@ func TestAccProviderBadKey(t *testing.T) {
 // TestAccProviderUnknownConfig configures the provider with a key known only
 // at apply time: planning must not report missing values.
 func TestAccProviderUnknownConfig(t *testing.T) {
-	e := newEnv(t)
+	e := acctest.NewEnv(t)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
 		Steps: []resource.TestStep{
@@ -137,13 +141,13 @@ resource "zdm_fleet" "test" {
 func TestConfigureDataWrongType(t *testing.T) {
 	t.Parallel()
 	var resp fwprovider.ConfigureResponse
-	if d := configureData("Data Source", 42, &resp.Diagnostics); d != nil || !resp.Diagnostics.HasError() {
+	if d := connection.ConfigureData("Data Source", 42, &resp.Diagnostics); d != nil || !resp.Diagnostics.HasError() {
 		t.Fatalf("configureData(42) = %v, %v", d, resp.Diagnostics)
 	}
 	if got := resp.Diagnostics[0].Summary(); got != "Unexpected Data Source Configure Type" {
 		t.Errorf("summary = %q", got)
 	}
-	if d := configureData("Resource", nil, &resp.Diagnostics); d != nil {
+	if d := connection.ConfigureData("Resource", nil, &resp.Diagnostics); d != nil {
 		t.Errorf("configureData(nil) = %v", d)
 	}
 }
@@ -151,12 +155,12 @@ func TestConfigureDataWrongType(t *testing.T) {
 func TestWorkspaceOrDefault(t *testing.T) {
 	t.Parallel()
 	var resp fwprovider.ConfigureResponse
-	d := &providerData{}
-	if ws := workspaceOrDefault(d, types.StringNull(), path.Root("workspace_id"), &resp.Diagnostics); ws != "" ||
+	d := &connection.ProviderData{}
+	if ws := kit.WorkspaceOrDefault(d, types.StringNull(), path.Root("workspace_id"), &resp.Diagnostics); ws != "" ||
 		!resp.Diagnostics.HasError() {
 		t.Fatalf("no workspace: %q, %v", ws, resp.Diagnostics)
 	}
-	if got := resp.Diagnostics[0].Detail(); !regexp.MustCompile(envWorkspaceID).MatchString(got) {
-		t.Errorf("error does not name %s: %s", envWorkspaceID, got)
+	if got := resp.Diagnostics[0].Detail(); !regexp.MustCompile(connection.EnvWorkspaceID).MatchString(got) {
+		t.Errorf("error does not name %s: %s", connection.EnvWorkspaceID, got)
 	}
 }

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,16 +14,16 @@ import (
 // query -generate-config-out writes resource and import blocks, apply imports
 // every object, and the plan that follows is empty.
 func TestAccQueryGenerateConfig(t *testing.T) {
-	e := newEnv(t)
-	c := newCLI(t)
-	c.skipWithoutQuery()
+	e := acctest.NewEnv(t)
+	c := acctest.NewCLI(t)
+	c.SkipWithoutQuery()
 	ws := e.Bootstrap.WorkspaceID
-	east, err := apiClient(t, e).CreateFleet(t.Context(), ws, "east", "eastern sites")
+	east, err := acctest.ApiClient(t, e).CreateFleet(t.Context(), ws, "east", "eastern sites")
 	if err != nil {
 		t.Fatal(err)
 	}
-	createDevices(t, e, east.ID, "east", 12)
-	createDevices(t, e, "", "spare", 8)
+	acctest.CreateDevices(t, e, east.ID, "east", 12)
+	acctest.CreateDevices(t, e, "", "spare", 8)
 	// A name that is valid JSON and one with characters HCL must escape:
 	// generation must keep both as they are.
 	if _, err := e.Server.CreateDevices(ws, east.ID, []string{"42", "sensor \"quoted\" ${not_interpolated}"}); err != nil {
@@ -29,8 +31,8 @@ func TestAccQueryGenerateConfig(t *testing.T) {
 	}
 	const devices, fleets, workspaces = 22, 2, 1
 
-	c.write("main.tf", requiredProviders+e.ProviderConfig())
-	c.write("adopt.tfquery.hcl", `
+	c.Write("main.tf", acctest.RequiredProviders+e.ProviderConfig())
+	c.Write("adopt.tfquery.hcl", `
 list "zdm_workspace" "all" {
   provider = zdm
   config {}
@@ -47,13 +49,13 @@ list "zdm_device" "all" {
   config {}
 }
 `)
-	c.mustRun("init", "-no-color")
+	c.MustRun("init", "-no-color")
 
 	e.Server.ResetCounters()
-	out := c.mustRun("query", "-no-color", "-generate-config-out=generated.tf")
-	t.Logf("terraform query -generate-config-out: %s", c.last)
+	out := c.MustRun("query", "-no-color", "-generate-config-out=generated.tf")
+	t.Logf("terraform query -generate-config-out: %s", c.Last)
 	counters := e.Server.Counters()
-	for _, route := range []string{routeListWorkspaces, routeListFleets, routeListDevices} {
+	for _, route := range []string{acctest.RouteListWorkspaces, acctest.RouteListFleets, acctest.RouteListDevices} {
 		if counters[route] != 1 {
 			t.Errorf("%s: %d calls, want 1 (all calls: %v)", route, counters[route], counters)
 		}
@@ -65,7 +67,7 @@ list "zdm_device" "all" {
 		t.Errorf("query output lacks the display name of device east-00001:\n%s", out)
 	}
 
-	gen := c.read("generated.tf")
+	gen := c.Read("generated.tf")
 	for kind, want := range map[string]int{"zdm_device": devices, "zdm_fleet": fleets, "zdm_workspace": workspaces} {
 		if got := strings.Count(gen, `resource "`+kind+`"`); got != want {
 			t.Errorf("generated.tf has %d %s resource blocks, want %d", got, kind, want)
@@ -75,14 +77,14 @@ list "zdm_device" "all" {
 		t.Errorf("generated.tf has %d import blocks, want %d", got, want)
 	}
 	if !regexp.MustCompile(`identity = \{\s+id\s+= "dev-`).MatchString(gen) {
-		t.Errorf("generated.tf imports devices by something else than their identity:\n%s", head(gen, 40))
+		t.Errorf("generated.tf imports devices by something else than their identity:\n%s", acctest.Head(gen, 40))
 	}
 
-	out = c.mustRun("apply", "-no-color", "-auto-approve")
+	out = c.MustRun("apply", "-no-color", "-auto-approve")
 	if want := fmt.Sprintf("Resources: %d imported, 0 added, 0 changed, 0 destroyed", devices+fleets+workspaces); !strings.Contains(out, want) {
 		t.Fatalf("apply: want %q in:\n%s", want, out)
 	}
-	out, code := c.run("plan", "-no-color", "-detailed-exitcode")
+	out, code := c.Run("plan", "-no-color", "-detailed-exitcode")
 	if code != 0 {
 		t.Fatalf("plan after the import is not empty (exit code %d):\n%s\ngenerated.tf:\n%s", code, out, gen)
 	}
@@ -92,18 +94,18 @@ list "zdm_device" "all" {
 // one for_each import block driven by the zdm_devices data source, then
 // checks the plan is empty.
 func TestAccImportForEachFromDataSource(t *testing.T) {
-	e := newEnv(t)
+	e := acctest.NewEnv(t)
 	ws := e.Bootstrap.WorkspaceID
-	line, err := apiClient(t, e).CreateFleet(t.Context(), ws, "line-a", "")
+	line, err := acctest.ApiClient(t, e).CreateFleet(t.Context(), ws, "line-a", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := createDevices(t, e, line.ID, "pump", 5)
-	createDevices(t, e, "", "other", 3)
+	ids := acctest.CreateDevices(t, e, line.ID, "pump", 5)
+	acctest.CreateDevices(t, e, "", "other", 3)
 
-	c := newCLI(t)
-	c.skipBelow(12, "import blocks with for_each and identity need Terraform 1.12 or later")
-	c.write("main.tf", requiredProviders+e.ProviderConfig()+fmt.Sprintf(`
+	c := acctest.NewCLI(t)
+	c.SkipBelow(12, "import blocks with for_each and identity need Terraform 1.12 or later")
+	c.Write("main.tf", acctest.RequiredProviders+e.ProviderConfig()+fmt.Sprintf(`
 data "zdm_devices" "line_a" {
   fleet_id = %q
 }
@@ -126,18 +128,18 @@ resource "zdm_device" "line_a" {
   fleet_id = each.value.fleet_id
 }
 `, line.ID))
-	c.mustRun("init", "-no-color")
-	out := c.mustRun("apply", "-no-color", "-auto-approve")
+	c.MustRun("init", "-no-color")
+	out := c.MustRun("apply", "-no-color", "-auto-approve")
 	if want := fmt.Sprintf("Resources: %d imported, 0 added, 0 changed, 0 destroyed", len(ids)); !strings.Contains(out, want) {
 		t.Fatalf("apply: want %q in:\n%s", want, out)
 	}
-	out = c.mustRun("state", "list")
+	out = c.MustRun("state", "list")
 	for _, id := range ids {
 		if !strings.Contains(out, fmt.Sprintf("zdm_device.line_a[%q]", id)) {
 			t.Errorf("device %s not in the state:\n%s", id, out)
 		}
 	}
-	out, code := c.run("plan", "-no-color", "-detailed-exitcode")
+	out, code := c.Run("plan", "-no-color", "-detailed-exitcode")
 	if code != 0 {
 		t.Fatalf("plan after the import is not empty (exit code %d):\n%s", code, out)
 	}

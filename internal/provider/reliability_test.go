@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+
 	"context"
 	"fmt"
 	"net/http"
@@ -83,8 +85,8 @@ func checkExactly(t *testing.T, what string, got, want []string) {
 // Retry-After. The apply succeeds without a manual retry, the server holds
 // exactly the declared devices, and the plan is empty afterwards.
 func TestAccReliabilityFaultyApply(t *testing.T) {
-	fe := newFrontEnv(t)
-	n := 300 * benchScale(t)
+	fe := acctest.NewFrontEnv(t)
+	n := 300 * acctest.BenchScale(t)
 	faults := localzdm.Faults{ErrorRate: 0.1, RateLimit: 8}
 	// max_retries at its maximum: with 10 resources at a time against 40
 	// requests a second, a request may meet several 429s in a row.
@@ -139,7 +141,7 @@ resource "zdm_device" "load" {
 // requests 503: each resource adopts the object its request created, no
 // duplicate appears, and a second plan is empty.
 func TestAccReliabilityDroppedCreates(t *testing.T) {
-	fe := newFrontEnv(t)
+	fe := acctest.NewFrontEnv(t)
 	const n = 20
 	cfg := fe.Config(`  max_retries = 20`, fmt.Sprintf(`
 resource "zdm_fleet" "f" {
@@ -219,7 +221,7 @@ resource "zdm_fota" "u" {
 // a create whose answer is lost while someone else creates a device of the
 // same name (two candidates: a clear error, nothing adopted at random).
 func TestAccReliabilityAmbiguousErrors(t *testing.T) {
-	fe := newFrontEnv(t)
+	fe := acctest.NewFrontEnv(t)
 	one := fe.Config("", `
 resource "zdm_device" "cut" {
   name = "cut"
@@ -229,7 +231,7 @@ resource "zdm_device" "cut" {
 		ProtoV6ProviderFactories: fe.Factories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig:   func() { fe.cutPOSTs.Store(1) },
+				PreConfig:   func() { fe.CutPOSTs.Store(1) },
 				Config:      one,
 				ExpectError: errorPattern(`Cannot create device "cut"`, `may have been created`, `No device named "cut" created since the request`, `Do not apply again before checking`, `data "zdm_devices"`, `terraform import`),
 			},
@@ -260,20 +262,20 @@ resource "zdm_device" "twin" {
 		if _, err := fe.Server.CreateDevices(fe.Bootstrap.WorkspaceID, "", []string{"twin"}); err != nil {
 			panic(err)
 		}
-		closeConnection(w)
+		acctest.CloseConnection(w)
 		return true
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: fe.Factories,
 		Steps: []resource.TestStep{
 			{
-				PreConfig:   func() { fe.override.Store(&other) },
+				PreConfig:   func() { fe.Override.Store(&other) },
 				Config:      twin,
 				ExpectError: errorPattern(`Cannot create device "twin"`, `2 devices named "twin" that no resource manages`, `Import the right one`),
 			},
 		},
 	})
-	fe.override.Store(nil)
+	fe.Override.Store(nil)
 	checkExactly(t, "devices after an ambiguous create and another one of the same name",
 		deviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID), []string{"cut", "twin", "twin"})
 }
@@ -289,7 +291,7 @@ func (discardWriter) WriteHeader(int)             {}
 // fail within request_timeout (and the retries) with a message that names
 // the setting.
 func TestAccReliabilityHungServer(t *testing.T) {
-	fe := newFrontEnv(t)
+	fe := acctest.NewFrontEnv(t)
 	settings := `  request_timeout = "1s"
   max_retries     = 1`
 	resource.Test(t, resource.TestCase{

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
@@ -51,8 +52,8 @@ const safetyBaseline = 5
 // safetyEnv is a local server behind a front the test controls, and a CLI
 // working directory.
 type safetyEnv struct {
-	*frontEnv
-	cli *cli
+	*acctest.FrontEnv
+	cli *acctest.Cli
 	// ids maps the address of each resource to its ID after the baseline.
 	ids map[string]string
 }
@@ -78,13 +79,13 @@ func (s *safetyEnv) right() string {
 
 // write writes the configuration: provider block and body.
 func (s *safetyEnv) write(provider, body string) {
-	s.cli.write("main.tf", requiredProviders+provider+body)
+	s.cli.Write("main.tf", acctest.RequiredProviders+provider+body)
 }
 
 // stateIDs maps each resource address of the state to its ID.
 func (s *safetyEnv) stateIDs(t *testing.T) map[string]string {
 	t.Helper()
-	out := s.cli.mustRun("show", "-json", "-no-color")
+	out := s.cli.MustRun("show", "-json", "-no-color")
 	var st struct {
 		Values struct {
 			RootModule struct {
@@ -125,18 +126,18 @@ func (s *safetyEnv) creates() int64 {
 // block and records the IDs.
 func newSafetyEnv(t *testing.T, body string, before func(*testing.T, *safetyEnv)) *safetyEnv {
 	t.Helper()
-	s := &safetyEnv{frontEnv: newFrontEnv(t)}
+	s := &safetyEnv{FrontEnv: acctest.NewFrontEnv(t)}
 	if before != nil {
 		before(t, s)
 	}
-	s.cli = newCLI(t)
+	s.cli = acctest.NewCLI(t)
 	if body == "" {
 		body = safetyBody
 	}
 	s.write(s.right(), body)
-	s.cli.mustRun("init", "-input=false", "-no-color")
+	s.cli.MustRun("init", "-input=false", "-no-color")
 	s.Server.ResetCounters()
-	s.cli.mustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	s.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
 	s.ids = s.stateIDs(t)
 	return s
 }
@@ -201,7 +202,7 @@ func (c safetyCase) run(t *testing.T) {
 		{"apply -refresh-only", []string{"apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color"}, c.refresh},
 	}
 	for _, cmd := range commands {
-		out, code := s.cli.run(cmd.args...)
+		out, code := s.cli.Run(cmd.args...)
 		t.Logf("%s: exit %d\n%s", cmd.name, code, out)
 		if code != cmd.want.code {
 			t.Errorf("%s: exit code %d, want %d", cmd.name, code, cmd.want.code)
@@ -311,7 +312,7 @@ func safetyCases() []safetyCase {
 			name: "a proxy's catch-all 404 page (wrong host or port)",
 			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
 				h := htmlPage(http.StatusNotFound, "404 Not Found")
-				s.override.Store(&h)
+				s.Override.Store(&h)
 				return s.right(), ""
 			},
 			plan:    unchangedRefused("404 Not Found", "nginx", "could not be shown to see that workspace", "kept in the state"),
@@ -359,15 +360,15 @@ func safetyCases() []safetyCase {
 			name: "service answering HTML 500 pages for a while",
 			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
 				h := htmlPage(http.StatusInternalServerError, "500 Internal Server Error")
-				s.override.Store(&h)
+				s.Override.Store(&h)
 				return s.right(), ""
 			},
 			plan:    unchangedRefused("500 Internal Server Error", "nginx"),
 			apply:   unchangedRefused("500 Internal Server Error"),
 			refresh: unchangedRefused("500 Internal Server Error"),
 			after: func(t *testing.T, s *safetyEnv) {
-				s.override.Store(nil)
-				if out, code := s.cli.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
+				s.Override.Store(nil)
+				if out, code := s.cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 					t.Errorf("plan once the service recovered: exit %d, want 0:\n%s", code, out)
 				}
 			},
@@ -375,7 +376,7 @@ func safetyCases() []safetyCase {
 		{
 			name: "device moved to another fleet outside Terraform",
 			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
-				c := apiClient(t, s.Env)
+				c := acctest.ApiClient(t, s.Env)
 				if _, err := c.UpdateDevice(t.Context(), s.Bootstrap.WorkspaceID, s.ids["zdm_device.d[0]"], "safety-0", s.ids["zdm_fleet.spare"]); err != nil {
 					t.Fatal(err)
 				}
@@ -508,8 +509,8 @@ func TestAccSafetyMistakes(t *testing.T) {
 // plan-time warning naming the rule and the fix, before anything permanent
 // is created (the plan sends no create).
 func TestAccSafetyNewWorkspacePlanWarning(t *testing.T) {
-	s := &safetyEnv{frontEnv: newFrontEnv(t)}
-	s.cli = newCLI(t)
+	s := &safetyEnv{FrontEnv: acctest.NewFrontEnv(t)}
+	s.cli = acctest.NewCLI(t)
 	s.write(s.right(), `
 resource "zdm_workspace" "staging" {
   name = "staging"
@@ -519,9 +520,9 @@ resource "zdm_fleet" "sensors" {
   name         = "sensors"
 }
 `)
-	s.cli.mustRun("init", "-input=false", "-no-color")
+	s.cli.MustRun("init", "-input=false", "-no-color")
 	s.Server.ResetCounters()
-	out, code := s.cli.run("plan", "-detailed-exitcode", "-input=false", "-no-color")
+	out, code := s.cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color")
 	if code != 2 {
 		t.Fatalf("plan: exit %d, want 2:\n%s", code, out)
 	}
@@ -542,7 +543,7 @@ resource "zdm_fleet" "sensors" {
   name         = "sensors"
 }
 `, s.Bootstrap.WorkspaceID))
-	out, code = s.cli.run("plan", "-detailed-exitcode", "-input=false", "-no-color")
+	out, code = s.cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color")
 	if code != 2 || strings.Contains(out, "bound to one workspace") {
 		t.Errorf("plan in the provider's workspace: exit %d, want 2 without the warning:\n%s", code, out)
 	}
@@ -553,7 +554,7 @@ resource "zdm_fleet" "sensors" {
 // the CLI prints; the message still names the address.
 func TestAccSafetySecretInBaseURL(t *testing.T) {
 	const secret = "Sup3rS3cretT0ken9876"
-	c := newCLI(t)
+	c := acctest.NewCLI(t)
 	for _, raw := range []string{
 		"https://user:" + secret + "@api.example.com/v3",
 		"https://api.example.com/v3?api_key=" + secret,
@@ -561,13 +562,13 @@ func TestAccSafetySecretInBaseURL(t *testing.T) {
 		"https://api.example.com/" + secret,
 		"https://api.example.com/v3#" + secret,
 	} {
-		c.write("main.tf", requiredProviders+providerBlock(raw, "zdm-key-0000000000", "wks-1", "")+`
+		c.Write("main.tf", acctest.RequiredProviders+providerBlock(raw, "zdm-key-0000000000", "wks-1", "")+`
 data "zdm_workspaces" "all" {}
 `)
-		if _, code := c.run("init", "-input=false", "-no-color"); code != 0 {
+		if _, code := c.Run("init", "-input=false", "-no-color"); code != 0 {
 			t.Fatal("init failed")
 		}
-		out, code := c.run("plan", "-input=false", "-no-color")
+		out, code := c.Run("plan", "-input=false", "-no-color")
 		if code != 1 || !strings.Contains(out, "Invalid base_url") || !strings.Contains(out, "api.example.com") {
 			t.Errorf("base_url %q: exit %d, want 1 with an error naming base_url and the host:\n%s", raw, code, out)
 		}
@@ -611,7 +612,7 @@ resource "zdm_device" "gw" {
 }
 `)
 	s.Server.ResetCounters()
-	out, code := s.cli.run("plan", "-input=false", "-no-color")
+	out, code := s.cli.Run("plan", "-input=false", "-no-color")
 	if code != 1 {
 		t.Fatalf("plan after the move to the alias: exit %d, want 1:\n%s", code, out)
 	}
@@ -633,18 +634,18 @@ resource "zdm_device" "gw" {
   name         = "gateway"
 }
 `, other.WorkspaceID))
-	out = s.cli.mustRun("apply", "-refresh=false", "-auto-approve", "-input=false", "-no-color")
+	out = s.cli.MustRun("apply", "-refresh=false", "-auto-approve", "-input=false", "-no-color")
 	if !errorPattern("1 added, 0 changed, 1 destroyed").MatchString(out) {
 		t.Errorf("the move did not replace the device:\n%s", out)
 	}
 	if got := s.creates(); got != 1 {
 		t.Errorf("%d creates, want 1 (the new device in the other workspace)", got)
 	}
-	old, err := apiClient(t, s.Env).GetDevice(t.Context(), s.Bootstrap.WorkspaceID, s.ids["zdm_device.gw"])
+	old, err := acctest.ApiClient(t, s.Env).GetDevice(t.Context(), s.Bootstrap.WorkspaceID, s.ids["zdm_device.gw"])
 	if err != nil || old.Name != "gateway" {
 		t.Errorf("the old device: %+v, %v; want it kept in the service", old, err)
 	}
-	if out, code := s.cli.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
+	if out, code := s.cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 		t.Errorf("plan after the move: exit %d, want 0:\n%s", code, out)
 	}
 }

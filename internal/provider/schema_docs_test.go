@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,7 +23,7 @@ var examplesDir = filepath.Join("..", "..", "examples")
 // generated from these descriptions, so a missing one is a missing doc line.
 func TestSchemaDescriptions(t *testing.T) {
 	ctx := t.Context()
-	server := mustServer(t)
+	server := acctest.MustServer(t)
 
 	resp, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
@@ -77,7 +79,7 @@ func TestSchemaDescriptions(t *testing.T) {
 // reports example directories that name nothing the provider has.
 func TestExamples(t *testing.T) {
 	ctx := t.Context()
-	server := mustServer(t)
+	server := acctest.MustServer(t)
 
 	resp, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {

@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+
 	"archive/zip"
 	"bytes"
 	"context"
@@ -25,7 +28,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
@@ -218,7 +220,7 @@ func canaryBootstrap(t *testing.T, e *acctest.Env) localzdm.Bootstrap {
 // workspace ID comes through ZDM_WORKSPACE_ID and is the canary: every scan
 // must find it.
 func TestAccSecretsNotLeaked(t *testing.T) {
-	fe := newFrontEnv(t)
+	fe := acctest.NewFrontEnv(t)
 	boot := canaryBootstrap(t, fe.Env)
 	key, canary := boot.APIKey, boot.WorkspaceID
 	dir := t.TempDir()
@@ -236,8 +238,8 @@ func TestAccSecretsNotLeaked(t *testing.T) {
 	t.Setenv("TF_ACC_LOG_PATH", logPath)
 	t.Setenv("TF_ACC_TEMP_DIR", work)
 	t.Setenv("TF_ACC_PERSIST_WORKING_DIR", "1")
-	t.Setenv(envAPIKey, key)
-	t.Setenv(envWorkspaceID, canary)
+	t.Setenv(connection.EnvAPIKey, key)
+	t.Setenv(connection.EnvWorkspaceID, canary)
 
 	// A service that echoes the key in an error body (as some proxies do):
 	// the provider's error message must not repeat it.
@@ -252,7 +254,7 @@ func TestAccSecretsNotLeaked(t *testing.T) {
 			r.Header.Get("X-API-KEY"), canary)
 		return true
 	}
-	fe.override.Store(&echo)
+	fe.Override.Store(&echo)
 
 	if err := fe.Server.SetStorage(canary, true); err != nil {
 		t.Fatal(err)
@@ -342,7 +344,7 @@ data "zdm_fleet" "echo" {
 
 	// A key the service refuses (401).
 	bad := "zdmk_" + strings.Repeat("5ec12e7", 6)
-	t.Setenv(envAPIKey, bad)
+	t.Setenv(connection.EnvAPIKey, bad)
 	var badErrors []string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: fe.Factories,
@@ -408,13 +410,13 @@ data "zdm_fleet" "echo" {
 // successful runs included (warnings go there), and the working directory
 // with its saved plan, unzipped. The canary workspace ID must be found.
 func TestAccSecretsNotInCLIOutput(t *testing.T) {
-	e := newEnv(t)
+	e := acctest.NewEnv(t)
 	boot := canaryBootstrap(t, e)
 	key, canary := boot.APIKey, boot.WorkspaceID
-	t.Setenv(envAPIKey, key)
-	t.Setenv(envWorkspaceID, canary)
-	c := newCLI(t) // the CLI's environment is the test's, set above
-	providerBlock := requiredProviders + fmt.Sprintf(`
+	t.Setenv(connection.EnvAPIKey, key)
+	t.Setenv(connection.EnvWorkspaceID, canary)
+	c := acctest.NewCLI(t) // the CLI's environment is the test's, set above
+	providerBlock := acctest.RequiredProviders + fmt.Sprintf(`
 provider "zdm" {
   base_url    = %q
   storage_url = %q
@@ -438,14 +440,14 @@ output "workspace" {
 	var outputs []string
 	run := func(args ...string) string {
 		t.Helper()
-		out := c.mustRun(args...)
+		out := c.MustRun(args...)
 		outputs = append(outputs, out)
 		if n := countLeaks([]byte(out), key); n > 0 {
 			t.Errorf("terraform %s prints the API key %d times:\n%s", strings.Join(args, " "), n, out)
 		}
 		return out
 	}
-	c.write("main.tf", withDevice)
+	c.Write("main.tf", withDevice)
 	run("init", "-no-color")
 	run("plan", "-no-color", "-out=tfplan")
 	run("apply", "-no-color", "tfplan")
@@ -455,7 +457,7 @@ output "workspace" {
 	run("plan", "-no-color", "-refresh-only")
 	run("plan", "-no-color", "-out=tfplan")
 	// Removing the device from the configuration forgets it, with a warning.
-	c.write("main.tf", providerBlock+`
+	c.Write("main.tf", providerBlock+`
 resource "zdm_fleet" "f" {
   name = "cli-secrets"
 }
@@ -468,11 +470,11 @@ resource "zdm_fleet" "f" {
 	if countLeaks(all, canary) == 0 {
 		t.Errorf("the scan does not find the canary in the CLI's output: it would miss a leak")
 	}
-	leaks, files := scanTree(t, c.s.Dir, key)
+	leaks, files := scanTree(t, c.S.Dir, key)
 	if len(leaks) > 0 {
 		t.Errorf("the API key is in working directory files: %v", leaks)
 	}
-	seen, _ := scanTree(t, c.s.Dir, canary)
+	seen, _ := scanTree(t, c.S.Dir, canary)
 	if !hasMemberOf(seen, "tfplan") {
 		t.Errorf("the scan does not find the canary inside the saved plan (%v): it would miss a leak", seen)
 	}
@@ -497,7 +499,7 @@ func hasMemberOf(leaks map[string]int, file string) bool {
 // it: not in state files, and in no log entry other than the test
 // framework's own.
 func TestAccSecretsLiteralKey(t *testing.T) {
-	e := newEnv(t)
+	e := acctest.NewEnv(t)
 	key := e.Bootstrap.APIKey
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "trace.log")
@@ -630,13 +632,13 @@ func TestKeyMaskedInProviderLogs(t *testing.T) {
 	if confResp.Diagnostics.HasError() {
 		t.Fatalf("Configure: %v", confResp.Diagnostics)
 	}
-	data, ok := confResp.ResourceData.(*providerData)
+	data, ok := confResp.ResourceData.(*connection.ProviderData)
 	if !ok {
 		t.Fatalf("ResourceData is %T", confResp.ResourceData)
 	}
 	// Port 1 refuses the connection; the client logs the failed attempt.
 	// The workspace ID carries the key, so the logged path and error do.
-	if _, err := data.client.GetWorkspace(ctx, "ws-"+key); err == nil {
+	if _, err := data.Client.GetWorkspace(ctx, "ws-"+key); err == nil {
 		t.Fatal("GetWorkspace on a closed port succeeded")
 	}
 

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+
 	"context"
 	"fmt"
 
@@ -42,7 +44,7 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 		return &server{
 			frameworkServer: fw,
 			direct: map[string]directResource{
-				fleetDevicesTypeName: newFleetDevicesServer(p.data.Load),
+				devices.FleetDevicesTypeName: devices.NewFleetDevicesServer(p.data.Load),
 			},
 		}, nil
 	}

@@ -1,0 +1,252 @@
+package connection
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+// batcher answers the reads of one kind of object (devices, fleets) of a
+// workspace from one shared list call. Its rules, and why they never hide a
+// change made before the operation started, are in DESIGN.md ("Batched
+// reads").
+type batcher[T any] struct {
+	kind string
+	list func(ctx context.Context, workspaceID string) ([]T, error)
+	get  func(ctx context.Context, workspaceID, id string) (*T, error)
+	idOf func(*T) string
+	ttl  time.Duration
+	now  func() time.Time
+	// baseURL names the service in messages.
+	baseURL string
+
+	mu  sync.Mutex
+	wss map[string]*batchWorkspace[T]
+}
+
+// defaultBatchTTL is how long a completed list answers reads, counted from
+// the moment it was requested. Terraform reads each resource just before
+// planning it, so the reads of a refresh spread over the whole plan walk (5
+// to 10 seconds for 2,000 devices on a 2-core machine): 5 seconds cover them
+// with one or two lists, where 2 seconds took up to four.
+const defaultBatchTTL = 5 * time.Second
+
+// batchAfterReads is the number of reads of a workspace from which reads are
+// answered by listing; the reads before are plain GETs.
+const batchAfterReads = 2
+
+// batchWorkspace is what a batcher knows of one workspace.
+type batchWorkspace[T any] struct {
+	reads  int          // reads seen
+	noList bool         // the service refused the list: GET only
+	cur    *listCall[T] // latest list, in flight or done; nil after a write
+}
+
+// listCall is one list request shared by the reads that join it. Its fields
+// other than done and started are written once, before done is closed.
+type listCall[T any] struct {
+	done    chan struct{}
+	started time.Time
+	items   []T
+	byID    map[string]*T
+	err     error
+}
+
+func newBatcher[T any](kind string, list func(context.Context, string) ([]T, error),
+	get func(context.Context, string, string) (*T, error), idOf func(*T) string) *batcher[T] {
+	return &batcher[T]{
+		kind: kind, list: list, get: get, idOf: idOf,
+		ttl: defaultBatchTTL, now: time.Now,
+		wss: make(map[string]*batchWorkspace[T]),
+	}
+}
+
+// read returns the object id of workspace ws, from a shared list when it
+// holds the object, else from a GET (whose error, such as a 404, is
+// returned as is).
+func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
+	c, leader := b.join(ws)
+	if c == nil {
+		return b.get(ctx, ws, id)
+	}
+	if leader {
+		b.run(ctx, ws, c)
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if c.err == nil {
+		if v, ok := c.byID[id]; ok {
+			cp := *v
+			return &cp, nil
+		}
+		tflog.Debug(ctx, b.kind+" not in the list of its workspace; reading it alone",
+			map[string]any{"id": id, "workspace_id": ws})
+	} else if client.IsNotFound(c.err) {
+		// Never "everything is gone": the list of a visible workspace
+		// cannot be missing (see visibility.go).
+		return nil, fmt.Errorf("the service at %s answered %s when listing the %ss of workspace %s; a 404 on a list "+
+			"never means that its objects are gone, so the %s is kept in the state. Check base_url (host, port, http "+
+			"or https, not storage_url, no proxy answering for the service) and the workspace_id",
+			b.baseURL, c.err.Error(), b.kind, Quote(ws), b.kind)
+	}
+	return b.get(ctx, ws, id)
+}
+
+// join returns the list call that a read of ws uses, and whether the caller
+// leads it (must run it). A nil call means: read with a GET.
+func (b *batcher[T]) join(ws string) (*listCall[T], bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w := b.wss[ws]
+	if w == nil {
+		w = &batchWorkspace[T]{}
+		b.wss[ws] = w
+	}
+	w.reads++
+	if w.noList {
+		return nil, false
+	}
+	if c := w.cur; c != nil {
+		select {
+		case <-c.done:
+			if c.err == nil && b.now().Sub(c.started) < b.ttl {
+				return c, false
+			}
+		default:
+			return c, false // in flight
+		}
+	}
+	if w.reads < batchAfterReads {
+		return nil, false
+	}
+	c := &listCall[T]{done: make(chan struct{}), started: b.now()}
+	w.cur = c
+	return c, true
+}
+
+// run performs the list call c of ws and publishes its result.
+func (b *batcher[T]) run(ctx context.Context, ws string, c *listCall[T]) {
+	defer close(c.done)
+	items, err := b.list(ctx, ws)
+	if err != nil {
+		c.err = err
+		if refusesList(err) {
+			tflog.Warn(ctx, "the service refused to list the "+b.kind+"s of the workspace; reading them one by one",
+				map[string]any{"workspace_id": ws, "error": err.Error()})
+			b.mu.Lock()
+			b.wss[ws].noList = true
+			b.mu.Unlock()
+		}
+		return
+	}
+	c.items = items
+	c.byID = make(map[string]*T, len(items))
+	for i := range items {
+		c.byID[b.idOf(&items[i])] = &items[i]
+	}
+	tflog.Debug(ctx, "listed the "+b.kind+"s of the workspace to answer reads",
+		map[string]any{"workspace_id": ws, "count": len(items)})
+}
+
+// forget drops the list of ws after a write of ours to it.
+func (b *batcher[T]) forget(ws string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if w := b.wss[ws]; w != nil {
+		w.cur = nil
+	}
+}
+
+// refusesList tells whether err is the service's final refusal to list (a
+// 4xx answer other than 429), after which listing again is pointless.
+func refusesList(err error) bool {
+	var apiErr *client.APIError
+	return errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500 &&
+		apiErr.StatusCode != http.StatusTooManyRequests
+}
+
+// batchedReads are the batchers of one provider configuration.
+type batchedReads struct {
+	devices *batcher[client.Device]
+	fleets  *batcher[client.Fleet]
+}
+
+// newBatchedReads returns the batchers of devices and fleets that read with
+// c. Every successful list or read of a workspace's objects is reported to
+// saw: it proves the workspace visible (see visibility.go).
+func NewBatchedReads(c *client.Client, saw func(ws string)) batchedReads {
+	r := batchedReads{
+		devices: newBatcher("device", provingList(c.ListDevices, saw), provingGet(c.GetDevice, saw),
+			func(d *client.Device) string { return d.ID }),
+		fleets: newBatcher("fleet", provingList(c.ListFleets, saw), provingGet(c.GetFleet, saw),
+			func(f *client.Fleet) string { return f.ID }),
+	}
+	r.devices.baseURL, r.fleets.baseURL = c.BaseURL(), c.BaseURL()
+	return r
+}
+
+// provingList wraps a list of a workspace's objects so that its success is
+// reported to saw.
+func provingList[T any](list func(context.Context, string) ([]T, error), saw func(string)) func(context.Context, string) ([]T, error) {
+	return func(ctx context.Context, ws string) ([]T, error) {
+		items, err := list(ctx, ws)
+		if err == nil {
+			saw(ws)
+		}
+		return items, err
+	}
+}
+
+// provingGet wraps a read of one object of a workspace so that its success
+// is reported to saw.
+func provingGet[T any](get func(context.Context, string, string) (*T, error), saw func(string)) func(context.Context, string, string) (*T, error) {
+	return func(ctx context.Context, ws, id string) (*T, error) {
+		v, err := get(ctx, ws, id)
+		if err == nil {
+			saw(ws)
+		}
+		return v, err
+	}
+}
+
+// readDevice returns device id of workspace ws (see batcher.read).
+func (d *ProviderData) ReadDevice(ctx context.Context, ws, id string) (*client.Device, error) {
+	if d.Batch.devices == nil {
+		return d.Client.GetDevice(ctx, ws, id)
+	}
+	return d.Batch.devices.read(ctx, ws, id)
+}
+
+// readFleet returns fleet id of workspace ws (see batcher.read).
+func (d *ProviderData) ReadFleet(ctx context.Context, ws, id string) (*client.Fleet, error) {
+	if d.Batch.fleets == nil {
+		return d.Client.GetFleet(ctx, ws, id)
+	}
+	return d.Batch.fleets.read(ctx, ws, id)
+}
+
+// wroteDevice forgets the shared device list of ws after a create or update
+// of a device there (successful or not).
+func (d *ProviderData) WroteDevice(ws string) {
+	if d.Batch.devices != nil {
+		d.Batch.devices.forget(ws)
+	}
+}
+
+// wroteFleet forgets the shared fleet list of ws after a create of a fleet
+// there (successful or not).
+func (d *ProviderData) WroteFleet(ws string) {
+	if d.Batch.fleets != nil {
+		d.Batch.fleets.forget(ws)
+	}
+}

@@ -1,0 +1,71 @@
+package connection
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+// Environment variables read when the matching provider attribute is null.
+const (
+	EnvBaseURL        = "ZDM_BASE_URL"
+	EnvStorageURL     = "ZDM_STORAGE_URL"
+	EnvAPIKey         = "ZDM_API_KEY" //nolint:gosec // G101: the name of a variable, not a credential.
+	EnvWorkspaceID    = "ZDM_WORKSPACE_ID"
+	EnvRequestTimeout = "ZDM_REQUEST_TIMEOUT"
+	EnvMaxRetries     = "ZDM_MAX_RETRIES"
+	EnvInsecureHTTP   = "ZDM_INSECURE_HTTP"
+)
+
+// Bounds of max_retries.
+const (
+	MinRetries = 0
+	MaxRetries = 20
+)
+
+// checkServiceURL checks base_url and storage_url: client.CheckServiceURL,
+// whose error about plain http names the setting that allows it.
+func CheckServiceURL(raw string, insecure bool) error {
+	err := client.CheckServiceURL(raw, insecure)
+	if errors.Is(err, client.ErrPlainHTTP) {
+		return fmt.Errorf("%w; use https, or set insecure_http = true (%s=true) to allow it", err, EnvInsecureHTTP)
+	}
+	return err
+}
+
+// parseRequestTimeout parses a request_timeout value such as "60s" or "2m".
+func ParseRequestTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration such as \"30s\" or \"2m\"", s)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%q must be greater than zero", s)
+	}
+	return d, nil
+}
+
+// parseMaxRetries parses a ZDM_MAX_RETRIES value.
+func ParseMaxRetries(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a whole number", s)
+	}
+	if n < MinRetries || n > MaxRetries {
+		return 0, fmt.Errorf("%d is outside %d..%d", n, MinRetries, MaxRetries)
+	}
+	return n, nil
+}
+
+// parseBool parses a ZDM_INSECURE_HTTP value.
+func ParseBool(s string) (bool, error) {
+	b, err := strconv.ParseBool(strings.TrimSpace(s))
+	if err != nil {
+		return false, fmt.Errorf("%q is not a boolean (true or false)", s)
+	}
+	return b, nil
+}

@@ -1,0 +1,20 @@
+package connection
+
+import (
+	"fmt"
+	"strings"
+)
+
+// quote returns s in double quotes, for messages.
+func Quote(s string) string {
+	return fmt.Sprintf("%q", s)
+}
+
+// abbreviate lists at most ten items.
+func Abbreviate(items []string) string {
+	const most = 10
+	if len(items) <= most {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:most], ", ") + fmt.Sprintf(" and %d more", len(items)-most)
+}

@@ -1,0 +1,154 @@
+package kit
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
+)
+
+// Plan modifiers and the plan helpers called from ModifyPlan.
+
+// jsonValuePlan plans a job value (an optional and computed JSON object): a
+// configuration that holds the same JSON as the state (white space, key
+// order) keeps the state's text, so that reformatting plans no change, and a
+// missing value is planned as {} (what the service stores).
+type JsonValuePlan struct{}
+
+var _ planmodifier.String = JsonValuePlan{}
+
+func (JsonValuePlan) Description(context.Context) string {
+	return "Keeps the state's text while the configured JSON is the same value; plans {} when not set."
+}
+
+func (m JsonValuePlan) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (JsonValuePlan) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.ConfigValue.IsUnknown() {
+		return
+	}
+	want := emptyJSONObject
+	if !req.ConfigValue.IsNull() {
+		want = req.ConfigValue.ValueString()
+	}
+	if !req.StateValue.IsNull() && !req.StateValue.IsUnknown() && jsonvalue.Equal(req.StateValue.ValueString(), want) {
+		resp.PlanValue = req.StateValue
+		return
+	}
+	if req.ConfigValue.IsNull() {
+		resp.PlanValue = types.StringValue(emptyJSONObject)
+	}
+}
+
+// keepComputedUnlessChanged plans the computed attributes of a scheduling
+// resource: while none of the inputs changes, they keep the values of the
+// state; otherwise they stay unknown until the service answers. (The
+// framework marks them unknown as soon as the configuration's text differs
+// from the state, even when a plan modifier then keeps the state's value, as
+// jsonValuePlan does for reformatted JSON.) It is called from ModifyPlan,
+// after the attribute plan modifiers.
+func KeepComputedUnlessChanged(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, inputs, computed []string) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	for _, name := range inputs {
+		var planned, prior attr.Value
+		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root(name), &planned)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
+		if resp.Diagnostics.HasError() || !planned.Equal(prior) {
+			return
+		}
+	}
+	for _, name := range computed {
+		var prior attr.Value
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), prior)...)
+	}
+}
+
+// warnDestroyOrReplace adds the plan-time warning of a destroy (the plan is
+// null) or of a replace (one of replacePaths differs between the plan, as
+// modified so far, and the state): either way, the object stays in the
+// service.
+func WarnDestroyOrReplace(ctx context.Context, kind string, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, replacePaths ...path.Path) {
+	if req.State.Raw.IsNull() {
+		return
+	}
+	var name, id types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("name"), &name)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref := ObjectRef(kind, name.ValueString(), id.ValueString())
+	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.AddWarning("Destroying a "+kind+" only removes it from the Terraform state",
+			"The ZDM API has no delete operation: "+ref+" will stay in the service after this destroy. "+
+				"Terraform will stop managing it.")
+		return
+	}
+	changed := ReplacedPaths(ctx, resp.Plan, req.State, replacePaths, &resp.Diagnostics)
+	if len(changed) == 0 {
+		return
+	}
+	names := make([]string, 0, len(changed))
+	for _, p := range changed {
+		names = append(names, p.String())
+	}
+	resp.Diagnostics.AddWarning("Replacing a "+kind+" leaves the old one in the service",
+		"A change of "+strings.Join(names, ", ")+" needs a new "+kind+". The ZDM API has no delete operation: "+
+			ref+" will stay in the service and Terraform will stop managing it; a new "+kind+" will be created.")
+}
+
+// replacedPaths returns the paths whose planned value differs from the state
+// (unknown planned values count as changes).
+func ReplacedPaths(ctx context.Context, plan tfsdk.Plan, state tfsdk.State, paths []path.Path, diags *diag.Diagnostics) []path.Path {
+	var out []path.Path
+	for _, p := range paths {
+		var pv, sv types.String
+		diags.Append(plan.GetAttribute(ctx, p, &pv)...)
+		diags.Append(state.GetAttribute(ctx, p, &sv)...)
+		if !pv.Equal(sv) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// fleetNameUnchanged keeps the fleet_name of the state while neither the
+// fleet nor the name of the device changes; otherwise fleet_name stays
+// unknown until the update answers.
+type FleetNameUnchanged struct{}
+
+func (FleetNameUnchanged) Description(context.Context) string {
+	return "Keeps the value of the state while fleet_id and name do not change."
+}
+
+func (m FleetNameUnchanged) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (FleetNameUnchanged) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || !req.PlanValue.IsUnknown() {
+		return
+	}
+	for _, p := range []path.Path{path.Root("fleet_id"), path.Root("name")} {
+		var planned, prior types.String
+		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, p, &planned)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, p, &prior)...)
+		if resp.Diagnostics.HasError() || planned.IsUnknown() || !planned.Equal(prior) {
+			return
+		}
+	}
+	resp.PlanValue = req.StateValue
+}

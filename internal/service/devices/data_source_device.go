@@ -1,0 +1,93 @@
+package devices
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ datasource.DataSource                     = (*deviceDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*deviceDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*deviceDataSource)(nil)
+)
+
+func NewDeviceDataSource() datasource.DataSource {
+	return &deviceDataSource{}
+}
+
+// deviceDataSource reads one device of a workspace by ID or name.
+type deviceDataSource struct {
+	data *connection.ProviderData
+}
+
+func (d *deviceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device"
+}
+
+func (d *deviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := kit.DeviceAttributes()
+	attrs["workspace_id"] = kit.WorkspaceLookupAttribute()
+	attrs["id"] = kit.LookupAttribute("ID of the device to read. Exactly one of `id`, `name` and `phys_id` must be set.")
+	attrs["name"] = kit.LookupAttribute("Name of the device to read; it must be unique in the workspace (when " +
+		"several devices have it, the error lists their IDs). Exactly one of `id`, `name` and `phys_id` must be set.")
+	attrs["phys_id"] = kit.LookupAttribute("Physical ID of the device to read (the ID printed on the hardware); it " +
+		"must be unique in the workspace (when several devices have it, the error lists their IDs). Exactly one " +
+		"of `id`, `name` and `phys_id` must be set.")
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads one device of a workspace, by ID, by name or by physical ID (`phys_id`).",
+		Attributes:          attrs,
+	}
+}
+
+func (d *deviceDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name"), path.MatchRoot("phys_id")),
+	}
+}
+
+func (d *deviceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *deviceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg kit.DeviceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := kit.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var dev *client.Device
+	if !cfg.PhysID.IsNull() {
+		dev = kit.LookupByAttribute("device", "workspace "+ws, "phys_id", cfg.PhysID.ValueString(),
+			func() ([]client.Device, error) { return d.data.Client.ListDevices(ctx, ws) },
+			func(dev client.Device) string { return dev.PhysID }, func(dev client.Device) string { return dev.ID },
+			&resp.Diagnostics)
+	} else {
+		dev = kit.LookupByIDOrName("device", "workspace "+ws, cfg.ID, cfg.Name,
+			func(id string) (*client.Device, error) { return d.data.Client.GetDevice(ctx, ws, id) },
+			func() ([]client.Device, error) { return d.data.Client.ListDevices(ctx, ws) },
+			func(dev client.Device) string { return dev.Name }, func(dev client.Device) string { return dev.ID },
+			&resp.Diagnostics)
+	}
+	if dev == nil {
+		return
+	}
+	state := kit.FlattenDevice(dev, ws)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}

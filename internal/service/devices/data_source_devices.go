@@ -1,0 +1,103 @@
+package devices
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ datasource.DataSource                     = (*devicesDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*devicesDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*devicesDataSource)(nil)
+)
+
+func NewDevicesDataSource() datasource.DataSource {
+	return &devicesDataSource{}
+}
+
+// devicesDataSource lists the devices of a workspace, optionally filtered.
+type devicesDataSource struct {
+	data *connection.ProviderData
+}
+
+// devicesModel maps the zdm_devices data source.
+type devicesModel struct {
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	deviceFilterModel
+	Devices []kit.DeviceModel `tfsdk:"devices"`
+}
+
+func (d *devicesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_devices"
+}
+
+func (d *devicesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := map[string]schema.Attribute{
+		"workspace_id": kit.WorkspaceLookupAttribute(),
+		"devices": schema.ListNestedAttribute{
+			MarkdownDescription: "The matching devices, sorted by name, then by ID (the same order whatever order " +
+				"the service answers in).",
+			Computed:     true,
+			NestedObject: schema.NestedAttributeObject{Attributes: kit.DeviceAttributes()},
+		},
+	}
+	for name, a := range deviceFilterArgs() {
+		attrs[name] = schema.StringAttribute{MarkdownDescription: a.Description, Optional: true, Validators: a.Validators}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the devices of a workspace (one API call), optionally only those of one fleet, " +
+			"with one physical ID, or whose name matches (exactly, by prefix or by regular expression). The " +
+			"filters are those of the `zdm_device` list resource.",
+		Attributes: attrs,
+	}
+}
+
+func (d *devicesDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{datasourcevalidator.Conflicting(deviceNameFilters()...)}
+}
+
+func (d *devicesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *devicesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg devicesModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := kit.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	match, err := cfg.matcher()
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("name_regex"), "Invalid name_regex", err.Error())
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	all, err := d.data.Client.ListDevices(ctx, ws)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list the devices of workspace "+ws, err.Error())
+		return
+	}
+	kit.SortDevices(all)
+	cfg.WorkspaceID = types.StringValue(ws)
+	cfg.Devices = make([]kit.DeviceModel, 0, len(all))
+	for i := range all {
+		if match(&all[i]) {
+			cfg.Devices = append(cfg.Devices, kit.FlattenDevice(&all[i], ws))
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}

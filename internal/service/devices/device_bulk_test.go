@@ -1,0 +1,404 @@
+package devices
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
+)
+
+// bulkEnv is a local server behind a front that measures how many API
+// requests are in flight at once, and a providerData that talks to it.
+type bulkEnv struct {
+	srv  *localzdm.Server
+	b    localzdm.Bootstrap
+	data *connection.ProviderData
+
+	inFlight, peak atomic.Int64
+	// spans records when each request started and ended.
+	mu    sync.Mutex
+	spans [][2]time.Time
+}
+
+// newBulkEnv starts the server; maxRetries is client.Config.MaxRetries, and
+// retries wait at most waitMax (0: the client's default).
+func newBulkEnv(t *testing.T, maxRetries int, waitMax time.Duration) *bulkEnv {
+	t.Helper()
+	srv := localzdm.StartTest(t)
+	b, err := srv.Bootstrap("bulk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &bulkEnv{srv: srv, b: b}
+	inner := srv.ManagementHandler()
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := e.inFlight.Add(1)
+		defer e.inFlight.Add(-1)
+		for {
+			p := e.peak.Load()
+			if n <= p || e.peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		start := time.Now()
+		inner.ServeHTTP(w, r)
+		e.mu.Lock()
+		e.spans = append(e.spans, [2]time.Time{start, time.Now()})
+		e.mu.Unlock()
+	}))
+	t.Cleanup(front.Close)
+	c, err := client.New(client.Config{BaseURL: front.URL, APIKey: b.APIKey, MaxRetries: maxRetries,
+		RetryWaitMin: min(waitMax, time.Millisecond), RetryWaitMax: waitMax})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.data = &connection.ProviderData{Client: c, WorkspaceID: b.WorkspaceID, Visible: connection.NewVisibility(c)}
+	e.data.Batch = connection.NewBatchedReads(c, e.data.SawWorkspace)
+	return e
+}
+
+func (e *bulkEnv) resetCounts() {
+	e.srv.ResetCounters()
+	e.peak.Store(0)
+	e.mu.Lock()
+	e.spans = nil
+	e.mu.Unlock()
+}
+
+// creates returns n creates named prefix-N in fleet.
+func creates(prefix string, n int, fleet string) []deviceWrite {
+	ws := make([]deviceWrite, n)
+	for i := range ws {
+		name := fmt.Sprintf("%s-%03d", prefix, i)
+		ws[i] = deviceWrite{key: name, name: name, fleet: fleet}
+	}
+	return ws
+}
+
+// countNames counts the devices of the workspace by name.
+func (e *bulkEnv) countNames(t *testing.T) map[string]int {
+	t.Helper()
+	all, err := e.data.Client.ListDevices(t.Context(), e.b.WorkspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, d := range all {
+		out[d.Name]++
+	}
+	return out
+}
+
+func (e *bulkEnv) defaultFleet(t *testing.T) string {
+	t.Helper()
+	fs, err := e.data.Client.ListFleets(t.Context(), e.b.WorkspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		if f.Name == "default" {
+			return f.ID
+		}
+	}
+	t.Fatal("no default fleet")
+	return ""
+}
+
+func TestRunBounded(t *testing.T) {
+	t.Parallel()
+	var running, peak atomic.Int64
+	seen := make([]atomic.Int64, 50)
+	n := connection.RunBounded(t.Context(), 50, 4, func(i int) {
+		r := running.Add(1)
+		for p := peak.Load(); r > p && !peak.CompareAndSwap(p, r); p = peak.Load() {
+		}
+		time.Sleep(2 * time.Millisecond)
+		seen[i].Add(1)
+		running.Add(-1)
+	})
+	if n != 50 {
+		t.Errorf("started %d calls, want 50", n)
+	}
+	for i := range seen {
+		if seen[i].Load() != 1 {
+			t.Errorf("call %d ran %d times", i, seen[i].Load())
+		}
+	}
+	if p := peak.Load(); p != 4 {
+		t.Errorf("peak concurrency %d, want 4", p)
+	}
+
+	// A canceled context starts nothing more; the calls started are a prefix.
+	ctx, cancel := context.WithCancel(t.Context())
+	var ran [20]atomic.Bool
+	n = connection.RunBounded(ctx, 20, 2, func(i int) {
+		ran[i].Store(true)
+		if i == 5 {
+			cancel()
+		}
+	})
+	if n < 6 || n > 8 {
+		t.Errorf("started %d calls after a cancel at the 6th, want 6 to 8", n)
+	}
+	for i := range ran {
+		if ran[i].Load() != (i < n) {
+			t.Errorf("call %d ran = %v, but %d calls were started", i, ran[i].Load(), n)
+		}
+	}
+}
+
+// TestWriteDevicesParallelism checks that the writes of a bulk apply are
+// concurrent up to parallelism and no further, and that creates without a
+// fleet wait for the first one, which tells the default fleet.
+func TestWriteDevicesParallelism(t *testing.T) {
+	t.Parallel()
+	e := newBulkEnv(t, 0, 5*time.Millisecond)
+	e.srv.SetFaults(localzdm.Faults{Latency: 20 * time.Millisecond})
+	res := writeDevices(t.Context(), e.data, e.b.WorkspaceID, creates("p", 40, ""), 5, nil)
+	for i, o := range res.outcomes {
+		if o.err != nil || o.device == nil {
+			t.Fatalf("write %d: %v", i, o.err)
+		}
+	}
+	e.mu.Lock()
+	spans := append([][2]time.Time(nil), e.spans...)
+	e.mu.Unlock()
+	sort.Slice(spans, func(i, j int) bool { return spans[i][0].Before(spans[j][0]) })
+	if len(spans) != 40 || !spans[0][1].Before(spans[1][0]) {
+		t.Errorf("%d requests; the first ended %s after the second started: want the first create alone",
+			len(spans), spans[0][1].Sub(spans[1][0]))
+	}
+	if want := e.defaultFleet(t); res.fleet != want {
+		t.Errorf("fleet = %q, want the default fleet %q", res.fleet, want)
+	}
+	if p := e.peak.Load(); p != 5 {
+		t.Errorf("peak requests in flight = %d, want 5 (parallelism)", p)
+	}
+	for name, n := range e.countNames(t) {
+		if n != 1 {
+			t.Errorf("%d devices named %q", n, name)
+		}
+	}
+
+	// Updates run in parallel too.
+	e.resetCounts()
+	var ups []deviceWrite
+	for _, o := range res.outcomes {
+		ups = append(ups, deviceWrite{key: o.device.Name, id: o.device.ID, name: o.device.Name + "-x", fleet: res.fleet})
+	}
+	res2 := writeDevices(t.Context(), e.data, e.b.WorkspaceID, ups, 8, nil)
+	for i, o := range res2.outcomes {
+		if o.err != nil || o.device.Name != ups[i].name {
+			t.Fatalf("update %d: %v, %+v", i, o.err, o.device)
+		}
+	}
+	if p := e.peak.Load(); p != 8 {
+		t.Errorf("peak requests in flight = %d, want 8", p)
+	}
+	if got := e.srv.Counters()[routeUpdateDevice]; got != 40 {
+		t.Errorf("%d updates, want 40", got)
+	}
+}
+
+// TestWriteDevicesAmbiguous: every create acts and then loses its
+// connection. One list resolves them all; a device of the same name that
+// the resource already holds is never adopted.
+func TestWriteDevicesAmbiguous(t *testing.T) {
+	t.Parallel()
+	e := newBulkEnv(t, 0, 5*time.Millisecond)
+	ws := e.b.WorkspaceID
+	fleet := e.defaultFleet(t)
+	// Held by the resource already, same name as a coming create, created
+	// within the clock skew allowance.
+	held, err := e.data.Client.CreateDevice(t.Context(), ws, "amb-000", fleet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.resetCounts()
+	e.srv.SetFaults(localzdm.Faults{DropAfterCreate: true})
+	writes := creates("amb", 30, fleet)
+	res := writeDevices(t.Context(), e.data, ws, writes, 6, map[string]bool{held.ID: true})
+	e.srv.SetFaults(localzdm.Faults{})
+	ids := map[string]bool{}
+	for i, o := range res.outcomes {
+		if o.err != nil || !o.adopted {
+			t.Fatalf("write %d (%s): adopted=%v err=%v", i, writes[i].key, o.adopted, o.err)
+		}
+		if o.device.Name != writes[i].name || o.device.ID == held.ID || ids[o.device.ID] {
+			t.Errorf("write %d adopted %+v", i, o.device)
+		}
+		ids[o.device.ID] = true
+	}
+	c := e.srv.Counters()
+	if c[acctest.RouteListDevices] != 1 || c[routeCreateDevice] != 30 {
+		t.Errorf("requests %v: want 30 creates and 1 list", c)
+	}
+	if got := adoptedKeys(writes, res.outcomes); len(got) != 30 {
+		t.Errorf("adoptedKeys = %d keys, want 30", len(got))
+	}
+	names := e.countNames(t)
+	if names["amb-000"] != 2 || names["amb-001"] != 1 || len(names) != 30 {
+		t.Errorf("devices by name: %v", names)
+	}
+
+	// Two creates of one name that both lost their answer: both match, so
+	// neither is adopted at random.
+	e.resetCounts()
+	e.srv.SetFaults(localzdm.Faults{DropAfterCreate: true})
+	twin := []deviceWrite{{key: "t1", name: "twin", fleet: fleet}, {key: "t2", name: "twin", fleet: fleet}}
+	res = writeDevices(t.Context(), e.data, ws, twin, 2, nil)
+	e.srv.SetFaults(localzdm.Faults{})
+	for i, o := range res.outcomes {
+		if o.err == nil || !strings.Contains(o.err.Error(), `2 devices named "twin"`) {
+			t.Errorf("twin %d: err = %v, want 2 devices named twin", i, o.err)
+		}
+	}
+	failed, detail := writeFailures(twin, res.outcomes)
+	if len(failed) != 2 || !strings.Contains(detail, `"t1" (create "twin")`) {
+		t.Errorf("writeFailures = %v\n%s", failed, detail)
+	}
+}
+
+// TestWriteDevicesPartialFailure: with no retries and half the requests
+// answered 503, some creates fail. Every outcome says what happened, the
+// service holds exactly the devices reported created, and sending the
+// failed ones again completes the set without duplicates.
+func TestWriteDevicesPartialFailure(t *testing.T) {
+	t.Parallel()
+	e := newBulkEnv(t, -1, 5*time.Millisecond)
+	ws := e.b.WorkspaceID
+	fleet := e.defaultFleet(t)
+	e.srv.SetFaults(localzdm.Faults{ErrorRate: 0.5})
+	writes := creates("pf", 40, fleet)
+	res := writeDevices(t.Context(), e.data, ws, writes, 8, nil)
+	e.srv.SetFaults(localzdm.Faults{})
+	var retry []deviceWrite
+	created := map[string]bool{}
+	for i, o := range res.outcomes {
+		switch {
+		case o.err != nil && o.device == nil:
+			if !client.IsStatus(o.err, http.StatusServiceUnavailable) {
+				t.Errorf("write %d failed with %v, want a 503", i, o.err)
+			}
+			retry = append(retry, writes[i])
+		case o.err == nil && o.device != nil:
+			created[o.device.Name] = true
+		default:
+			t.Errorf("write %d: device %v with error %v", i, o.device, o.err)
+		}
+	}
+	if len(retry) == 0 || len(created) == 0 {
+		t.Fatalf("%d failed and %d created: the fault did not split the writes", len(retry), len(created))
+	}
+	names := e.countNames(t)
+	if len(names) != len(created) {
+		t.Errorf("the service holds %d devices, the outcomes report %d created", len(names), len(created))
+	}
+	failed, detail := writeFailures(writes, res.outcomes)
+	if len(failed) != len(retry) || !strings.Contains(detail, "503") {
+		t.Errorf("writeFailures lists %d keys, want %d:\n%s", len(failed), len(retry), detail)
+	}
+
+	res = writeDevices(t.Context(), e.data, ws, retry, 8, nil)
+	for i, o := range res.outcomes {
+		if o.err != nil {
+			t.Errorf("retry %d: %v", i, o.err)
+		}
+	}
+	names = e.countNames(t)
+	for _, w := range writes {
+		if names[w.name] != 1 {
+			t.Errorf("%d devices named %q, want 1", names[w.name], w.name)
+		}
+	}
+}
+
+// TestWriteDevicesRateLimited: a per-key rate limit (429 with Retry-After)
+// slows the writes down but every one succeeds, once.
+func TestWriteDevicesRateLimited(t *testing.T) {
+	t.Parallel()
+	e := newBulkEnv(t, 10, 0)
+	ws := e.b.WorkspaceID
+	fleet := e.defaultFleet(t)
+	e.srv.SetFaults(localzdm.Faults{RateLimit: 20})
+	writes := creates("rl", 30, fleet)
+	res := writeDevices(t.Context(), e.data, ws, writes, 16, nil)
+	e.srv.SetFaults(localzdm.Faults{})
+	for i, o := range res.outcomes {
+		if o.err != nil {
+			t.Errorf("write %d: %v", i, o.err)
+		}
+	}
+	c := e.srv.Counters()
+	if c[routeCreateDevice] <= 30 {
+		t.Errorf("%d create requests: the rate limit refused none, so this test proves nothing", c[routeCreateDevice])
+	}
+	for name, n := range e.countNames(t) {
+		if n != 1 {
+			t.Errorf("%d devices named %q", n, name)
+		}
+	}
+}
+
+func TestDeviceClaims(t *testing.T) {
+	t.Parallel()
+	var c deviceClaims
+	if lines := c.claimDevices("zdm_fleet_devices of fleet \"f1\"", map[string]string{"d1": `key "a"`, "d2": `key "b"`}); len(lines) != 0 {
+		t.Errorf("first claim: %v", lines)
+	}
+	lines := c.claimDevices("zdm_device \"x\"", map[string]string{"d2": "", "d3": ""})
+	want := `device d2: zdm_fleet_devices of fleet "f1" (key "b") and zdm_device "x"`
+	if len(lines) != 1 || lines[0] != want {
+		t.Errorf("second claim: %q, want [%q]", lines, want)
+	}
+	// One read holding a device once is not a conflict with itself.
+	if lines := c.claimDevices("zdm_fleet_devices of fleet \"f2\"", map[string]string{"d4": `key "a"`}); len(lines) != 0 {
+		t.Errorf("third claim: %v", lines)
+	}
+}
+
+// TestWriteDevicesInterrupted: Terraform is interrupted in the middle of a
+// bulk apply. The writes already sent finish and are reported created; the
+// others are never sent; the service holds exactly the devices reported.
+func TestWriteDevicesInterrupted(t *testing.T) {
+	t.Parallel()
+	e := newBulkEnv(t, 0, 5*time.Millisecond)
+	ws := e.b.WorkspaceID
+	fleet := e.defaultFleet(t)
+	e.srv.SetFaults(localzdm.Faults{Latency: 40 * time.Millisecond})
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	writes := creates("int", 60, fleet)
+	res := writeDevices(ctx, e.data, ws, writes, 4, nil)
+	e.srv.SetFaults(localzdm.Faults{})
+	created, notSent := 0, 0
+	for i, o := range res.outcomes {
+		switch {
+		case o.device != nil && o.err == nil:
+			created++
+		case o.err != nil && (strings.Contains(o.err.Error(), "not sent") || errors.Is(o.err, client.ErrNotSent)):
+			notSent++
+		default:
+			t.Errorf("write %d: device %v, error %v: want created or not sent", i, o.device, o.err)
+		}
+	}
+	if created == 0 || notSent == 0 {
+		t.Fatalf("%d created, %d not sent: the interrupt did not fall in the middle of the writes", created, notSent)
+	}
+	if got := len(e.countNames(t)); got != created {
+		t.Errorf("the service holds %d devices, the outcomes report %d created", got, created)
+	}
+}

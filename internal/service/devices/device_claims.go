@@ -1,0 +1,75 @@
+package devices
+
+import (
+	"sort"
+	"sync"
+)
+
+// Devices managed twice.
+//
+// A device must be managed by one resource: one zdm_device, or one entry of
+// one zdm_fleet_devices. Two resources that hold the same device undo each
+// other's changes at every apply. The API cannot tell, but the provider can
+// notice it cheaply: every resource read of one operation (one provider
+// configuration, one graph walk) claims the devices it read, and a device
+// claimed by two reads is reported as a warning by the second one.
+//
+// Reads right after an import do not claim: moving devices from zdm_device
+// resources to a zdm_fleet_devices (removed blocks and an import in one
+// plan) reads both for one last time.
+
+// deviceClaims records which read holds each device ID. Its zero value is
+// ready to use.
+type deviceClaims struct {
+	mu     sync.Mutex
+	owners map[string]deviceClaim
+	reads  uint64
+}
+
+// deviceClaim is one read's hold on a device.
+type deviceClaim struct {
+	read  uint64 // which read (one per claimDevices call)
+	owner string // the resource, such as `zdm_fleet_devices of fleet "flt-1"`
+	as    string // how that resource names the device, such as `key "a"`
+}
+
+// claimDevices records that one read of the resource described by owner
+// holds the devices of ids (device ID to how owner names it, possibly
+// empty). It returns one line per device that another read of the same
+// operation holds already, sorted.
+func (c *deviceClaims) claimDevices(owner string, ids map[string]string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.owners == nil {
+		c.owners = make(map[string]deviceClaim, len(ids))
+	}
+	c.reads++
+	var out []string
+	for id, as := range ids {
+		if prev, ok := c.owners[id]; ok && prev.read != c.reads {
+			out = append(out, "device "+id+": "+describeClaim(prev.owner, prev.as)+" and "+describeClaim(owner, as))
+			continue
+		}
+		c.owners[id] = deviceClaim{read: c.reads, owner: owner, as: as}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func describeClaim(owner, as string) string {
+	if as == "" {
+		return owner
+	}
+	return owner + " (" + as + ")"
+}
+
+// twiceManagedWarning is the warning about devices held by two resources;
+// lines come from claimDevices.
+func twiceManagedWarning(lines []string) (string, string) {
+	return "Devices managed by two resources",
+		"Each device must be managed by one resource only: one zdm_device, or one entry of one zdm_fleet_devices. " +
+			"These devices are held by two resources of this configuration, which will undo each other's changes: " +
+			listSome(lines) + ". Remove the device from all but one of them (a removed block with " +
+			"lifecycle { destroy = false } for a zdm_device, or deleting its key from a zdm_fleet_devices map; " +
+			"neither changes the service)."
+}

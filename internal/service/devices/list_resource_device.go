@@ -1,0 +1,105 @@
+package devices
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listresourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ list.ListResource                     = (*deviceListResource)(nil)
+	_ list.ListResourceWithConfigure        = (*deviceListResource)(nil)
+	_ list.ListResourceWithConfigValidators = (*deviceListResource)(nil)
+)
+
+func NewDeviceListResource() list.ListResource {
+	return &deviceListResource{}
+}
+
+// deviceListResource lists the devices of a workspace for terraform query,
+// with one API call per list block.
+type deviceListResource struct {
+	data *connection.ProviderData
+}
+
+// deviceListModel maps the config block of a zdm_device list block.
+type deviceListModel struct {
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	deviceFilterModel
+}
+
+func (r *deviceListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device"
+}
+
+func (r *deviceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	attrs := map[string]schema.Attribute{
+		"workspace_id": schema.StringAttribute{
+			MarkdownDescription: "Workspace to list; defaults to the provider's `workspace_id`.",
+			Optional:            true,
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+		},
+	}
+	for name, a := range deviceFilterArgs() {
+		attrs[name] = schema.StringAttribute{MarkdownDescription: a.Description, Optional: true, Validators: a.Validators}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the devices of a workspace for `terraform query`, with one API call per " +
+			"`list` block, optionally only those of one fleet, with one physical ID, or whose name matches (the " +
+			"filters of the `zdm_devices` data source). Results come sorted by name, then by ID, so that `limit` " +
+			"keeps the same devices whatever order the service answers in. Each result is identified by " +
+			"`workspace_id` and `id` and displayed as `name (id)`; with `include_resource = true` (implied by " +
+			"`-generate-config-out`) it carries the whole device. Terraform returns at most `limit` results " +
+			"(100 unless the `list` block sets `limit`).",
+		Attributes: attrs,
+	}
+}
+
+func (r *deviceListResource) ListResourceConfigValidators(context.Context) []list.ConfigValidator {
+	return []list.ConfigValidator{listresourcevalidator.Conflicting(deviceNameFilters()...)}
+}
+
+func (r *deviceListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = connection.ConfigureData("List Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *deviceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var cfg deviceListModel
+	if !kit.ListConfig(ctx, r.data, req, stream, &cfg) {
+		return
+	}
+	var diags diag.Diagnostics
+	ws := kit.WorkspaceOrDefault(r.data, cfg.WorkspaceID, path.Root("workspace_id"), &diags)
+	match, err := cfg.matcher()
+	if err != nil {
+		diags.AddAttributeError(path.Root("name_regex"), "Invalid name_regex", err.Error())
+	}
+	if !kit.ListOK(stream, diags) {
+		return
+	}
+
+	all, err := r.data.Client.ListDevices(ctx, ws)
+	if err != nil {
+		kit.ListError(stream, "Cannot list the devices of workspace "+ws, err.Error())
+		return
+	}
+	kit.SortDevices(all)
+	stream.Results = kit.StreamResults(ctx, req, all, match,
+		func(d *client.Device) (string, string, any) {
+			return d.Name, d.ID, kit.NewInWorkspaceIdentity(ws, d.ID)
+		},
+		kit.WithModel(ctx, func(d *client.Device) kit.DeviceModel { return kit.FlattenDevice(d, ws) }))
+}

@@ -1,0 +1,82 @@
+package fleets
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ datasource.DataSource                     = (*fleetDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*fleetDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*fleetDataSource)(nil)
+)
+
+func NewFleetDataSource() datasource.DataSource {
+	return &fleetDataSource{}
+}
+
+// fleetDataSource reads one fleet of a workspace by ID or name.
+type fleetDataSource struct {
+	data *connection.ProviderData
+}
+
+func (d *fleetDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fleet"
+}
+
+func (d *fleetDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := kit.FleetAttributes()
+	attrs["workspace_id"] = kit.WorkspaceLookupAttribute()
+	attrs["id"] = kit.LookupAttribute("ID of the fleet to read. Exactly one of `id` and `name` must be set.")
+	attrs["name"] = kit.LookupAttribute("Name of the fleet to read; it must be unique in the workspace. " +
+		"Exactly one of `id` and `name` must be set.")
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads one fleet of a workspace, by ID or by name.",
+		Attributes:          attrs,
+	}
+}
+
+func (d *fleetDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name")),
+	}
+}
+
+func (d *fleetDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *fleetDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg kit.FleetModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := kit.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	f := kit.LookupByIDOrName("fleet", "workspace "+ws, cfg.ID, cfg.Name,
+		func(id string) (*client.Fleet, error) { return d.data.Client.GetFleet(ctx, ws, id) },
+		func() ([]client.Fleet, error) { return d.data.Client.ListFleets(ctx, ws) },
+		func(f client.Fleet) string { return f.Name }, func(f client.Fleet) string { return f.ID },
+		&resp.Diagnostics)
+	if f == nil {
+		return
+	}
+	state := kit.FlattenFleet(f, ws)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}

@@ -1,0 +1,82 @@
+package fleets
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var (
+	_ datasource.DataSource              = (*fleetsDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*fleetsDataSource)(nil)
+)
+
+func NewFleetsDataSource() datasource.DataSource {
+	return &fleetsDataSource{}
+}
+
+// fleetsDataSource lists the fleets of a workspace.
+type fleetsDataSource struct {
+	data *connection.ProviderData
+}
+
+// fleetsModel maps the zdm_fleets data source.
+type fleetsModel struct {
+	WorkspaceID types.String     `tfsdk:"workspace_id"`
+	Fleets      []kit.FleetModel `tfsdk:"fleets"`
+}
+
+func (d *fleetsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fleets"
+}
+
+func (d *fleetsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the fleets of a workspace (one API call), including its default fleet.",
+		Attributes: map[string]schema.Attribute{
+			"workspace_id": kit.WorkspaceLookupAttribute(),
+			"fleets": schema.ListNestedAttribute{
+				MarkdownDescription: "The fleets, sorted by name, then by ID (the same order whatever order the service answers in).",
+				Computed:            true,
+				NestedObject:        schema.NestedAttributeObject{Attributes: kit.FleetAttributes()},
+			},
+		},
+	}
+}
+
+func (d *fleetsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *fleetsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg fleetsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ws := kit.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	all, err := d.data.Client.ListFleets(ctx, ws)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list the fleets of workspace "+ws, err.Error())
+		return
+	}
+	kit.SortFleets(all)
+	state := fleetsModel{WorkspaceID: types.StringValue(ws), Fleets: make([]kit.FleetModel, 0, len(all))}
+	for i := range all {
+		state.Fleets = append(state.Fleets, kit.FlattenFleet(&all[i], ws))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}

@@ -1,0 +1,98 @@
+package fleets
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ datasource.DataSource                     = (*workspaceDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*workspaceDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*workspaceDataSource)(nil)
+)
+
+func NewWorkspaceDataSource() datasource.DataSource {
+	return &workspaceDataSource{}
+}
+
+// workspaceDataSource reads one workspace of the key's account by ID or name.
+type workspaceDataSource struct {
+	data *connection.ProviderData
+}
+
+func (d *workspaceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_workspace"
+}
+
+func (d *workspaceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := kit.WorkspaceAttributes()
+	attrs["id"] = kit.LookupAttribute("ID of the workspace to read. Exactly one of `id` and `name` must be set.")
+	attrs["name"] = kit.LookupAttribute("Name of the workspace to read; it must be unique in the account. " +
+		"Exactly one of `id` and `name` must be set.")
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads one workspace of the API key's account, by ID or by name.",
+		Attributes:          attrs,
+	}
+}
+
+func (d *workspaceDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name")),
+	}
+}
+
+func (d *workspaceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg kit.WorkspaceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	all, err := d.data.Client.ListWorkspaces(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list workspaces", err.Error())
+		return
+	}
+	var found []client.Workspace
+	var attr, want string
+	if !cfg.ID.IsNull() {
+		attr, want = "id", cfg.ID.ValueString()
+		for _, w := range all {
+			if w.ID == want {
+				found = append(found, w)
+			}
+		}
+	} else {
+		attr, want = "name", cfg.Name.ValueString()
+		for _, w := range all {
+			if w.Name == want {
+				found = append(found, w)
+			}
+		}
+	}
+	ids := make([]string, 0, len(found))
+	for _, w := range found {
+		ids = append(ids, w.ID)
+	}
+	if !kit.CheckUnique(&resp.Diagnostics, "workspace", attr, want, "the account", ids) {
+		return
+	}
+	state := kit.FlattenWorkspace(&found[0])
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}

@@ -1,0 +1,94 @@
+package fleets
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ list.ListResource              = (*fleetListResource)(nil)
+	_ list.ListResourceWithConfigure = (*fleetListResource)(nil)
+)
+
+func NewFleetListResource() list.ListResource {
+	return &fleetListResource{}
+}
+
+// fleetListResource lists the fleets of a workspace for terraform query,
+// with one API call per list block.
+type fleetListResource struct {
+	data *connection.ProviderData
+}
+
+// fleetListModel maps the config block of a zdm_fleet list block.
+type fleetListModel struct {
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	Name        types.String `tfsdk:"name"`
+}
+
+func (r *fleetListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fleet"
+}
+
+func (r *fleetListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	filter := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the fleets of a workspace for `terraform query`, with one API call per " +
+			"`list` block. Results come sorted by name, then by ID, so that `limit` keeps the same fleets whatever " +
+			"order the service answers in. Each result is identified by `workspace_id` and `id` and displayed as `name (id)`; " +
+			"with `include_resource = true` (implied by `-generate-config-out`) it carries the whole fleet. " +
+			"The workspace's `default` fleet is listed too.",
+		Attributes: map[string]schema.Attribute{
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "Workspace to list; defaults to the provider's `workspace_id`.",
+				Optional:            true,
+				Validators:          filter,
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Only list the fleets with exactly this name.",
+				Optional:            true,
+				Validators:          filter,
+			},
+		},
+	}
+}
+
+func (r *fleetListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = connection.ConfigureData("List Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *fleetListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var cfg fleetListModel
+	if !kit.ListConfig(ctx, r.data, req, stream, &cfg) {
+		return
+	}
+	var diags diag.Diagnostics
+	ws := kit.WorkspaceOrDefault(r.data, cfg.WorkspaceID, path.Root("workspace_id"), &diags)
+	if !kit.ListOK(stream, diags) {
+		return
+	}
+	all, err := r.data.Client.ListFleets(ctx, ws)
+	if err != nil {
+		kit.ListError(stream, "Cannot list the fleets of workspace "+ws, err.Error())
+		return
+	}
+	name := cfg.Name.ValueString()
+	kit.SortFleets(all)
+	stream.Results = kit.StreamResults(ctx, req, all,
+		func(f *client.Fleet) bool { return name == "" || f.Name == name },
+		func(f *client.Fleet) (string, string, any) { return f.Name, f.ID, kit.NewInWorkspaceIdentity(ws, f.ID) },
+		kit.WithModel(ctx, func(f *client.Fleet) kit.FleetModel { return kit.FlattenFleet(f, ws) }))
+}

@@ -1,0 +1,81 @@
+package fleets
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ list.ListResource              = (*workspaceListResource)(nil)
+	_ list.ListResourceWithConfigure = (*workspaceListResource)(nil)
+)
+
+func NewWorkspaceListResource() list.ListResource {
+	return &workspaceListResource{}
+}
+
+// workspaceListResource lists the workspaces of the API key's account for
+// terraform query, with one API call per list block.
+type workspaceListResource struct {
+	data *connection.ProviderData
+}
+
+// workspaceListModel maps the config block of a zdm_workspace list block.
+type workspaceListModel struct {
+	Name types.String `tfsdk:"name"`
+}
+
+func (r *workspaceListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_workspace"
+}
+
+func (r *workspaceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the workspaces of the API key's account for `terraform query`, with one API " +
+			"call per `list` block. Results come sorted by name, then by ID, so that `limit` keeps the same " +
+			"workspaces whatever order the service answers in. Each result is identified by `id` and displayed as `name (id)`; with " +
+			"`include_resource = true` (implied by `-generate-config-out`) it carries the whole workspace.",
+		Attributes: map[string]schema.Attribute{
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Only list the workspaces with exactly this name.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+			},
+		},
+	}
+}
+
+func (r *workspaceListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = connection.ConfigureData("List Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *workspaceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var cfg workspaceListModel
+	if !kit.ListConfig(ctx, r.data, req, stream, &cfg) {
+		return
+	}
+	all, err := r.data.Client.ListWorkspaces(ctx)
+	if err != nil {
+		kit.ListError(stream, "Cannot list the workspaces", err.Error())
+		return
+	}
+	name := cfg.Name.ValueString()
+	kit.SortWorkspaces(all)
+	stream.Results = kit.StreamResults(ctx, req, all,
+		func(w *client.Workspace) bool { return name == "" || w.Name == name },
+		func(w *client.Workspace) (string, string, any) {
+			return w.Name, w.ID, kit.WorkspaceIdentityModel{ID: types.StringValue(w.ID)}
+		},
+		kit.WithModel(ctx, kit.FlattenWorkspace))
+}

@@ -1,0 +1,124 @@
+package scheduling
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+)
+
+var (
+	_ action.Action                   = (*fotaRolloutAction)(nil)
+	_ action.ActionWithConfigure      = (*fotaRolloutAction)(nil)
+	_ action.ActionWithValidateConfig = (*fotaRolloutAction)(nil)
+)
+
+func NewFOTARolloutAction() action.Action {
+	return &fotaRolloutAction{}
+}
+
+// fotaRolloutAction runs the staged rollout of the zdm_fota_rollout
+// resource each time it is invoked, without state.
+type fotaRolloutAction struct {
+	data *connection.ProviderData
+}
+
+func (a *fotaRolloutAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fota_rollout"
+}
+
+func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	str := func(name string, required bool, v ...validator.String) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: rolloutDocs[name], Required: required, Optional: !required, Validators: v}
+	}
+	set := func(name string, v ...validator.Set) schema.SetAttribute {
+		return schema.SetAttribute{MarkdownDescription: rolloutDocs[name], ElementType: types.StringType, Optional: true, Validators: v}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Rolls one firmware version out to the devices of fleets in **waves**, with a health " +
+			"gate between waves, each time the action is invoked: the same rollout as the `zdm_fota_rollout` " +
+			"resource, without state. Each wave schedules the firmware on more devices (picked in a stable " +
+			"order), then waits until they all report a success or failure status; when the failure ratio of a " +
+			"wave exceeds `max_failure_ratio`, or it is not done within `wave_timeout`, the action fails with the " +
+			"failing devices and their statuses. Invoking it again with the same firmware resumes: devices that " +
+			"already have the firmware are not scheduled again, and waves whose devices are all done pass at " +
+			"once. Progress is reported per wave. Needs Terraform 1.14 or later.",
+		Attributes: map[string]schema.Attribute{
+			"workspace_id":     str("workspace_id", true, notEmpty...),
+			"fleet_ids":        set("fleet_ids", setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(notEmpty...)),
+			"all_fleets":       schema.BoolAttribute{MarkdownDescription: rolloutDocs["all_fleets"], Optional: true},
+			"firmware_id":      str("firmware_id", true, notEmpty...),
+			"firmware_version": str("firmware_version", true, notEmpty...),
+			"salt":             str("salt", false),
+			"waves": schema.ListAttribute{
+				MarkdownDescription: rolloutDocs["waves"],
+				ElementType:         types.StringType,
+				Required:            true,
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.SizeAtMost(rollout.MaxWaves)},
+			},
+			"success_statuses": set("success_statuses", setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(notEmpty...)),
+			"failure_statuses": set("failure_statuses", setvalidator.ValueStringsAre(notEmpty...)),
+			"max_failure_ratio": schema.Float64Attribute{
+				MarkdownDescription: rolloutDocs["max_failure_ratio"],
+				Optional:            true,
+				Validators:          []validator.Float64{float64validator.Between(0, 1)},
+			},
+			"wave_timeout":        str("wave_timeout", false, kit.Duration{}),
+			"poll_interval":       str("poll_interval", false, kit.Duration{}),
+			"pause_between_waves": str("pause_between_waves", false, kit.Duration{}),
+			"parallelism": schema.Int64Attribute{
+				MarkdownDescription: rolloutDocs["parallelism"],
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(1, maxStatusParallelism)},
+			},
+		},
+	}
+}
+
+func (a *fotaRolloutAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
+	var cfg rolloutInputs
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateRolloutInputs(ctx, cfg, &resp.Diagnostics)
+}
+
+func (a *fotaRolloutAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	a.data = connection.ConfigureData("Action", req.ProviderData, &resp.Diagnostics)
+}
+
+func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	if a.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg rolloutInputs
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	spec := rolloutSpec(ctx, cfg, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	rec, err := rollout.Run(ctx, a.data.Client, spec, nil, progressFunc(resp))
+	if err != nil {
+		resp.Diagnostics.AddError("Rollout of "+describeRollout(spec)+" stopped",
+			rolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
+				"invoke the action again: it resumes, scheduling only the devices that do not have the firmware yet."))
+	}
+}

@@ -1,0 +1,130 @@
+package scheduling
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Schema attributes shared by the resources.
+
+// jobValueAttribute is the value attribute of the job resources.
+func jobValueAttribute(what string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "Arguments of the job: a JSON object, best written with `jsonencode({...})`; `{}` when " +
+			"not set. The JSON is checked at plan time. Changing the value " + what + " with the new value; " +
+			"reformatting it (white space, order of keys) changes nothing.",
+		Optional:      true,
+		Computed:      true,
+		Validators:    []validator.String{kit.JsonObject{}},
+		PlanModifiers: []planmodifier.String{kit.JsonValuePlan{}},
+	}
+}
+
+// triggersAttribute is the triggers attribute of the scheduling resources.
+func triggersAttribute(what string) schema.MapAttribute {
+	return schema.MapAttribute{
+		MarkdownDescription: "Arbitrary strings (such as a release tag or a timestamp) that " + what + " again, in " +
+			"place, whenever any of them changes; the service does not see them.",
+		ElementType: types.StringType,
+		Optional:    true,
+	}
+}
+
+// fleetIDsAttribute is the fleet_ids attribute of the fleet-wide resources.
+func fleetIDsAttribute(description string) schema.SetAttribute {
+	return schema.SetAttribute{
+		MarkdownDescription: description,
+		ElementType:         types.StringType,
+		Optional:            true,
+		Validators: []validator.Set{
+			setvalidator.SizeAtLeast(1),
+			setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), kit.NotBlank{}),
+		},
+	}
+}
+
+// allFleetsAttribute is the all_fleets attribute of the fleet-wide
+// scheduling resources; what names what is scheduled ("the job").
+func allFleetsAttribute(what string) schema.BoolAttribute {
+	return schema.BoolAttribute{
+		MarkdownDescription: "Set to `true` to schedule " + what + " on every fleet of `workspace_id`. It is never " +
+			"implied: without it, `fleet_ids` must name the fleets. Setting it on a resource scheduled on every " +
+			"fleet before it existed sends nothing again.",
+		Optional: true,
+	}
+}
+
+// waitAttributes are the wait attributes of the scheduling resources
+// (waitModel); what names what is scheduled ("job", "firmware update").
+func waitAttributes(what string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"wait": schema.BoolAttribute{
+			MarkdownDescription: "Wait, after scheduling the " + what + " (on create, or when a change sends it " +
+				"again), until every targeted device reports it in a success status (`success_statuses`, default " +
+				"`done`), polling each device every `poll_interval`, at most for the `timeouts` of the operation " +
+				"(default 10 minutes). A wait that fails or times out fails the apply, naming each device not done " +
+				"with its status; the state keeps what was scheduled, and applying again sends nothing: it only " +
+				"waits again (also after `terraform untaint`, or when `wait` is turned on later). Defaults to `false`: " +
+				"the apply ends once the " + what + " is scheduled.",
+			Optional: true,
+		},
+		"success_statuses": schema.SetAttribute{
+			MarkdownDescription: successStatusesDoc(what),
+			ElementType:         types.StringType,
+			Optional:            true,
+			Validators:          waitStatusSetValidators(true),
+		},
+		"failure_statuses": schema.SetAttribute{
+			MarkdownDescription: failureStatusesDoc(what, "the apply fails"),
+			ElementType:         types.StringType,
+			Optional:            true,
+			Validators:          waitStatusSetValidators(false),
+		},
+		"poll_interval": schema.StringAttribute{
+			MarkdownDescription: pollIntervalDoc(""),
+			Optional:            true,
+			Validators:          []validator.String{kit.Duration{}},
+		},
+	}
+}
+
+// waitTimeoutsBlock is the timeouts block of the scheduling resources: it
+// bounds the wait of a create and of an update.
+func waitTimeoutsBlock(ctx context.Context) map[string]schema.Block {
+	b := timeouts.Block(ctx, timeouts.Opts{
+		Create: true, Update: true,
+		CreateDescription: "With `wait`, how long a create waits for the devices, as a duration such as " +
+			"`\"30m\"`. Defaults to `10m`.",
+		UpdateDescription: "With `wait`, how long an update that sends again, or only waits again, waits for the " +
+			"devices, as a duration such as `\"30m\"`. Defaults to `10m`.",
+	})
+	if nested, ok := b.(schema.SingleNestedBlock); ok {
+		nested.MarkdownDescription = "How long the wait of `wait = true` may last. A wait that does not end in " +
+			"time fails the apply, naming each device not done with its status; the state keeps what was scheduled."
+		b = nested
+	}
+	return map[string]schema.Block{"timeouts": b}
+}
+
+// addWaitSchema adds the wait attributes and the timeouts block to the
+// schema of a scheduling resource.
+func addWaitSchema(ctx context.Context, s *schema.Schema, what string) {
+	for name, a := range waitAttributes(what) {
+		s.Attributes[name] = a
+	}
+	if s.Blocks == nil {
+		s.Blocks = map[string]schema.Block{}
+	}
+	for name, b := range waitTimeoutsBlock(ctx) {
+		s.Blocks[name] = b
+	}
+}

@@ -1,0 +1,93 @@
+package scheduling
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ datasource.DataSource              = (*deviceJobsDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*deviceJobsDataSource)(nil)
+)
+
+func NewDeviceJobsDataSource() datasource.DataSource {
+	return &deviceJobsDataSource{}
+}
+
+// deviceJobsDataSource lists the jobs of a device.
+type deviceJobsDataSource struct {
+	data *connection.ProviderData
+}
+
+// deviceJobsModel maps the zdm_device_jobs data source.
+type deviceJobsModel struct {
+	DeviceID types.String       `tfsdk:"device_id"`
+	Status   types.String       `tfsdk:"status"`
+	Jobs     []kit.JobItemModel `tfsdk:"jobs"`
+}
+
+func (d *deviceJobsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device_jobs"
+}
+
+func (d *deviceJobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the jobs of a device (one API call), optionally only the `pending` or the `done` ones.",
+		Attributes: map[string]schema.Attribute{
+			"device_id": kit.DeviceIDAttribute("ID of the device whose jobs are listed. An unknown device is an error."),
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Only list the jobs with this status: `pending` or `done`. All jobs when not set.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(client.JobStatusPending, client.JobStatusDone)},
+			},
+			"jobs": schema.ListNestedAttribute{
+				MarkdownDescription: "The jobs of the device, sorted by name (the same order whatever order the service answers in).",
+				Computed:            true,
+				NestedObject:        schema.NestedAttributeObject{Attributes: kit.JobItemAttributes()},
+			},
+		},
+	}
+}
+
+func (d *deviceJobsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *deviceJobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var cfg deviceJobsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	dev := cfg.DeviceID.ValueString()
+	jobs, err := d.data.Client.ListJobs(ctx, dev, cfg.Status.ValueString())
+	if client.IsNotFound(err) {
+		resp.Diagnostics.AddAttributeError(path.Root("device_id"), "Device not found", kit.UnknownDevice(dev))
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot list the jobs of device "+dev, err.Error())
+		return
+	}
+	kit.SortJobs(jobs)
+	cfg.Jobs = make([]kit.JobItemModel, len(jobs))
+	for i := range jobs {
+		cfg.Jobs[i] = kit.FlattenJobItem(&jobs[i])
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}

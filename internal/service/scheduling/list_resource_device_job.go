@@ -1,0 +1,114 @@
+package scheduling
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+var (
+	_ list.ListResource              = (*deviceJobListResource)(nil)
+	_ list.ListResourceWithConfigure = (*deviceJobListResource)(nil)
+)
+
+func NewDeviceJobListResource() list.ListResource {
+	return &deviceJobListResource{}
+}
+
+// deviceJobListResource lists the jobs of a device for terraform query, with
+// one API call per list block.
+type deviceJobListResource struct {
+	data *connection.ProviderData
+}
+
+// deviceJobListModel maps the config block of a zdm_device_job list block.
+type deviceJobListModel struct {
+	DeviceID types.String `tfsdk:"device_id"`
+	Status   types.String `tfsdk:"status"`
+}
+
+func (r *deviceJobListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device_job"
+}
+
+func (r *deviceJobListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the jobs of a device for `terraform query`, with one API call per `list` block, " +
+			"optionally only the `pending` or the `done` ones, so that they can be imported in bulk. Results come " +
+			"sorted by job name. Each result is identified by `device_id` and `name` and displayed as " +
+			"`name (device_id)`; with `include_resource = true` (implied by `-generate-config-out`) it carries the " +
+			"job as the service answers it (`triggers` are not known to the service). Terraform returns at most " +
+			"`limit` results (100 unless the `list` block sets `limit`).",
+		Attributes: map[string]schema.Attribute{
+			"device_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the device whose jobs are listed. An unknown device is an error.",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+			},
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Only list the jobs with this status: `pending` or `done`. All jobs when not set.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(client.JobStatusPending, client.JobStatusDone)},
+			},
+		},
+	}
+}
+
+func (r *deviceJobListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = connection.ConfigureData("List Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *deviceJobListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var cfg deviceJobListModel
+	if !kit.ListConfig(ctx, r.data, req, stream, &cfg) {
+		return
+	}
+	dev := cfg.DeviceID.ValueString()
+	jobs, err := r.data.Client.ListJobs(ctx, dev, cfg.Status.ValueString())
+	if client.IsNotFound(err) {
+		var diags diag.Diagnostics
+		diags.AddAttributeError(path.Root("device_id"), "Device not found", kit.UnknownDevice(dev))
+		kit.ListOK(stream, diags)
+		return
+	}
+	if err != nil {
+		kit.ListError(stream, "Cannot list the jobs of device "+dev, err.Error())
+		return
+	}
+	kit.SortJobs(jobs)
+	stream.Results = kit.StreamResults(ctx, req, jobs,
+		func(*client.Job) bool { return true },
+		func(j *client.Job) (string, string, any) {
+			return j.Name, dev, kit.DeviceJobIdentityModel{DeviceID: types.StringValue(dev), Name: types.StringValue(j.Name)}
+		},
+		kit.WithAttributes(ctx, func(j *client.Job) map[string]attr.Value {
+			attrs := map[string]attr.Value{
+				"id":           types.StringValue(kit.DeviceJobID(dev, j.Name)),
+				"device_id":    types.StringValue(dev),
+				"name":         types.StringValue(j.Name),
+				"status":       types.StringValue(j.Status),
+				"scheduled_at": types.StringValue(j.ScheduledAt),
+			}
+			// Keys sorted, so that the generated configuration does not depend
+			// on the order the service echoes them in (Read compares values
+			// as JSON); a list without the value (which a service need not
+			// echo) leaves it null.
+			if v := kit.SortedJSON(j.Value); v != "null" {
+				attrs["value"] = types.StringValue(v)
+			}
+			return attrs
+		}))
+}

@@ -1,0 +1,441 @@
+package scheduling
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
+)
+
+var (
+	_ resource.Resource                = (*deviceJobResource)(nil)
+	_ resource.ResourceWithConfigure   = (*deviceJobResource)(nil)
+	_ resource.ResourceWithImportState = (*deviceJobResource)(nil)
+	_ resource.ResourceWithIdentity    = (*deviceJobResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*deviceJobResource)(nil)
+
+	_ resource.ResourceWithValidateConfig = (*deviceJobResource)(nil)
+)
+
+func NewDeviceJobResource() resource.Resource {
+	return &deviceJobResource{}
+}
+
+// deviceJobResource schedules a named job on a device. The API schedules
+// (and re-schedules) and reads jobs, but cannot cancel or delete them.
+type deviceJobResource struct {
+	data *connection.ProviderData
+}
+
+// deviceJobModel maps the zdm_device_job resource.
+type deviceJobModel struct {
+	ID          types.String `tfsdk:"id"`
+	DeviceID    types.String `tfsdk:"device_id"`
+	Name        types.String `tfsdk:"name"`
+	Value       types.String `tfsdk:"value"`
+	Triggers    types.Map    `tfsdk:"triggers"`
+	Status      types.String `tfsdk:"status"`
+	ScheduledAt types.String `tfsdk:"scheduled_at"`
+	waitModel
+}
+
+// scheduling names the job of m for the registry of unfinished waits
+// (unfinished.go); ok is false while it is not known.
+func (m *deviceJobModel) scheduling() (unfinishedScheduling, bool) {
+	triggers, ok := triggersJSON(m.Triggers)
+	if !ok || !kit.Known(m.DeviceID) || !kit.Known(m.Name) || !kit.Known(m.Value) {
+		return unfinishedScheduling{}, false
+	}
+	return unfinishedScheduling{Key: schedulingKey("zdm_device_job", m.DeviceID.ValueString(), m.Name.ValueString()),
+		Value: m.Value.ValueString(), Triggers: triggers, ScheduledAt: m.ScheduledAt.ValueString(),
+		Devices: []string{m.DeviceID.ValueString()}}, true
+}
+
+// what names the job of m in messages.
+func (m *deviceJobModel) what() string {
+	return "job " + connection.Quote(m.Name.ValueString()) + " of device " + m.DeviceID.ValueString()
+}
+
+func (r *deviceJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_device_job"
+}
+
+func (r *deviceJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A named job scheduled on a device, with its arguments. Creating the resource schedules " +
+			"the job; changing `value` or `triggers` schedules it again in place (the service replaces the job of " +
+			"that name and sets it back to `pending`). `status` is read back on every refresh, so it moves from " +
+			"`pending` to `done` once the device has run the job. A job record the service no longer returns while " +
+			"the device exists keeps its last-read status (a warning says so) and is not scheduled again; the job " +
+			"leaves the state only when its device is gone. With `wait = true`, the apply waits until the device has " +
+			"run the job (see `wait`). A job imported from a service that does not return job " +
+			"values is not scheduled again by the first apply: the configured `value` is recorded without sending it " +
+			"(a warning says so); change `triggers` to send it. The API cannot cancel jobs: destroying only " +
+			"removes the job from the Terraform state (a warning says so at plan time), and changing `device_id` " +
+			"or `name` schedules a new job and leaves the old one. Works with every Terraform and OpenTofu " +
+			"version; with Terraform 1.14 and later, the `zdm_schedule_job` action schedules jobs without keeping them in state.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "`<device_id>/<job_name>`, the import ID.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"device_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the device that runs the job. Changing it **replaces** the resource: the " +
+					"job is scheduled on the new device and stays on the old one.",
+				Required:      true,
+				Validators:    notEmpty,
+				PlanModifiers: replace,
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Name of the job, one of the jobs the device's firmware exposes. Changing it " +
+					"**replaces** the resource: the new job is scheduled and the old one stays on the device.",
+				Required:      true,
+				Validators:    notEmpty,
+				PlanModifiers: replace,
+			},
+			"value":    jobValueAttribute("schedules the job again"),
+			"triggers": triggersAttribute("schedule the job"),
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Status of the job, read on every refresh: `pending` until the device has run " +
+					"it, then `done`. Scheduling again sets it back to `pending`.",
+				Computed: true,
+			},
+			"scheduled_at": schema.StringAttribute{
+				MarkdownDescription: "When the job was last scheduled (RFC 3339).",
+				Computed:            true,
+			},
+		},
+	}
+	addWaitSchema(ctx, &resp.Schema, "job")
+}
+
+func (r *deviceJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg deviceJobModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if !resp.Diagnostics.HasError() {
+		cfg.validate(ctx, &resp.Diagnostics)
+	}
+}
+
+func (r *deviceJobResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = kit.DeviceJobIdentitySchema()
+}
+
+func (r *deviceJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = connection.ConfigureData("Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		var plan deviceJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		if u, ok := plan.scheduling(); ok && !resp.Diagnostics.HasError() {
+			if u, ok = planAdoption(ctx, r.data, u, resp.Private, plan.what(), "job", &resp.Diagnostics); ok {
+				plan.ID = types.StringValue(kit.DeviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
+				plan.ScheduledAt = types.StringValue(u.ScheduledAt)
+				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			}
+		}
+		return
+	}
+	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		var plan, prior deviceJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if recordOnly(plan, prior) {
+			// Nothing is sent: the computed attributes keep the state's.
+			plan.ID, plan.Status, plan.ScheduledAt = prior.ID, prior.Status, prior.ScheduledAt
+			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			resp.Diagnostics.AddWarning(valueRecordedOnly(prior.Name.ValueString(), prior.DeviceID.ValueString()))
+			return
+		}
+	}
+	kit.KeepComputedUnlessChanged(ctx, req, resp, []string{"device_id", "name", "value", "triggers"},
+		[]string{"id", "status", "scheduled_at"})
+	kit.WarnDestroyOrReplace(ctx, "job", req, resp, path.Root("device_id"), path.Root("name"))
+	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		var plan, prior deviceJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+		if resp.Diagnostics.HasError() || plan.Value.IsUnknown() || plan.Triggers.IsUnknown() || jobCommand(plan, prior) ||
+			!plan.unfinished(ctx, []string{prior.Status.ValueString()}, &resp.Diagnostics) {
+			return
+		}
+		// Not done yet: the update only waits again.
+		plan.Status = types.StringUnknown()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.AddWarning(waitsAgain(plan.what(), "job", prior.Status.ValueString()))
+	}
+}
+
+// jobCommand tells whether a change from prior to plan sends the job again:
+// a change of its value or triggers.
+func jobCommand(plan, prior deviceJobModel) bool {
+	return !jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) || !prior.Triggers.Equal(plan.Triggers)
+}
+
+func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan deviceJobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	planned, known := plan.scheduling()
+	adopted, adopt := takeAdoption(r.data, planned, known)
+	if adopt {
+		// A replacement of a job whose wait did not succeed: nothing is
+		// sent; the job is checked on the device, then waited for.
+		got, ok := verifyAdoption(ctx, r.data, adopted, fleetstatus.Job(plan.Name.ValueString()),
+			jobMatches(kit.CompactJSON([]byte(plan.Value.ValueString()))), plan.what(), &resp.Diagnostics)
+		plan.ID = types.StringValue(kit.DeviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
+		plan.ScheduledAt, plan.Status = types.StringValue(adopted.ScheduledAt), types.StringValue(noRecord)
+		if len(got) == 1 && got[0].Found {
+			plan.Status = types.StringValue(got[0].Status)
+		}
+		if !ok {
+			r.saveUnfinished(ctx, &plan, adopted, resp)
+			return
+		}
+	} else if !r.schedule(ctx, &plan, "schedule", "", &resp.Diagnostics) {
+		return
+	}
+	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+	if u, known := plan.scheduling(); known {
+		markWait(ctx, resp.Private, u, ok, &resp.Diagnostics)
+	}
+}
+
+// saveUnfinished saves the state of a create that failed after the job was
+// scheduled (the error is in resp), marked unfinished.
+func (r *deviceJobResource) saveUnfinished(ctx context.Context, plan *deviceJobModel, u unfinishedScheduling, resp *resource.CreateResponse) {
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+	markWait(ctx, resp.Private, u, false, &resp.Diagnostics)
+}
+
+// wait waits, with wait = true, until the device reports the job of plan
+// in a success status, and stores its last status in plan. update tells
+// which timeout bounds it. It reports whether the job is done (true
+// without wait).
+func (r *deviceJobResource) wait(ctx context.Context, plan *deviceJobModel, update bool, diags *diag.Diagnostics) bool {
+	if !plan.enabled() {
+		return true
+	}
+	w := plan.statusWait(ctx, fleetstatus.Job(plan.Name.ValueString()), nil, update, diags)
+	if diags.HasError() {
+		return false
+	}
+	res, ok := waitResource(ctx, r.data, []string{plan.DeviceID.ValueString()}, w, plan.what(), "job", diags)
+	for _, d := range res.Devices {
+		if d.Found {
+			plan.Status = types.StringValue(d.Status)
+		}
+	}
+	return ok
+}
+
+func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	kit.IdentityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
+	if r.data == nil {
+		// The provider configuration is not known yet: keep the state.
+		return
+	}
+	var state deviceJobModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	noteRead(ctx, r.data, req.Private)
+	dev, name := state.DeviceID.ValueString(), state.Name.ValueString()
+	job, err := r.data.Client.GetJob(ctx, dev, name)
+	if client.IsNotFound(err) || client.IsNeverScheduled(err) {
+		r.missing(ctx, state, err, resp)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read job "+connection.Quote(name)+" of device "+dev, err.Error())
+		return
+	}
+	flattenDeviceJob(&state, dev, name, job)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: state.DeviceID, Name: state.Name}, &resp.Diagnostics)
+}
+
+// missing handles a read that found no job (err): the job leaves the state
+// only when its device is proven gone; a record the service no longer
+// returns while the device exists keeps the state, with a warning, so that
+// nothing is scheduled again without a change of the configuration. After
+// an import (no status read yet) it is an error.
+func (r *deviceJobResource) missing(ctx context.Context, state deviceJobModel, err error, resp *resource.ReadResponse) {
+	dev, name := state.DeviceID.ValueString(), state.Name.ValueString()
+	gone := false
+	if client.IsNotFound(err) {
+		var perr error
+		gone, perr = deviceGone(ctx, r.data, dev, err)
+		if perr != nil {
+			resp.Diagnostics.AddError("Cannot read job "+connection.Quote(name)+" of device "+dev, perr.Error())
+			return
+		}
+	}
+	switch {
+	case gone:
+		tflog.Warn(ctx, "device not found; removing its job from the state", map[string]any{"device_id": dev, "name": name})
+		resp.State.RemoveResource(ctx)
+	case state.Status.IsNull():
+		resp.Diagnostics.AddError("Cannot import job "+connection.Quote(name)+" of device "+dev,
+			"Device "+dev+" has no job named "+connection.Quote(name)+". The zdm_device_jobs data source lists its jobs.")
+	default:
+		resp.Diagnostics.AddWarning(recordMissing("job "+connection.Quote(name), dev, "value or triggers"))
+	}
+}
+
+func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan, prior deviceJobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if recordOnly(plan, prior) {
+		plan.ID, plan.Status, plan.ScheduledAt = prior.ID, prior.Status, prior.ScheduledAt
+		resp.Diagnostics.AddWarning(valueRecordedOnly(plan.Name.ValueString(), plan.DeviceID.ValueString()))
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+		return
+	}
+	switch {
+	case jobCommand(plan, prior):
+		if !r.schedule(ctx, &plan, "schedule again", prior.ScheduledAt.ValueString(), &resp.Diagnostics) {
+			// Nothing shown scheduled: the state keeps the prior scheduling.
+			resp.State.Raw = req.State.Raw.Copy()
+			return
+		}
+	default:
+		// Only the wait attributes changed, or the job is not done yet:
+		// nothing is sent; with wait, the update waits again.
+		plan.ID, plan.Status, plan.ScheduledAt = prior.ID, prior.Status, prior.ScheduledAt
+		if !plan.unfinished(ctx, []string{prior.Status.ValueString()}, &resp.Diagnostics) {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+			return
+		}
+	}
+	ok := r.wait(ctx, &plan, true, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+	if u, known := plan.scheduling(); known {
+		markWait(ctx, resp.Private, u, ok, &resp.Diagnostics)
+	}
+}
+
+func (r *deviceJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state deviceJobModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.AddWarning(forgetScheduling("job", kit.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
+	if u, ok := state.scheduling(); ok {
+		noteDelete(ctx, r.data, req.Private, u, state.unfinished(ctx, []string{state.Status.ValueString()}, &resp.Diagnostics))
+	}
+}
+
+func (r *deviceJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	kit.ImportDeviceJob(ctx, req, resp)
+}
+
+// flattenDeviceJob copies an API job into the model, keeping the text of
+// value (from the plan or the prior state) while it holds the same JSON.
+func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
+	m.ID = types.StringValue(kit.DeviceJobID(deviceID, name))
+	m.DeviceID = types.StringValue(deviceID)
+	m.Name = types.StringValue(name)
+	m.Value = echoedJobValue(m.Value, j.Value)
+	m.Status = types.StringValue(j.Status)
+	m.ScheduledAt = types.StringValue(j.ScheduledAt)
+}
+
+// recordOnly tells whether a change from prior to plan only records the
+// configured value of a job whose value the service did not return: the
+// job, its device and its triggers stay the same (see schedule.go).
+func recordOnly(plan, prior deviceJobModel) bool {
+	return valueNotEchoed(prior.Value) && !prior.Status.IsNull() && plan.DeviceID.Equal(prior.DeviceID) &&
+		plan.Name.Equal(prior.Name) && plan.Triggers.Equal(prior.Triggers)
+}
+
+// schedule schedules the job of plan and stores the answer in plan; it
+// reports errors to diags under the operation op ("schedule", "schedule
+// again"). prior is the scheduled_at of the state ("" on create). The
+// request is finished even when Terraform is interrupted once it is sent;
+// when its answer is lost, the job is read back and adopted only when it
+// shows this request's scheduling (see schedule.go).
+func (r *deviceJobResource) schedule(ctx context.Context, plan *deviceJobModel, op, prior string, diags *diag.Diagnostics) bool {
+	dev, name := plan.DeviceID.ValueString(), plan.Name.ValueString()
+	value, err := kit.JobValue(plan.Value)
+	if err != nil {
+		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
+		return false
+	}
+	summary := "Cannot " + op + " job " + connection.Quote(name) + " on device " + dev
+	sent := time.Now()
+	job, err := r.data.Client.ScheduleJob(client.FinishOnceSent(ctx), dev, name, value)
+	switch {
+	case errors.Is(err, client.ErrNotSent):
+		diags.AddError(summary, notSent("job", err))
+		return false
+	case errors.Is(err, client.ErrAmbiguous):
+		s := sentSchedule{cause: err, sent: sent, prior: prior}
+		got, ok, seen := readBackDevice(ctx, r.data, s, dev, fleetstatus.Job(name), jobMatches(string(value)))
+		if !ok {
+			diags.AddError(summary, deviceMaySchedule(r.data.Client, s, "job "+connection.Quote(name), dev, seen,
+				fmt.Sprintf(`Read it with data "zdm_device_job" { device_id = %q name = %q }.`, dev, name)))
+			return false
+		}
+		diags.AddWarning("Adopted a job after an interrupted request",
+			"The answer to the request scheduling job "+connection.Quote(name)+" on device "+dev+" was lost ("+err.Error()+"); "+
+				"reading it back showed it scheduled with this value at "+got.ScheduledAt+", after the request, so it "+
+				"is taken as scheduled (status "+got.Status+"). It was sent once.")
+		job = &client.Job{Name: name, Status: got.Status, ScheduledAt: got.ScheduledAt, Value: got.Value}
+	case err != nil:
+		diags.AddError(summary, err.Error())
+		return false
+	}
+	tflog.Trace(ctx, "scheduled job", map[string]any{"device_id": dev, "name": name})
+	flattenDeviceJob(plan, dev, name, job)
+	return true
+}

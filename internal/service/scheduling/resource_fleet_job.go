@@ -1,0 +1,454 @@
+package scheduling
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
+)
+
+var (
+	_ resource.Resource                   = (*fleetJobResource)(nil)
+	_ resource.ResourceWithConfigure      = (*fleetJobResource)(nil)
+	_ resource.ResourceWithImportState    = (*fleetJobResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*fleetJobResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*fleetJobResource)(nil)
+)
+
+func NewFleetJobResource() resource.Resource {
+	return &fleetJobResource{}
+}
+
+// fleetJobResource schedules a named job on every device of fleets of a
+// workspace. The service schedules fleet-wide but has no fleet-wide read.
+type fleetJobResource struct {
+	data *connection.ProviderData
+}
+
+// fleetJobModel maps the zdm_fleet_job resource.
+type fleetJobModel struct {
+	ID          types.String `tfsdk:"id"`
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	Name        types.String `tfsdk:"name"`
+	Value       types.String `tfsdk:"value"`
+	FleetIDs    types.Set    `tfsdk:"fleet_ids"`
+	AllFleets   types.Bool   `tfsdk:"all_fleets"`
+	Triggers    types.Map    `tfsdk:"triggers"`
+	Devices     types.List   `tfsdk:"devices"`
+	ScheduledAt types.String `tfsdk:"scheduled_at"`
+	// Progress, read on refresh.
+	StatusCounts   types.Map  `tfsdk:"status_counts"`
+	DevicesNotDone types.List `tfsdk:"devices_not_done"`
+	waitModel
+}
+
+// scheduling names the job of m for the registry of unfinished waits
+// (unfinished.go); ok is false while it is not known.
+func (m *fleetJobModel) scheduling(ctx context.Context) (unfinishedScheduling, bool) {
+	triggers, ok := triggersJSON(m.Triggers)
+	if !ok || !kit.Known(m.WorkspaceID) || !kit.Known(m.Name) || !kit.Known(m.Value) || m.FleetIDs.IsUnknown() || m.AllFleets.IsUnknown() {
+		return unfinishedScheduling{}, false
+	}
+	var diags diag.Diagnostics
+	key := schedulingKey("zdm_fleet_job", m.WorkspaceID.ValueString(), fleetsKey(ctx, m.FleetIDs, m.AllFleets, &diags),
+		m.Name.ValueString())
+	return unfinishedScheduling{Key: key, Value: m.Value.ValueString(), Triggers: triggers,
+		ScheduledAt: m.ScheduledAt.ValueString(), Devices: listStrings(ctx, m.Devices, &diags)}, !diags.HasError()
+}
+
+// what names the job of m in messages.
+func (m *fleetJobModel) what(ctx context.Context) string {
+	var diags diag.Diagnostics
+	return "job " + connection.Quote(m.Name.ValueString()) + " of " +
+		kit.DescribeFleets(m.WorkspaceID.ValueString(), kit.SetStrings(ctx, m.FleetIDs, &diags))
+}
+
+// wait waits, with wait = true, for the job on the devices of plan, and
+// stores their progress in plan (update: which timeout bounds it). It
+// reports whether every device is done (true without wait).
+func (r *fleetJobResource) wait(ctx context.Context, plan *fleetJobModel, update bool, diags *diag.Diagnostics) bool {
+	_, ok := waitDevices(ctx, r.data, plan.waitModel, listStrings(ctx, plan.Devices, diags), fleetstatus.Job(plan.Name.ValueString()),
+		nil, update, plan.what(ctx), "job", &plan.StatusCounts, &plan.DevicesNotDone, diags)
+	return ok
+}
+
+// markWait records in the private state whether the wait of plan succeeded.
+func (m *fleetJobModel) markWait(ctx context.Context, private privateData, ok bool, diags *diag.Diagnostics) {
+	if u, known := m.scheduling(ctx); known {
+		markWait(ctx, private, u, ok, diags)
+	}
+}
+
+func (r *fleetJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fleet_job"
+}
+
+func (r *fleetJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A named job scheduled on every device of fleets of a workspace (named in `fleet_ids`, " +
+			"or every fleet with `all_fleets = true`) with one request. Creating the resource schedules the job; changing `value` or `triggers` " +
+			"schedules it again, in place, on the devices of the fleets at that time; adding fleets sends it to the " +
+			"added fleets only. The service has no " +
+			"fleet-wide read of a scheduling: the state keeps what was scheduled (`devices`, `scheduled_at`), and " +
+			"each refresh reads the job on every device of `devices` (16 at a time) for the progress " +
+			"(`status_counts`, `devices_not_done`). The API cannot cancel jobs: destroying " +
+			"only removes the resource from the Terraform state (a warning says so at plan time), and changing " +
+			"`workspace_id` or `name` schedules a new job and leaves the old one. With `wait = true`, the apply waits " +
+			"until every device of `devices` has run the job (see `wait`). Works with every Terraform and " +
+			"OpenTofu version.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "`<workspace_id>/<job_name>`, the import ID.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the workspace of the fleets. It must be set explicitly: the provider's " +
+					"`workspace_id` is not used, so that a job never reaches devices nobody named. Changing it " +
+					"**replaces** the resource: the job is scheduled in the new workspace and stays in the old one.",
+				Required:      true,
+				Validators:    notEmpty,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Name of the job, one of the jobs the devices' firmware exposes. Changing it " +
+					"**replaces** the resource: the new job is scheduled and the old one stays on the devices.",
+				Required:      true,
+				Validators:    notEmpty,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"value": jobValueAttribute("schedules the job again on the devices of the fleets"),
+			"fleet_ids": fleetIDsAttribute("IDs of the fleets whose devices run the job. Exactly one of `fleet_ids` " +
+				"and `all_fleets = true` must be set (an empty set is an error). Changing it alone sends the job only to " +
+				"the fleets it adds (the plan warns which): the devices of the fleets already targeted do not run it " +
+				"again, and fleets left out keep their job. To send it again to every targeted device, change `triggers`."),
+			"all_fleets": allFleetsAttribute("the job"),
+			"triggers":   triggersAttribute("schedule the job on the devices of the fleets"),
+			"devices": schema.ListAttribute{
+				MarkdownDescription: "IDs of the devices the job was scheduled on, sorted: those of the fleets when " +
+					"it was last scheduled. Devices added to the fleets later do not get the job until it is scheduled again.",
+				ElementType: types.StringType,
+				Computed:    true,
+			},
+			"scheduled_at": schema.StringAttribute{
+				MarkdownDescription: "When the job was last scheduled (RFC 3339).",
+				Computed:            true,
+			},
+		},
+	}
+	for name, attr := range progressSchema("job") {
+		resp.Schema.Attributes[name] = attr
+	}
+	addWaitSchema(ctx, &resp.Schema, "job")
+}
+
+func (r *fleetJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = connection.ConfigureData("Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *fleetJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg fleetJobModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
+	cfg.validate(ctx, &resp.Diagnostics)
+}
+
+func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		var plan fleetJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
+			if u, ok = planAdoption(ctx, r.data, u, resp.Private, plan.what(ctx), "job", &resp.Diagnostics); ok {
+				plan.ID = types.StringValue(kit.DeviceJobID(plan.WorkspaceID.ValueString(), plan.Name.ValueString()))
+				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), kit.SortedList(u.Devices)
+				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			}
+		}
+		return
+	}
+	kit.KeepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
+		append([]string{"id", "devices", "scheduled_at"}, progressAttributes...))
+	kit.WarnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
+	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
+		var plan, prior fleetJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+		if !resp.Diagnostics.HasError() && !plan.Value.IsUnknown() && !plan.Triggers.IsUnknown() &&
+			jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) && prior.Triggers.Equal(plan.Triggers) &&
+			prior.WorkspaceID.Equal(plan.WorkspaceID) {
+			warnTargetsOnly(ctx, "job", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+			if sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets) &&
+				plan.unfinished(ctx, statusCountKeys(prior.StatusCounts), &resp.Diagnostics) {
+				// Not done yet: the update only waits again.
+				plan.StatusCounts, plan.DevicesNotDone = types.MapUnknown(types.Int64Type), types.ListUnknown(types.StringType)
+				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+				resp.Diagnostics.AddWarning(waitsAgain(plan.what(ctx), "job", describeCounts(prior.StatusCounts)))
+			}
+		}
+	}
+}
+
+func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan fleetJobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	planned, known := plan.scheduling(ctx)
+	if adopted, adopt := takeAdoption(r.data, planned, known); adopt {
+		// A replacement of a job whose wait did not succeed: nothing is
+		// sent; the job is checked on the devices, then waited for.
+		name := plan.Name.ValueString()
+		got, ok := verifyAdoption(ctx, r.data, adopted, fleetstatus.Job(name),
+			jobMatches(kit.CompactJSON([]byte(plan.Value.ValueString()))), plan.what(ctx), &resp.Diagnostics)
+		plan.ID = types.StringValue(kit.DeviceJobID(plan.WorkspaceID.ValueString(), name))
+		plan.Devices, plan.ScheduledAt = kit.SortedList(adopted.Devices), types.StringValue(adopted.ScheduledAt)
+		plan.StatusCounts, plan.DevicesNotDone = fleetProgress(adopted.Devices, client.JobStatusPending, got, nil, plan.doneStatuses())
+		if !ok {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
+			return
+		}
+	} else if !r.schedule(ctx, &plan, "", nil, &resp.Diagnostics) {
+		return
+	}
+	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
+}
+
+// Read reads the job on each device it was scheduled on (the fleet-status
+// reader): status_counts and devices_not_done show the progress. What was
+// scheduled (devices, value, scheduled_at) is kept: the service has no
+// fleet-wide read of a scheduling.
+func (r *fleetJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.data == nil {
+		return
+	}
+	var state fleetJobModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	noteRead(ctx, r.data, req.Private)
+	if resp.Diagnostics.HasError() || state.Devices.IsNull() || state.Devices.IsUnknown() {
+		return
+	}
+	var devices []string
+	resp.Diagnostics.Append(state.Devices.ElementsAs(ctx, &devices, false)...)
+	res, ok := readProgress(ctx, r.data, devices, fleetstatus.Job(state.Name.ValueString()), &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	state.StatusCounts, state.DevicesNotDone = fleetProgress(devices, "", res, nil, state.doneStatuses())
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan, prior fleetJobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	command := !jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) || !prior.Triggers.Equal(plan.Triggers)
+	// The targets alone changed: only the added fleets get the job.
+	send, added, ok := fleetsToSend(ctx, r.data.Client, plan.WorkspaceID.ValueString(), command, prior.FleetIDs,
+		plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+	if !ok {
+		resp.State.Raw = req.State.Raw.Copy()
+		return
+	}
+	if send {
+		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), added, &resp.Diagnostics) {
+			// Nothing shown scheduled: the state keeps the prior scheduling.
+			resp.State.Raw = req.State.Raw.Copy()
+			return
+		}
+		if added != nil {
+			plan.Devices = mergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
+		}
+	} else {
+		// No fleet added (fleets removed, all_fleets = true written for a
+		// job scheduled on every fleet, or only the wait attributes
+		// changed): nothing is sent again; with wait, a job not done yet is
+		// waited for again.
+		plan.Devices, plan.ScheduledAt, plan.ID = prior.Devices, prior.ScheduledAt, prior.ID
+		plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
+		if !plan.unfinished(ctx, statusCountKeys(prior.StatusCounts), &resp.Diagnostics) {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			return
+		}
+	}
+	ok = r.wait(ctx, &plan, true, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
+}
+
+func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state fleetJobModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.AddWarning(forgetScheduling("job", kit.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
+	if u, ok := state.scheduling(ctx); ok {
+		noteDelete(ctx, r.data, req.Private, u, state.unfinished(ctx, statusCountKeys(state.StatusCounts), &resp.Diagnostics))
+	}
+}
+
+// ImportState rebuilds the state of "<workspace_id>/<job_name>" from the
+// jobs of the workspace's devices (one request per device): devices are
+// those that have the job, value and scheduled_at those of the latest
+// scheduled one. fleet_ids and triggers cannot be known.
+func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ws, name, ok := strings.Cut(req.ID, "/")
+	if !ok || strings.TrimSpace(ws) == "" || strings.TrimSpace(name) == "" {
+		resp.Diagnostics.AddError("Invalid import ID", "The import ID "+connection.Quote(req.ID)+" is not "+
+			"\"<workspace_id>/<job_name>\" (the job name is everything after the first \"/\").")
+		return
+	}
+	if r.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	devices, err := r.data.Client.ListDevices(ctx, ws)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot import job "+connection.Quote(name)+" of workspace "+ws, err.Error())
+		return
+	}
+	var latest *client.Job
+	reached := []string{}
+	for _, d := range devices {
+		job, err := r.data.Client.GetJob(ctx, d.ID, name)
+		if client.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot import job "+connection.Quote(name)+" of workspace "+ws, err.Error())
+			return
+		}
+		reached = append(reached, d.ID)
+		if latest == nil || scheduledLater(job.ScheduledAt, latest.ScheduledAt) {
+			latest = job
+		}
+	}
+	if latest == nil {
+		resp.Diagnostics.AddError("Cannot import job "+connection.Quote(name)+" of workspace "+ws,
+			"No device of workspace "+ws+" has a job named "+connection.Quote(name)+".")
+		return
+	}
+	state := fleetJobModel{
+		ID:          types.StringValue(kit.DeviceJobID(ws, name)),
+		WorkspaceID: types.StringValue(ws),
+		Name:        types.StringValue(name),
+		Value:       types.StringValue(kit.CompactJSON(latest.Value)),
+		FleetIDs:    types.SetNull(types.StringType),
+		AllFleets:   types.BoolValue(true),
+		Triggers:    types.MapNull(types.StringType),
+		Devices:     kit.SortedList(reached),
+		ScheduledAt: types.StringValue(latest.ScheduledAt),
+		// Read fills the progress.
+		StatusCounts:   types.MapNull(types.Int64Type),
+		DevicesNotDone: types.ListNull(types.StringType),
+		waitModel:      nullWaitModel(),
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// schedule schedules the job of plan on its fleets and stores the answer in
+// plan.
+//
+// prior is the scheduled_at of the state ("" on create). The request is
+// finished even when Terraform is interrupted once it is sent; when its
+// answer is lost, every targeted device is read back and the job adopted
+// where it shows this request's scheduling (see schedule.go).
+//
+// only, when not nil, are the fleets to schedule on instead of the plan's
+// (the fleets a change of the targets alone adds).
+func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, prior string, only []string, diags *diag.Diagnostics) bool {
+	ws := plan.WorkspaceID.ValueString()
+	fleets := kit.SetStrings(ctx, plan.FleetIDs, diags)
+	if only != nil {
+		fleets = only
+	}
+	validateFleetTargets(plan.FleetIDs, plan.AllFleets, "the job", diags)
+	if diags.HasError() {
+		return false
+	}
+	name := plan.Name.ValueString()
+	value, err := kit.JobValue(plan.Value)
+	if err != nil {
+		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
+		return false
+	}
+	sent := time.Now()
+	job, err := r.data.Client.ScheduleFleetJob(client.FinishOnceSent(ctx), ws, name, fleets, value)
+	summary := "Cannot schedule job " + connection.Quote(name) + " on " + kit.DescribeFleets(ws, fleets)
+	switch {
+	case errors.Is(err, client.ErrNotSent):
+		diags.AddError(summary, notSent("job", err))
+		return false
+	case errors.Is(err, client.ErrAmbiguous):
+		s := sentSchedule{cause: err, sent: sent, prior: prior}
+		scope := fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets}
+		what := "job " + connection.Quote(name)
+		check := fleetStatusCheck(scope, name)
+		have, lack, at, rerr := readBackFleet(ctx, r.data, s, scope, fleetstatus.Job(name), jobMatches(string(value)))
+		switch {
+		case rerr != nil:
+			diags.AddError(summary, fleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
+				"reading the devices back failed: "+rerr.Error(), check))
+			return false
+		case len(have) == 0:
+			diags.AddError(summary, fleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
+				fmt.Sprintf("none of the %d devices of the fleets shows it scheduled since the request", len(lack)), check))
+			return false
+		}
+		diags.AddWarning(adoptedFleetWarning(s, what, have, lack))
+		job = &client.Job{Name: name, ScheduledAt: at, Value: value, Devices: have}
+	case err != nil:
+		diags.AddError(summary, err.Error())
+		return false
+	}
+	tflog.Trace(ctx, "scheduled fleet job", map[string]any{"workspace_id": ws, "name": name, "devices": len(job.Devices)})
+	plan.ID = types.StringValue(kit.DeviceJobID(ws, name))
+	plan.WorkspaceID = types.StringValue(ws)
+	plan.Value = kit.RefreshedJSON(plan.Value, job.Value)
+	plan.Devices = kit.SortedList(job.Devices)
+	plan.ScheduledAt = types.StringValue(job.ScheduledAt)
+	status := job.Status
+	if status == "" {
+		status = client.JobStatusPending
+	}
+	plan.StatusCounts, plan.DevicesNotDone = fleetProgress(job.Devices, status, nil, nil, plan.doneStatuses())
+	return true
+}

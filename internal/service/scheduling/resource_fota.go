@@ -1,0 +1,605 @@
+package scheduling
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+)
+
+var (
+	_ resource.Resource                     = (*fotaResource)(nil)
+	_ resource.ResourceWithConfigure        = (*fotaResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*fotaResource)(nil)
+	_ resource.ResourceWithImportState      = (*fotaResource)(nil)
+	_ resource.ResourceWithIdentity         = (*fotaResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*fotaResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*fotaResource)(nil)
+)
+
+func NewFOTAResource() resource.Resource {
+	return &fotaResource{}
+}
+
+// fotaResource schedules a firmware update on a device or on the devices of
+// fleets. The API schedules updates and reads a device's current one, but
+// cannot cancel them.
+type fotaResource struct {
+	data *connection.ProviderData
+}
+
+// fotaModel maps the zdm_fota resource.
+type fotaModel struct {
+	ID              types.String `tfsdk:"id"`
+	DeviceID        types.String `tfsdk:"device_id"`
+	WorkspaceID     types.String `tfsdk:"workspace_id"`
+	FleetIDs        types.Set    `tfsdk:"fleet_ids"`
+	AllFleets       types.Bool   `tfsdk:"all_fleets"`
+	FirmwareID      types.String `tfsdk:"firmware_id"`
+	FirmwareVersion types.String `tfsdk:"firmware_version"`
+	Triggers        types.Map    `tfsdk:"triggers"`
+	Status          types.String `tfsdk:"status"`
+	ScheduledAt     types.String `tfsdk:"scheduled_at"`
+	Devices         types.List   `tfsdk:"devices"`
+	// Progress, read on refresh.
+	StatusCounts   types.Map  `tfsdk:"status_counts"`
+	DevicesNotDone types.List `tfsdk:"devices_not_done"`
+	waitModel
+}
+
+// firmware is the update of m.
+func (m *fotaModel) firmware() *fleetstatus.Firmware {
+	return &fleetstatus.Firmware{ID: m.FirmwareID.ValueString(), Version: m.FirmwareVersion.ValueString()}
+}
+
+// what names the update of m in messages.
+func (m *fotaModel) what(ctx context.Context) string {
+	var diags diag.Diagnostics
+	return "firmware update " + m.FirmwareID.ValueString() + " " + m.FirmwareVersion.ValueString() + " of " +
+		m.target(ctx, &diags)
+}
+
+// scheduling names the update of m for the registry of unfinished waits
+// (unfinished.go); ok is false while it is not known.
+func (m *fotaModel) scheduling(ctx context.Context) (unfinishedScheduling, bool) {
+	triggers, ok := triggersJSON(m.Triggers)
+	if !ok || !kit.Known(m.FirmwareID) || !kit.Known(m.FirmwareVersion) || m.DeviceID.IsUnknown() || m.WorkspaceID.IsUnknown() ||
+		m.FleetIDs.IsUnknown() || m.AllFleets.IsUnknown() {
+		return unfinishedScheduling{}, false
+	}
+	var diags diag.Diagnostics
+	key := schedulingKey("zdm_fota", "device", m.DeviceID.ValueString())
+	if !m.deviceMode() {
+		key = schedulingKey("zdm_fota", "fleets", m.WorkspaceID.ValueString(), fleetsKey(ctx, m.FleetIDs, m.AllFleets, &diags))
+	}
+	return unfinishedScheduling{Key: key, Value: firmwareJSON(m.FirmwareID.ValueString(), m.FirmwareVersion.ValueString()),
+			Triggers: triggers, ScheduledAt: m.ScheduledAt.ValueString(), Devices: listStrings(ctx, m.Devices, &diags)},
+		!diags.HasError()
+}
+
+// statuses are the last-read statuses of the devices of m.
+func (m *fotaModel) statuses() []string {
+	if m.deviceMode() {
+		return []string{m.Status.ValueString()}
+	}
+	return statusCountKeys(m.StatusCounts)
+}
+
+// markWait records in the private state whether the wait of m succeeded.
+func (m *fotaModel) markWait(ctx context.Context, private privateData, ok bool, diags *diag.Diagnostics) {
+	if u, known := m.scheduling(ctx); known {
+		markWait(ctx, private, u, ok, diags)
+	}
+}
+
+// command tells whether a change from prior to m sends the update again:
+// a change of the firmware or of triggers.
+func (m *fotaModel) command(prior fotaModel) bool {
+	return !prior.FirmwareID.Equal(m.FirmwareID) || !prior.FirmwareVersion.Equal(m.FirmwareVersion) ||
+		!prior.Triggers.Equal(m.Triggers)
+}
+
+// deviceMode tells whether the update targets one device.
+func (m *fotaModel) deviceMode() bool {
+	return !m.DeviceID.IsNull()
+}
+
+// target names the target of the update in messages.
+func (m *fotaModel) target(ctx context.Context, diags *diag.Diagnostics) string {
+	if m.deviceMode() {
+		return "device " + m.DeviceID.ValueString()
+	}
+	return kit.DescribeFleets(m.WorkspaceID.ValueString(), kit.SetStrings(ctx, m.FleetIDs, diags))
+}
+
+func (r *fotaResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_fota"
+}
+
+func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A firmware-over-the-air (FOTA) update scheduled on one device (`device_id`) or on " +
+			"every device of fleets of a workspace (`workspace_id`, with `fleet_ids`, or `all_fleets = true` for every " +
+			"fleet). Creating the " +
+			"resource schedules the update; changing `firmware_id`, `firmware_version` or `triggers` " +
+			"schedules it again in place (the service replaces each device's current update); adding fleets sends " +
+			"it to the added fleets only. On one device, " +
+			"`status` and the firmware are read back on every refresh, and an update replaced outside Terraform " +
+			"is scheduled again. On fleets, the service has no fleet-wide read of a scheduling: the state keeps " +
+			"what was scheduled, and each refresh reads the update on every device of `devices` (16 at a time) for " +
+			"the progress (`status_counts`, `devices_not_done`). The API cannot cancel updates: destroying only " +
+			"removes the resource from the Terraform state (a warning says so at plan time). With `wait = true`, the " +
+			"apply waits until every targeted device reports the update in a success status (see `wait`). Works " +
+			"with every " +
+			"Terraform and OpenTofu version; with Terraform 1.14 and later, the `zdm_schedule_fota` action " +
+			"schedules updates without keeping them in state.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The device ID for an update of one device (the import ID), the workspace ID " +
+					"for an update of fleets.",
+				Computed:      true,
+				PlanModifiers: keep,
+			},
+			"device_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the device to update. Exactly one of `device_id` and `workspace_id` " +
+					"must be set. Changing it **replaces** the resource (the update of the old device stays).",
+				Optional:      true,
+				Validators:    notEmpty,
+				PlanModifiers: replace,
+			},
+			"workspace_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the workspace whose fleets are updated. It must be set explicitly (the " +
+					"provider's `workspace_id` is not used here, so that leaving out `device_id` cannot update a whole " +
+					"workspace by mistake). Exactly one of `device_id` and `workspace_id` must be set. Changing it " +
+					"**replaces** the resource (the updates already scheduled stay).",
+				Optional:      true,
+				Validators:    notEmpty,
+				PlanModifiers: replace,
+			},
+			"fleet_ids": fleetIDsAttribute("IDs of the fleets of `workspace_id` to update. With `workspace_id`, " +
+				"exactly one of `fleet_ids` and `all_fleets = true` must be set (an empty set is an error). Changing " +
+				"it alone sends the update only to the fleets it adds (the plan warns which): the devices of the fleets " +
+				"already targeted do not get it again. To send it again to every targeted device, change `triggers`."),
+			"all_fleets": allFleetsAttribute("the update (only with `workspace_id`)"),
+			"firmware_id": schema.StringAttribute{
+				MarkdownDescription: "ID of the firmware to install. Changing it schedules the update again, in place.",
+				Required:            true,
+				Validators:          notEmpty,
+			},
+			"firmware_version": schema.StringAttribute{
+				MarkdownDescription: "Version of the firmware to install. Changing it schedules the new version, in place.",
+				Required:            true,
+				Validators:          notEmpty,
+			},
+			"triggers": triggersAttribute("schedule the update"),
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Status of the update: `pending` when scheduled, then as the service reports it " +
+					"(for example `done`). Read on every refresh for one device; for fleets, the status answered " +
+					"when the update was scheduled.",
+				Computed: true,
+			},
+			"scheduled_at": schema.StringAttribute{
+				MarkdownDescription: "When the update was last scheduled (RFC 3339).",
+				Computed:            true,
+			},
+			"devices": schema.ListAttribute{
+				MarkdownDescription: "IDs of the devices the update was scheduled on, sorted: those of the fleets when it " +
+					"was scheduled (devices added to the fleets later are not updated until it is scheduled again), " +
+					"or `device_id` alone.",
+				ElementType: types.StringType,
+				Computed:    true,
+			},
+		},
+	}
+	for name, attr := range progressSchema("update") {
+		resp.Schema.Attributes[name] = attr
+	}
+	addWaitSchema(ctx, &resp.Schema, "firmware update")
+}
+
+func (r *fotaResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.ExactlyOneOf(path.MatchRoot("device_id"), path.MatchRoot("workspace_id")),
+		resourcevalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("fleet_ids")),
+		resourcevalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("all_fleets")),
+	}
+}
+
+func (r *fotaResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = kit.FotaIdentitySchema()
+}
+
+func (r *fotaResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg fotaModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cfg.validate(ctx, &resp.Diagnostics)
+	if cfg.WorkspaceID.IsNull() || !cfg.DeviceID.IsNull() {
+		return
+	}
+	validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
+}
+
+func (r *fotaResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = connection.ConfigureData("Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	kit.KeepComputedUnlessChanged(ctx, req, resp,
+		[]string{"device_id", "workspace_id", "fleet_ids", "firmware_id", "firmware_version", "triggers"},
+		append([]string{"id", "status", "scheduled_at", "devices"}, progressAttributes...))
+	if req.State.Raw.IsNull() {
+		var plan fotaModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
+			if u, ok = planAdoption(ctx, r.data, u, resp.Private, plan.what(ctx), "firmware update", &resp.Diagnostics); ok {
+				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), kit.SortedList(u.Devices)
+				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			}
+		}
+		return
+	}
+	var prior fotaModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	what := "The firmware update " + prior.FirmwareID.ValueString() + " " + prior.FirmwareVersion.ValueString() +
+		" of " + prior.target(ctx, &resp.Diagnostics)
+	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.AddWarning("Destroying a firmware update only removes it from the Terraform state",
+			what+" stays scheduled: the ZDM API cannot cancel updates. Terraform will stop managing it.")
+		return
+	}
+	if changed := kit.ReplacedPaths(ctx, resp.Plan, req.State, []path.Path{path.Root("device_id"), path.Root("workspace_id")}, &resp.Diagnostics); len(changed) > 0 {
+		resp.Diagnostics.AddWarning("Replacing a firmware update leaves the old one scheduled",
+			what+" stays scheduled (the ZDM API cannot cancel updates); the update will be scheduled on the new target.")
+	}
+	var plan fotaModel
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+	if !resp.Diagnostics.HasError() && !plan.deviceMode() && !prior.deviceMode() && prior.WorkspaceID.Equal(plan.WorkspaceID) &&
+		prior.FirmwareID.Equal(plan.FirmwareID) && prior.FirmwareVersion.Equal(plan.FirmwareVersion) &&
+		!plan.Triggers.IsUnknown() && prior.Triggers.Equal(plan.Triggers) {
+		warnTargetsOnly(ctx, "firmware update", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+	}
+	if resp.Diagnostics.HasError() || plan.Triggers.IsUnknown() || plan.FirmwareID.IsUnknown() ||
+		plan.FirmwareVersion.IsUnknown() || plan.command(prior) || plan.deviceMode() != prior.deviceMode() ||
+		(!plan.deviceMode() && !sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets)) ||
+		!plan.unfinished(ctx, prior.statuses(), &resp.Diagnostics) {
+		return
+	}
+	// Not done yet: the update only waits again.
+	plan.Status = types.StringUnknown()
+	plan.StatusCounts, plan.DevicesNotDone = types.MapUnknown(types.Int64Type), types.ListUnknown(types.StringType)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	status := describeCounts(prior.StatusCounts)
+	if prior.deviceMode() {
+		status = prior.Status.ValueString()
+	}
+	resp.Diagnostics.AddWarning(waitsAgain(plan.what(ctx), "firmware update", status))
+}
+
+func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan fotaModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	planned, known := plan.scheduling(ctx)
+	if adopted, adopt := takeAdoption(r.data, planned, known); adopt {
+		// A replacement of an update whose wait did not succeed: nothing is
+		// sent; the update is checked on the devices, then waited for.
+		fw := plan.firmware()
+		got, ok := verifyAdoption(ctx, r.data, adopted, fleetstatus.FOTA, firmwareMatches(fw.ID, fw.Version),
+			plan.what(ctx), &resp.Diagnostics)
+		status := client.JobStatusPending
+		if plan.deviceMode() && len(got) == 1 && got[0].Found {
+			status = got[0].Status
+		}
+		fotaFlatten(&plan, &client.FOTA{ScheduledAt: adopted.ScheduledAt, Status: status,
+			Value: client.FOTAValue{FirmwareID: fw.ID, FirmwareVersion: fw.Version}, Devices: adopted.Devices})
+		if got != nil {
+			plan.StatusCounts, plan.DevicesNotDone = fleetProgress(adopted.Devices, "", got, fw, plan.doneStatuses())
+		}
+		if !ok {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
+			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
+			return
+		}
+	} else if !r.schedule(ctx, &plan, "", nil, &resp.Diagnostics) {
+		return
+	}
+	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
+	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
+}
+
+// wait waits, with wait = true, for the update on the devices of plan, and
+// stores their progress (and, for one device, its status) in plan (update:
+// which timeout bounds it). It reports whether every device is done (true
+// without wait).
+func (r *fotaResource) wait(ctx context.Context, plan *fotaModel, update bool, diags *diag.Diagnostics) bool {
+	got, ok := waitDevices(ctx, r.data, plan.waitModel, listStrings(ctx, plan.Devices, diags), fleetstatus.FOTA,
+		plan.firmware(), update, plan.what(ctx), "firmware update", &plan.StatusCounts, &plan.DevicesNotDone, diags)
+	if plan.deviceMode() && len(got) == 1 && got[0].Found {
+		plan.Status = types.StringValue(got[0].Status)
+	}
+	return ok
+}
+
+func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	kit.IdentityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
+	if r.data == nil {
+		// The provider configuration is not known yet: keep the state.
+		return
+	}
+	var state fotaModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	noteRead(ctx, r.data, req.Private)
+	if !state.deviceMode() {
+		// No fleet-wide read of a scheduling: the state keeps what was
+		// scheduled, and the devices are read for the progress.
+		r.readFleetProgress(ctx, &state, resp)
+		return
+	}
+	dev := state.DeviceID.ValueString()
+	f, err := r.data.Client.GetFOTA(ctx, dev)
+	if client.IsNotFound(err) || client.IsNeverScheduled(err) {
+		// The update leaves the state only when its device is proven gone;
+		// a record the service no longer returns keeps the state, so that
+		// nothing is scheduled again without a change of the configuration.
+		gone := false
+		if client.IsNotFound(err) {
+			var perr error
+			if gone, perr = deviceGone(ctx, r.data, dev, err); perr != nil {
+				resp.Diagnostics.AddError("Cannot read the firmware update of device "+dev, perr.Error())
+				return
+			}
+		}
+		switch {
+		case gone:
+			tflog.Warn(ctx, "device not found; removing its firmware update from the state", map[string]any{"device_id": dev})
+			resp.State.RemoveResource(ctx)
+		case state.Status.IsNull():
+			resp.Diagnostics.AddError("Cannot import the firmware update of device "+dev,
+				"Device "+dev+" has no firmware update.")
+		default:
+			resp.Diagnostics.AddWarning(recordMissing("firmware update", dev, "firmware_id, firmware_version or triggers"))
+		}
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the firmware update of device "+dev, err.Error())
+		return
+	}
+	fotaFlatten(&state, f)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(state.DeviceID, state.WorkspaceID), &resp.Diagnostics)
+}
+
+func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.data == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan, prior fotaModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// The targets alone changed: only the added fleets get the update (a
+	// scheduling of one device has no fleets: nothing is added).
+	send, added, ok := fleetsToSend(ctx, r.data.Client, plan.WorkspaceID.ValueString(), plan.command(prior),
+		prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+	if !ok {
+		resp.State.Raw = req.State.Raw.Copy()
+		return
+	}
+	if send {
+		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), added, &resp.Diagnostics) {
+			// Nothing shown scheduled: the state keeps the prior scheduling.
+			resp.State.Raw = req.State.Raw.Copy()
+			return
+		}
+		if added != nil {
+			plan.Devices = mergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
+		}
+	} else {
+		// No fleet added (fleets removed, all_fleets = true written for an
+		// update scheduled on every fleet, or only the wait attributes
+		// changed): nothing is sent again; with wait, an update not done
+		// yet is waited for again.
+		plan.ID, plan.Status, plan.ScheduledAt, plan.Devices = prior.ID, prior.Status, prior.ScheduledAt, prior.Devices
+		plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
+		if !plan.unfinished(ctx, prior.statuses(), &resp.Diagnostics) {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
+			return
+		}
+	}
+	ok = r.wait(ctx, &plan, true, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
+	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
+}
+
+func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state fotaModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.AddWarning(forgetScheduling("firmware update", "firmware "+state.FirmwareID.ValueString()+" "+
+		state.FirmwareVersion.ValueString()+" of "+state.target(ctx, &resp.Diagnostics)))
+	if u, ok := state.scheduling(ctx); ok {
+		noteDelete(ctx, r.data, req.Private, u, state.unfinished(ctx, state.statuses(), &resp.Diagnostics))
+	}
+}
+
+func (r *fotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	kit.ImportFOTA(ctx, req, resp)
+}
+
+// fotaFlatten copies the answer of the service into the model.
+func fotaFlatten(m *fotaModel, f *client.FOTA) {
+	m.Status = types.StringValue(f.Status)
+	m.ScheduledAt = types.StringValue(f.ScheduledAt)
+	if f.Value.FirmwareID != "" {
+		m.FirmwareID = types.StringValue(f.Value.FirmwareID)
+	}
+	if f.Value.FirmwareVersion != "" {
+		m.FirmwareVersion = types.StringValue(f.Value.FirmwareVersion)
+	}
+	if m.deviceMode() {
+		m.ID = m.DeviceID
+		m.Devices = kit.StringList([]string{m.DeviceID.ValueString()})
+		m.StatusCounts, m.DevicesNotDone = fleetProgress([]string{m.DeviceID.ValueString()}, f.Status, nil, nil, m.doneStatuses())
+		return
+	}
+	m.ID = m.WorkspaceID
+	m.Devices = kit.SortedList(f.Devices)
+	m.StatusCounts, m.DevicesNotDone = fleetProgress(f.Devices, f.Status, nil, nil, m.doneStatuses())
+}
+
+// readFleetProgress reads the update on each device of a fleet-wide
+// scheduling (the fleet-status reader) into status_counts and
+// devices_not_done.
+func (r *fotaResource) readFleetProgress(ctx context.Context, state *fotaModel, resp *resource.ReadResponse) {
+	if state.Devices.IsNull() || state.Devices.IsUnknown() {
+		return
+	}
+	var devices []string
+	resp.Diagnostics.Append(state.Devices.ElementsAs(ctx, &devices, false)...)
+	res, ok := readProgress(ctx, r.data, devices, fleetstatus.FOTA, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	fw := &fleetstatus.Firmware{ID: state.FirmwareID.ValueString(), Version: state.FirmwareVersion.ValueString()}
+	state.StatusCounts, state.DevicesNotDone = fleetProgress(devices, "", res, fw, state.doneStatuses())
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+// schedule schedules the update of plan and stores the answer in plan.
+// prior is the scheduled_at of the state ("" on create). The request is
+// finished even when Terraform is interrupted once it is sent; when its
+// answer is lost, the devices are read back and the update adopted only
+// where it shows this request's scheduling (see schedule.go).
+//
+// only, when not nil, are the fleets to schedule on instead of the plan's
+// (the fleets a change of the targets alone adds).
+func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior string, only []string, diags *diag.Diagnostics) bool {
+	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
+	target := plan.target(ctx, diags)
+	if diags.HasError() {
+		return false
+	}
+	summary := "Cannot schedule firmware " + fw + " " + ver + " on " + target
+	what := "firmware update " + fw + " " + ver
+	var f *client.FOTA
+	var err error
+	sent := time.Now()
+	wctx := client.FinishOnceSent(ctx)
+	var scope fleetstatus.Scope
+	if plan.deviceMode() {
+		f, err = r.data.Client.ScheduleFOTA(wctx, plan.DeviceID.ValueString(), fw, ver)
+	} else {
+		fleets := kit.SetStrings(ctx, plan.FleetIDs, diags)
+		if only != nil {
+			fleets = only
+		}
+		validateFleetTargets(plan.FleetIDs, plan.AllFleets, "the firmware", diags)
+		if diags.HasError() {
+			return false
+		}
+		scope = fleetstatus.Scope{WorkspaceID: plan.WorkspaceID.ValueString(), FleetIDs: fleets}
+		f, err = r.data.Client.ScheduleFleetFOTA(wctx, scope.WorkspaceID, fw, ver, fleets)
+	}
+	switch {
+	case errors.Is(err, client.ErrNotSent):
+		diags.AddError(summary, notSent(what, err))
+		return false
+	case errors.Is(err, client.ErrAmbiguous):
+		s := sentSchedule{cause: err, sent: sent, prior: prior}
+		if f = r.readBack(ctx, plan, s, scope, summary, what, diags); f == nil {
+			return false
+		}
+	case err != nil:
+		diags.AddError(summary, err.Error())
+		return false
+	}
+	tflog.Trace(ctx, "scheduled firmware update", map[string]any{"target": target, "devices": len(f.Devices)})
+	fotaFlatten(plan, f)
+	return true
+}
+
+// readBack resolves the ambiguous scheduling s of plan: it returns what the
+// devices show of this request's scheduling, with a warning, or reports the
+// error and returns nil.
+func (r *fotaResource) readBack(ctx context.Context, plan *fotaModel, s sentSchedule, scope fleetstatus.Scope, summary, what string, diags *diag.Diagnostics) *client.FOTA {
+	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
+	matches := firmwareMatches(fw, ver)
+	if plan.deviceMode() {
+		dev := plan.DeviceID.ValueString()
+		got, ok, seen := readBackDevice(ctx, r.data, s, dev, fleetstatus.FOTA, matches)
+		if !ok {
+			diags.AddError(summary, deviceMaySchedule(r.data.Client, s, what, dev, seen,
+				fmt.Sprintf(`Read it with data "zdm_fota_status" { device_id = %q }.`, dev)))
+			return nil
+		}
+		diags.AddWarning("Adopted a firmware update after an interrupted request",
+			"The answer to the request scheduling the "+what+" on device "+dev+" was lost ("+s.cause.Error()+"); "+
+				"reading it back showed it scheduled at "+got.ScheduledAt+", after the request, so it is taken as "+
+				"scheduled (status "+got.Status+"). It was sent once.")
+		return &client.FOTA{ScheduledAt: got.ScheduledAt, Status: got.Status,
+			Value: client.FOTAValue{FirmwareID: fw, FirmwareVersion: ver}}
+	}
+	target := kit.DescribeFleets(scope.WorkspaceID, scope.FleetIDs)
+	check := fleetStatusCheck(scope, "")
+	have, lack, at, err := readBackFleet(ctx, r.data, s, scope, fleetstatus.FOTA, matches)
+	switch {
+	case err != nil:
+		diags.AddError(summary, fleetMaySchedule(r.data.Client, s, what, target, "reading the devices back failed: "+
+			err.Error(), check))
+		return nil
+	case len(have) == 0:
+		diags.AddError(summary, fleetMaySchedule(r.data.Client, s, what, target,
+			fmt.Sprintf("none of the %d devices of the fleets shows it scheduled since the request", len(lack)), check))
+		return nil
+	}
+	diags.AddWarning(adoptedFleetWarning(s, what, have, lack))
+	return &client.FOTA{ScheduledAt: at, Status: client.JobStatusPending,
+		Value: client.FOTAValue{FirmwareID: fw, FirmwareVersion: ver}, Devices: have}
+}

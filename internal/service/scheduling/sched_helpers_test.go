@@ -1,0 +1,109 @@
+package scheduling
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+)
+
+// actionVersions skips action tests below Terraform 1.14 (and on OpenTofu).
+var actionVersions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
+
+// triggeredBy is a terraform_data resource that invokes the action after it
+// is created and each time input changes.
+func triggeredBy(action, input string) string {
+	return fmt.Sprintf(`
+resource "terraform_data" "trigger" {
+  input = %q
+  lifecycle {
+    action_trigger {
+      events  = [after_create, after_update]
+      actions = [%s]
+    }
+  }
+}
+`, input, action)
+}
+
+// doneInBackground plays the devices: every 50ms it moves the job called
+// name of each device (the firmware update when name is empty) from pending
+// to done, until the returned function is called (at the latest when the
+// test ends).
+func doneInBackground(t *testing.T, e *acctest.Env, name string, devices ...string) func() {
+	t.Helper()
+	return moveInBackground(t, e, name, "done", devices...)
+}
+
+// moveInBackground is doneInBackground moving firmware updates to status.
+func moveInBackground(t *testing.T, e *acctest.Env, name, status string, devices ...string) func() {
+	t.Helper()
+	c := acctest.ApiClient(t, e)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			for _, dev := range devices {
+				if name == "" {
+					if f, err := c.GetFOTA(ctx, dev); err == nil && f.Status == "pending" {
+						_ = e.Server.SetFOTAStatus(dev, status)
+					}
+				} else if j, err := c.GetJob(ctx, dev, name); err == nil && j.Status == client.JobStatusPending {
+					_ = e.Server.SetJobStatus(dev, name, client.JobStatusDone)
+				}
+			}
+		}
+	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			wg.Wait()
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// Scheduling routes of the service, as the local server counts them.
+const (
+	jobPOST       = "POST /v3/devices/{device_id}/jobs/{job_name}"
+	fleetJobPOST  = "POST /v3/workspace/{workspace_id}/jobs/{job_name}"
+	fotaPOST      = "POST /v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}"
+	fleetFOTAPOST = "POST /v3/workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}"
+)
+
+// newFleetDevices creates a fleet holding n devices out of band and returns
+// the fleet's ID and the devices' IDs, sorted.
+func newFleetDevices(t *testing.T, e *acctest.Env, name string, n int) (string, []string) {
+	t.Helper()
+	fl, err := acctest.ApiClient(t, e).CreateFleet(context.Background(), e.Bootstrap.WorkspaceID, name, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%04d", name, i)
+	}
+	ids, err := e.Server.CreateDevices(e.Bootstrap.WorkspaceID, fl.ID, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	return fl.ID, ids
+}

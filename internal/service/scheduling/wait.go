@@ -1,0 +1,354 @@
+package scheduling
+
+import (
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/actionvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+)
+
+// Waiting and polling: the wait options of the actions, and waitStatuses,
+// the one wait with success and failure statuses over the fleet-status
+// reader, for the scheduling actions and the rollout.
+
+// Defaults of the actions' wait attributes.
+const (
+	defaultWaitTimeout  = 5 * time.Minute
+	defaultPollInterval = 5 * time.Second
+)
+
+// waitOptions are the wait, timeout and poll_interval attributes of an action.
+type waitOptions struct {
+	wait     bool
+	timeout  time.Duration
+	interval time.Duration
+}
+
+// parseWaitOptions reads the wait attributes (validated already), applying
+// the defaults.
+func parseWaitOptions(wait types.Bool, timeout, interval types.String) waitOptions {
+	o := waitOptions{wait: wait.ValueBool(), timeout: defaultWaitTimeout, interval: defaultPollInterval}
+	if d, err := connection.ParseRequestTimeout(timeout.ValueString()); err == nil && !timeout.IsNull() {
+		o.timeout = d
+	}
+	if d, err := connection.ParseRequestTimeout(interval.ValueString()); err == nil && !interval.IsNull() {
+		o.interval = d
+	}
+	return o
+}
+
+// progressFunc sends progress messages of an invocation.
+func progressFunc(resp *action.InvokeResponse) func(string) {
+	return func(msg string) {
+		if resp.SendProgress != nil {
+			resp.SendProgress(action.InvokeProgressEvent{Message: msg})
+		}
+	}
+}
+
+// reportScheduled reports what a fleet-wide schedule reached, and warns
+// when it reached no device. It returns whether there are devices to wait
+// for.
+func reportScheduled(what, ws string, fleets, devices []string, progress func(string), diags *diag.Diagnostics) bool {
+	target := kit.DescribeFleets(ws, fleets)
+	if len(devices) == 0 {
+		diags.AddWarning("No device got the "+what,
+			"The "+what+" was scheduled on "+target+", which hold no device.")
+		return false
+	}
+	progress(fmt.Sprintf("Scheduled %s on %s: %d devices (%s)", what, target, len(devices), connection.Abbreviate(devices)))
+	return true
+}
+
+// statusWait shapes waitStatuses.
+type statusWait struct {
+	// kind is what is waited for: a job by name, or the firmware update.
+	kind fleetstatus.Kind
+	// firmware, for a firmware update, is the update waited for: a device
+	// whose update became another firmware has failed.
+	firmware *fleetstatus.Firmware
+	// success are the statuses that finish a device well (default "done");
+	// failure those that finish it badly and end the wait at once.
+	success, failure  []string
+	timeout, interval time.Duration
+	// parallel bounds the reads in flight (0: 16).
+	parallel int
+}
+
+// waitStatuses polls the devices until each reports a success status of
+// w.kind. A device that reports a failure status ends the wait at once. On
+// failure, timeout or cancellation the error is a *fleetstatus.WaitError
+// whose message names each device not done with its last status; the
+// result holds every device's last status either way. Reads go through the
+// fleet-status reader: parallel at a time, each retried as the client does.
+func waitStatuses(ctx context.Context, c *client.Client, devices []string, w statusWait, progress func(string)) (fleetstatus.WaitResult, error) {
+	return fleetstatus.Wait(ctx, c, devices, fleetstatus.WaitOptions{
+		Kind: w.kind, Firmware: w.firmware, Success: w.success, Failure: w.failure,
+		Timeout: w.timeout, Interval: w.interval, Parallel: w.parallel, Progress: progress,
+	})
+}
+
+// Descriptions and validators of the wait attributes, shared by the actions
+// and the scheduling resources; fails says what a failed wait ends ("the
+// action fails", "the apply fails").
+
+func waitStatusSetValidators(atLeastOne bool) []validator.Set {
+	v := []validator.Set{setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), kit.NotBlank{})}
+	if atLeastOne {
+		v = append(v, setvalidator.SizeAtLeast(1))
+	}
+	return v
+}
+
+func successStatusesDoc(what string) string {
+	return "With `wait`, the statuses that mean a device finished the " + what + " well. Defaults to `[\"done\"]`."
+}
+
+func failureStatusesDoc(what, fails string) string {
+	doc := "With `wait`, the statuses that mean a device failed the " + what + ", such as `[\"failed\"]` (the API " +
+		"names no failure status: set the ones your devices report). The first device that reports one ends the " +
+		"wait at once, and " + fails + " naming every device not done with its status."
+	if strings.Contains(what, "firmware") {
+		doc += " A device whose update was replaced by another firmware has failed too."
+	}
+	return doc
+}
+
+func pollIntervalDoc(bound string) string {
+	return "With `wait`, the time between two polls of the devices, as a duration such as `\"30s\"`" + bound +
+		". Defaults to `5s`. Each poll reads every device not done yet."
+}
+
+// Waiting in the scheduling resources (zdm_device_job, zdm_fleet_job,
+// zdm_fota): after a scheduling, with wait = true, the apply waits until
+// every targeted device reports a success status, bounded by the timeouts
+// block. A wait that fails saves the state with what was scheduled and
+// fails the apply; applying again waits again and never sends again (see
+// unfinished.go and DESIGN.md, "Waiting in resources").
+
+// defaultResourceWaitTimeout bounds a resource's wait when its timeouts
+// block does not.
+const defaultResourceWaitTimeout = 10 * time.Minute
+
+// waitModel are the wait attributes of a scheduling resource, embedded in
+// its model.
+type waitModel struct {
+	Wait            types.Bool     `tfsdk:"wait"`
+	SuccessStatuses types.Set      `tfsdk:"success_statuses"`
+	FailureStatuses types.Set      `tfsdk:"failure_statuses"`
+	PollInterval    types.String   `tfsdk:"poll_interval"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+}
+
+// nullWaitModel is the wait attributes of an imported object: all unset.
+func nullWaitModel() waitModel {
+	return waitModel{Wait: types.BoolNull(), SuccessStatuses: types.SetNull(types.StringType),
+		FailureStatuses: types.SetNull(types.StringType), PollInterval: types.StringNull(),
+		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
+			"create": types.StringType, "update": types.StringType})}}
+}
+
+// enabled tells whether the resource waits.
+func (w waitModel) enabled() bool { return w.Wait.ValueBool() }
+
+// validate checks the wait attributes at plan time: the statuses do not
+// overlap, and the others are not set without wait.
+func (w waitModel) validate(ctx context.Context, diags *diag.Diagnostics) {
+	validateStatusSets(ctx, w.SuccessStatuses, w.FailureStatuses, diags)
+	if w.Wait.IsUnknown() || w.Wait.ValueBool() {
+		return
+	}
+	for name, set := range map[string]bool{"success_statuses": !w.SuccessStatuses.IsNull(),
+		"failure_statuses": !w.FailureStatuses.IsNull(), "poll_interval": !w.PollInterval.IsNull()} {
+		if set {
+			diags.AddAttributeWarning(path.Root(name), "Unused "+name, name+" only applies with wait = true.")
+		}
+	}
+}
+
+// doneStatuses are the success statuses as configured, "done" when none
+// are known: what devices_not_done leaves out.
+func (w waitModel) doneStatuses() []string {
+	var out []string
+	if !w.SuccessStatuses.IsNull() && !w.SuccessStatuses.IsUnknown() {
+		for _, e := range w.SuccessStatuses.Elements() {
+			if s, ok := e.(types.String); ok && !s.IsNull() && !s.IsUnknown() {
+				out = append(out, s.ValueString())
+			}
+		}
+	}
+	if len(out) == 0 {
+		return []string{client.JobStatusDone}
+	}
+	return out
+}
+
+// successes are the success statuses (default "done").
+func (w waitModel) successes(ctx context.Context, diags *diag.Diagnostics) []string {
+	if ok := kit.SetStrings(ctx, w.SuccessStatuses, diags); len(ok) > 0 {
+		return ok
+	}
+	return []string{client.JobStatusDone}
+}
+
+// unfinished tells whether the resource waits and statuses (of the
+// targeted devices, as last read) are not all success statuses. Unknown
+// wait attributes are not unfinished.
+func (w waitModel) unfinished(ctx context.Context, statuses []string, diags *diag.Diagnostics) bool {
+	if !w.enabled() || w.SuccessStatuses.IsUnknown() {
+		return false
+	}
+	ok := w.successes(ctx, diags)
+	for _, s := range statuses {
+		if !slices.Contains(ok, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// statusWait is the wait of kind (firmware: the update waited for) for a
+// create, or an update when update is true.
+func (w waitModel) statusWait(ctx context.Context, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, diags *diag.Diagnostics) statusWait {
+	get := w.Timeouts.Create
+	if update {
+		get = w.Timeouts.Update
+	}
+	timeout, d := get(ctx, defaultResourceWaitTimeout)
+	diags.Append(d...)
+	interval := defaultPollInterval
+	if v, err := connection.ParseRequestTimeout(w.PollInterval.ValueString()); err == nil && !w.PollInterval.IsNull() {
+		interval = v
+	}
+	return statusWait{kind: kind, firmware: firmware, success: w.successes(ctx, diags),
+		failure: kit.SetStrings(ctx, w.FailureStatuses, diags), timeout: timeout, interval: interval}
+}
+
+// statusCountKeys are the statuses of a status_counts map.
+func statusCountKeys(counts types.Map) []string {
+	keys := make([]string, 0, len(counts.Elements()))
+	for k := range counts.Elements() {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// waitResource waits for what (such as `job "reboot"`) on devices after
+// a scheduling of a resource. Progress goes to the log at info level. A
+// wait that does not succeed adds an error that names each device not done
+// with its status, and says that applying again only waits; it returns the
+// last statuses read either way.
+//
+// noun is what is sent again by a change of triggers ("job", "firmware
+// update").
+func waitResource(ctx context.Context, d *connection.ProviderData, devices []string, w statusWait, what, noun string, diags *diag.Diagnostics) (fleetstatus.WaitResult, bool) {
+	progress := func(msg string) { tflog.Info(ctx, msg) }
+	res, err := waitStatuses(ctx, d.Client, devices, w, progress)
+	if err != nil {
+		diags.AddError("The "+what+" is not done",
+			err.Error()+". The state keeps what was scheduled. Applying again sends nothing: it waits again "+
+				"(a device in a failure status fails it again at once). To send the "+noun+" again, change triggers.")
+		return res, false
+	}
+	return res, true
+}
+
+// waitsAgain is the plan-time warning of an update that only waits again
+// for what (a noun: "job", "firmware update"), whose devices report status
+// (not a success status).
+func waitsAgain(what, noun, status string) (string, string) {
+	return "The update only waits again",
+		"The " + what + " is not done (" + status + ") while wait = true: this apply sends nothing and waits again " +
+			"for the devices. A device in a failure status fails it again at once; to send the " +
+			noun + " again, change triggers."
+}
+
+// waitDevices waits, with w.Wait, until devices report kind (firmware: the
+// update waited for) in a success status, and stores their progress in
+// counts and notDone. update tells which timeout bounds it. It returns the
+// last statuses read, and whether every device is done (true without
+// wait).
+func waitDevices(ctx context.Context, d *connection.ProviderData, w waitModel, devices []string, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, what, noun string, counts *types.Map, notDone *types.List, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
+	if !w.enabled() {
+		return nil, true
+	}
+	sw := w.statusWait(ctx, kind, firmware, update, diags)
+	if diags.HasError() {
+		return nil, false
+	}
+	res, ok := waitResource(ctx, d, devices, sw, what, noun, diags)
+	*counts, *notDone = fleetProgress(devices, "", res.Devices, firmware, w.doneStatuses())
+	return res.Devices, ok
+}
+
+// listStrings are the strings of a list value (none when null or unknown).
+func listStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
+	var out []string
+	if l.IsNull() || l.IsUnknown() {
+		return out
+	}
+	diags.Append(l.ElementsAs(ctx, &out, false)...)
+	return out
+}
+
+// describeCounts renders status counts for messages: "done: 2, failed: 1".
+func describeCounts(counts types.Map) string {
+	keys := statusCountKeys(counts)
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if n, ok := counts.Elements()[k].(types.Int64); ok {
+			parts = append(parts, fmt.Sprintf("%s: %d", k, n.ValueInt64()))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// actionTargetValidators check the targets of the scheduling actions.
+func actionTargetValidators() []action.ConfigValidator {
+	return []action.ConfigValidator{
+		actionvalidator.ExactlyOneOf(path.MatchRoot("device_id"), path.MatchRoot("workspace_id")),
+		actionvalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("fleet_ids")),
+		actionvalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("all_fleets")),
+	}
+}
+
+// validateWaitOptions checks that poll_interval is not longer than timeout,
+// and warns when they are set without wait.
+func validateWaitOptions(wait types.Bool, timeout, interval types.String, diags *diag.Diagnostics) {
+	if wait.IsUnknown() || timeout.IsUnknown() || interval.IsUnknown() {
+		return
+	}
+	if !wait.ValueBool() {
+		for name, v := range map[string]types.String{"timeout": timeout, "poll_interval": interval} {
+			if !v.IsNull() {
+				diags.AddAttributeWarning(path.Root(name), "Unused "+name, name+" only applies with wait = true.")
+			}
+		}
+		return
+	}
+	o := parseWaitOptions(wait, timeout, interval)
+	if o.interval > o.timeout {
+		diags.AddAttributeError(path.Root("poll_interval"), "Invalid poll_interval",
+			fmt.Sprintf("poll_interval (%s) must not be longer than timeout (%s).", o.interval, o.timeout))
+	}
+}
