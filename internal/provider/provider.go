@@ -5,7 +5,9 @@ package provider
 import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+	"github.com/zdm/terraform-provider-zdm/internal/service/firmware"
 	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
+	"github.com/zdm/terraform-provider-zdm/internal/service/jobs"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 	"github.com/zdm/terraform-provider-zdm/internal/service/timeseries"
 
@@ -52,10 +54,10 @@ func (p *zdmProvider) Resources(context.Context) []func() resource.Resource {
 		fleets.NewWorkspaceResource,
 		fleets.NewFleetResource,
 		devices.NewDeviceResource,
-		scheduling.NewDeviceJobResource,
-		scheduling.NewFOTAResource,
-		scheduling.NewFleetJobResource,
-		scheduling.NewFOTARolloutResource,
+		jobs.NewDeviceJobResource,
+		firmware.NewFOTAResource,
+		jobs.NewFleetJobResource,
+		firmware.NewFOTARolloutResource,
 		devices.NewFleetDevicesResource,
 	}
 }
@@ -69,9 +71,9 @@ func (p *zdmProvider) DataSources(context.Context) []func() datasource.DataSourc
 		fleets.NewFleetsDataSource,
 		devices.NewDeviceDataSource,
 		devices.NewDevicesDataSource,
-		scheduling.NewDeviceJobsDataSource,
-		scheduling.NewDeviceJobDataSource,
-		scheduling.NewFOTAStatusDataSource,
+		jobs.NewDeviceJobsDataSource,
+		jobs.NewDeviceJobDataSource,
+		firmware.NewFOTAStatusDataSource,
 		scheduling.NewFleetStatusDataSource,
 		timeseries.NewTimeseriesDataSource,
 	}
@@ -83,7 +85,7 @@ func (p *zdmProvider) ListResources(context.Context) []func() list.ListResource 
 		fleets.NewWorkspaceListResource,
 		fleets.NewFleetListResource,
 		devices.NewDeviceListResource,
-		scheduling.NewDeviceJobListResource,
+		jobs.NewDeviceJobListResource,
 		devices.NewFleetDevicesListResource,
 	}
 }
@@ -91,8 +93,8 @@ func (p *zdmProvider) ListResources(context.Context) []func() list.ListResource 
 // Actions lists the actions of the provider, one constructor per line.
 func (p *zdmProvider) Actions(context.Context) []func() action.Action {
 	return []func() action.Action{
-		scheduling.NewScheduleJobAction,
-		scheduling.NewScheduleFOTAAction,
-		scheduling.NewFOTARolloutAction,
+		jobs.NewScheduleJobAction,
+		firmware.NewScheduleFOTAAction,
+		firmware.NewFOTARolloutAction,
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 // actionTargetAttributes are the target and wait attributes of the
 // scheduling actions; what names what is scheduled ("job", "firmware update").
-func actionTargetAttributes(what string) map[string]schema.Attribute {
+func ActionTargetAttributes(what string) map[string]schema.Attribute {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
 	return map[string]schema.Attribute{
 		"device_id": schema.StringAttribute{

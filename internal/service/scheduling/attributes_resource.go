@@ -17,7 +17,7 @@ import (
 // Schema attributes shared by the resources.
 
 // jobValueAttribute is the value attribute of the job resources.
-func jobValueAttribute(what string) schema.StringAttribute {
+func JobValueAttribute(what string) schema.StringAttribute {
 	return schema.StringAttribute{
 		MarkdownDescription: "Arguments of the job: a JSON object, best written with `jsonencode({...})`; `{}` when " +
 			"not set. The JSON is checked at plan time. Changing the value " + what + " with the new value; " +
@@ -30,7 +30,7 @@ func jobValueAttribute(what string) schema.StringAttribute {
 }
 
 // triggersAttribute is the triggers attribute of the scheduling resources.
-func triggersAttribute(what string) schema.MapAttribute {
+func TriggersAttribute(what string) schema.MapAttribute {
 	return schema.MapAttribute{
 		MarkdownDescription: "Arbitrary strings (such as a release tag or a timestamp) that " + what + " again, in " +
 			"place, whenever any of them changes; the service does not see them.",
@@ -40,7 +40,7 @@ func triggersAttribute(what string) schema.MapAttribute {
 }
 
 // fleetIDsAttribute is the fleet_ids attribute of the fleet-wide resources.
-func fleetIDsAttribute(description string) schema.SetAttribute {
+func FleetIDsAttribute(description string) schema.SetAttribute {
 	return schema.SetAttribute{
 		MarkdownDescription: description,
 		ElementType:         types.StringType,
@@ -54,7 +54,7 @@ func fleetIDsAttribute(description string) schema.SetAttribute {
 
 // allFleetsAttribute is the all_fleets attribute of the fleet-wide
 // scheduling resources; what names what is scheduled ("the job").
-func allFleetsAttribute(what string) schema.BoolAttribute {
+func AllFleetsAttribute(what string) schema.BoolAttribute {
 	return schema.BoolAttribute{
 		MarkdownDescription: "Set to `true` to schedule " + what + " on every fleet of `workspace_id`. It is never " +
 			"implied: without it, `fleet_ids` must name the fleets. Setting it on a resource scheduled on every " +
@@ -117,7 +117,7 @@ func waitTimeoutsBlock(ctx context.Context) map[string]schema.Block {
 
 // addWaitSchema adds the wait attributes and the timeouts block to the
 // schema of a scheduling resource.
-func addWaitSchema(ctx context.Context, s *schema.Schema, what string) {
+func AddWaitSchema(ctx context.Context, s *schema.Schema, what string) {
 	for name, a := range waitAttributes(what) {
 		s.Attributes[name] = a
 	}

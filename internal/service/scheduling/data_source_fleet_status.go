@@ -115,7 +115,7 @@ func (d *fleetStatusDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 					"fleets on a slow network, lower it when the service rate-limits the key.",
 				Optional:   true,
 				Computed:   true,
-				Validators: []validator.Int64{int64validator.Between(1, maxStatusParallelism)},
+				Validators: []validator.Int64{int64validator.Between(1, MaxStatusParallelism)},
 			},
 			"device_count": schema.Int64Attribute{
 				MarkdownDescription: "Number of devices read.",
@@ -214,7 +214,7 @@ func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if !cfg.JobName.IsNull() {
 		kind = fleetstatus.Job(cfg.JobName.ValueString())
 	}
-	parallel := statusParallelism(cfg.Parallelism)
+	parallel := StatusParallelism(cfg.Parallelism)
 	res, err := readFleetStatus(ctx, d.data.Client, scope, kind, parallel)
 	if err != nil {
 		summary := "Cannot read the " + kind.String() + " of the devices of workspace " + ws
@@ -233,7 +233,7 @@ func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	cfg.Parallelism = types.Int64Value(int64(parallel))
 	cfg.DeviceCount = types.Int64Value(int64(len(res.Devices)))
 	cfg.Devices = deviceStatusList(kind, res.Devices)
-	cfg.StatusCounts = countsMap(res.StatusCounts())
+	cfg.StatusCounts = CountsMap(res.StatusCounts())
 	cfg.FirmwareCounts = firmwareCountsList(res.FirmwareCounts())
 	cfg.MissingDeviceIDs = kit.StringList(res.Missing(want))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)

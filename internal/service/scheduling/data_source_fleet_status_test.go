@@ -22,8 +22,8 @@ func TestAccFleetStatusDataSource(t *testing.T) {
 	e := acctest.NewEnv(t)
 	ctx := context.Background()
 	c := acctest.ApiClient(t, e)
-	fleetA, a := newFleetDevices(t, e, "a", 4)
-	fleetB, b := newFleetDevices(t, e, "b", 2)
+	fleetA, a := acctest.NewFleetDevices(t, e, "a", 4)
+	fleetB, b := acctest.NewFleetDevices(t, e, "b", 2)
 	if _, err := c.ScheduleFleetFOTA(ctx, e.Bootstrap.WorkspaceID, "fw", "2.0", []string{fleetA}); err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ data "zdm_fleet_status" "one" {
 // the CLI: one list, then one GET per device per read.
 func TestAccFleetStatusDataSourceThousand(t *testing.T) {
 	e := acctest.NewEnv(t)
-	fleet, ids := newFleetDevices(t, e, "big", 1000)
+	fleet, ids := acctest.NewFleetDevices(t, e, "big", 1000)
 	ctx := context.Background()
 	// The devices answer at once; a seeded tenth of them fail.
 	err := e.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, FailureFraction: 0.1, Seed: 42})

@@ -39,15 +39,15 @@ func readFleetStatus(ctx context.Context, c *client.Client, scope fleetstatus.Sc
 // Limits of the parallelism attributes.
 const (
 	defaultStatusParallelism = fleetstatus.DefaultParallelism
-	maxStatusParallelism     = fleetstatus.MaxParallelism
+	MaxStatusParallelism     = fleetstatus.MaxParallelism
 )
 
 // statusParallelism returns the configured parallelism, or the default.
-func statusParallelism(v types.Int64) int {
+func StatusParallelism(v types.Int64) int {
 	if v.IsNull() || v.IsUnknown() || v.ValueInt64() < 1 {
 		return defaultStatusParallelism
 	}
-	return int(min(v.ValueInt64(), maxStatusParallelism))
+	return int(min(v.ValueInt64(), MaxStatusParallelism))
 }
 
 // deviceStatusAttrTypes are the attributes of one device's status.
@@ -97,7 +97,7 @@ func deviceStatusList(kind fleetstatus.Kind, devices []fleetstatus.Device) types
 }
 
 // countsMap is a map value of counts.
-func countsMap(counts map[string]int) types.Map {
+func CountsMap(counts map[string]int) types.Map {
 	elems := make(map[string]attr.Value, len(counts))
 	for k, n := range counts {
 		elems[k] = types.Int64Value(int64(n))

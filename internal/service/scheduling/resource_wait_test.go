@@ -228,7 +228,7 @@ resource "zdm_fota" "u" {
 // fleet_ids gets the job alone, and the wait covers every device.
 func TestAccFleetWait(t *testing.T) {
 	s := newSchedEnv(t)
-	fleet, ids := newFleetDevices(t, s.Env, "waitfleet", 3)
+	fleet, ids := acctest.NewFleetDevices(t, s.Env, "waitfleet", 3)
 	bad := ids[1]
 	if err := s.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, Delay: 200 * time.Millisecond,
 		FailureStatus: "failed", JobFailureStatus: "failed", FailDevices: []string{bad}}); err != nil {
@@ -292,7 +292,7 @@ func TestAccFleetWait(t *testing.T) {
 
 	// An added fleet: one request each, for the added fleet; the waits
 	// cover the four devices.
-	fleet2, _ := newFleetDevices(t, s.Env, "waitfleet2", 1)
+	fleet2, _ := acctest.NewFleetDevices(t, s.Env, "waitfleet2", 1)
 	s.write(t, fleetWaitConfig(ws, fmt.Sprintf("%q, %q", fleet, fleet2), "2"))
 	s.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
 	s.expectPOSTs(t, "added fleet", 2)

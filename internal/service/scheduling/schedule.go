@@ -36,7 +36,7 @@ import (
 // exactly one of fleet_ids and all_fleets = true. what names what is
 // scheduled ("the job", "the firmware"). Unknown values are checked at
 // apply.
-func validateFleetTargets(fleetIDs types.Set, allFleets types.Bool, what string, diags *diag.Diagnostics) {
+func ValidateFleetTargets(fleetIDs types.Set, allFleets types.Bool, what string, diags *diag.Diagnostics) {
 	if fleetIDs.IsUnknown() || allFleets.IsUnknown() {
 		return
 	}
@@ -58,7 +58,7 @@ func validateFleetTargets(fleetIDs types.Set, allFleets types.Bool, what string,
 // workspace is visible to this base_url and key (the rule of
 // visibility.go). It returns false, nil when the device exists, and an error
 // when neither can be shown: the caller then keeps the state.
-func deviceGone(ctx context.Context, d *connection.ProviderData, dev string, notFound error) (bool, error) {
+func DeviceGone(ctx context.Context, d *connection.ProviderData, dev string, notFound error) (bool, error) {
 	_, err := d.Client.ListJobs(ctx, dev, client.JobStatusDone)
 	switch {
 	case err == nil:
@@ -89,7 +89,7 @@ func deviceGone(ctx context.Context, d *connection.ProviderData, dev string, not
 // recordMissing is the warning of a job or firmware update record that the
 // service no longer returns while its device exists: the state keeps its
 // last-read status, and nothing is scheduled again.
-func recordMissing(what, dev, change string) (string, string) {
+func RecordMissing(what, dev, change string) (string, string) {
 	return "The " + what + " of device " + dev + " is no longer returned by the service",
 		"Device " + dev + " exists, but the service no longer returns its " + what + " (a service may purge " +
 			"finished records). The state keeps its last-read status, and the " + what + " is not scheduled again: " +
@@ -99,7 +99,7 @@ func recordMissing(what, dev, change string) (string, string) {
 // sameTargets reports whether a fleet-wide scheduling planned with fleetIDs
 // and allFleets targets what the state's prior fleet IDs did (a null set
 // in the state is every fleet, as written before all_fleets existed).
-func sameTargets(prior, fleetIDs types.Set, allFleets types.Bool) bool {
+func SameTargets(prior, fleetIDs types.Set, allFleets types.Bool) bool {
 	if allFleets.ValueBool() {
 		return prior.IsNull()
 	}
@@ -108,7 +108,7 @@ func sameTargets(prior, fleetIDs types.Set, allFleets types.Bool) bool {
 
 // scheduledLater reports whether the RFC 3339 time a is after b (compared as
 // text when either cannot be read).
-func scheduledLater(a, b string) bool {
+func ScheduledLater(a, b string) bool {
 	ta, errA := kit.ParseRFC3339(a)
 	tb, errB := kit.ParseRFC3339(b)
 	if errA != nil || errB != nil {
@@ -121,37 +121,37 @@ func scheduledLater(a, b string) bool {
 // this request's scheduling, and never advise a re-send that repeats it.
 
 // sentSchedule is a scheduling request whose answer was lost.
-type sentSchedule struct {
+type SentSchedule struct {
 	// cause is the error of the request (it wraps client.ErrAmbiguous).
-	cause error
+	Cause error
 	// sent is the local time just before the request was sent.
-	sent time.Time
+	Sent time.Time
 	// prior is the scheduled_at of the scheduling in the state ("" when
 	// none): only a strictly later one can be this request's.
-	prior string
+	Prior string
 }
 
 // isNew reports whether a scheduling read back at scheduledAt can be this
 // request's: strictly later than the one in the state, and at or after the
 // request by the service's clock (client.EarliestServiceTime). Without a
 // Date header from the service nothing can be shown new.
-func (s sentSchedule) isNew(c *client.Client, scheduledAt string) bool {
-	if s.prior != "" && !scheduledLater(scheduledAt, s.prior) {
+func (s SentSchedule) isNew(c *client.Client, scheduledAt string) bool {
+	if s.Prior != "" && !ScheduledLater(scheduledAt, s.Prior) {
 		return false
 	}
-	since, ok := c.EarliestServiceTime(s.sent)
+	since, ok := c.EarliestServiceTime(s.Sent)
 	return ok && kit.CreatedAtOrAfter(scheduledAt, since)
 }
 
 // when is, for messages, the time after which a scheduling can be this
 // request's: the earliest service time of the request, or the scheduling in
 // the state when that is later.
-func (s sentSchedule) when(c *client.Client) string {
-	since, ok := c.EarliestServiceTime(s.sent)
+func (s SentSchedule) when(c *client.Client) string {
+	since, ok := c.EarliestServiceTime(s.Sent)
 	if !ok {
-		since = s.sent
+		since = s.Sent
 	}
-	if p, err := kit.ParseRFC3339(s.prior); err == nil && p.After(since) {
+	if p, err := kit.ParseRFC3339(s.Prior); err == nil && p.After(since) {
 		since = p
 	}
 	return since.UTC().Format(time.RFC3339Nano)
@@ -160,9 +160,9 @@ func (s sentSchedule) when(c *client.Client) string {
 // again reports whether a read-back that found nothing should read again:
 // until the deadline of ctx after a timeout (the request may still be
 // queued), once more otherwise. It waits recheckInterval first.
-func (s sentSchedule) again(ctx context.Context, reads int) bool {
+func (s SentSchedule) again(ctx context.Context, reads int) bool {
 	deadline, _ := ctx.Deadline()
-	timedOut := errors.Is(s.cause, context.DeadlineExceeded)
+	timedOut := errors.Is(s.Cause, context.DeadlineExceeded)
 	if (!timedOut && reads >= 2) || time.Until(deadline) <= kit.RecheckInterval {
 		return false
 	}
@@ -182,7 +182,7 @@ func (s sentSchedule) again(ctx context.Context, reads int) bool {
 // when it shows this request's scheduling: matches (the requested value or
 // firmware) and new. Otherwise it returns false and what the last read
 // showed, for the message.
-func readBackDevice(ctx context.Context, d *connection.ProviderData, s sentSchedule, dev string, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool) (fleetstatus.Device, bool, string) {
+func ReadBackDevice(ctx context.Context, d *connection.ProviderData, s SentSchedule, dev string, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool) (fleetstatus.Device, bool, string) {
 	rctx, cancel := d.Client.ResolveContext(ctx)
 	defer cancel()
 	seen := ""
@@ -210,7 +210,7 @@ func readBackDevice(ctx context.Context, d *connection.ProviderData, s sentSched
 // this request's scheduling (have, with the latest scheduled_at) and those
 // that do not (lack). When none has it yet after a timeout, it reads again
 // until the deadline.
-func readBackFleet(ctx context.Context, d *connection.ProviderData, s sentSchedule, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool) (have, lack []string, at string, err error) {
+func ReadBackFleet(ctx context.Context, d *connection.ProviderData, s SentSchedule, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool) (have, lack []string, at string, err error) {
 	rctx, cancel := d.Client.ResolveContext(ctx)
 	defer cancel()
 	for reads := 1; ; reads++ {
@@ -222,7 +222,7 @@ func readBackFleet(ctx context.Context, d *connection.ProviderData, s sentSchedu
 		for _, dev := range res.Devices {
 			if dev.Found && matches(dev) && s.isNew(d.Client, dev.ScheduledAt) {
 				have = append(have, dev.ID)
-				if at == "" || scheduledLater(dev.ScheduledAt, at) {
+				if at == "" || ScheduledLater(dev.ScheduledAt, at) {
 					at = dev.ScheduledAt
 				}
 			} else {
@@ -237,7 +237,7 @@ func readBackFleet(ctx context.Context, d *connection.ProviderData, s sentSchedu
 
 // jobMatches tells whether a device's job holds value; a job read without
 // its value (a service that does not echo it) is not told apart by value.
-func jobMatches(value string) func(fleetstatus.Device) bool {
+func JobMatches(value string) func(fleetstatus.Device) bool {
 	return func(d fleetstatus.Device) bool {
 		got := kit.CompactJSON(d.Value)
 		return got == "null" || jsonvalue.Equal(got, value)
@@ -245,7 +245,7 @@ func jobMatches(value string) func(fleetstatus.Device) bool {
 }
 
 // firmwareMatches tells whether a device's update is this firmware.
-func firmwareMatches(id, version string) func(fleetstatus.Device) bool {
+func FirmwareMatches(id, version string) func(fleetstatus.Device) bool {
 	return func(d fleetstatus.Device) bool {
 		return d.FirmwareID == id && d.FirmwareVersion == version
 	}
@@ -253,7 +253,7 @@ func firmwareMatches(id, version string) func(fleetstatus.Device) bool {
 
 // notSent is the detail of a scheduling that provably did not reach the
 // service: the operation was interrupted before the request started.
-func notSent(what string, err error) string {
+func NotSent(what string, err error) string {
 	return err.Error() + ". The " + what + " was not sent: Terraform was interrupted before the request started. " +
 		"Applying again sends it once."
 }
@@ -261,26 +261,26 @@ func notSent(what string, err error) string {
 // deviceMaySchedule is the detail of an ambiguous scheduling on one device
 // that the read-back did not show: the command may have reached the
 // device, so the message gives the check to make before sending again.
-func deviceMaySchedule(c *client.Client, s sentSchedule, what, dev, seen, check string) string {
+func DeviceMaySchedule(c *client.Client, s SentSchedule, what, dev, seen, check string) string {
 	return fmt.Sprintf("The request scheduling the %s on device %s was sent, but its answer was lost (%s), and %s, "+
 		"not a scheduling since the request: it may not have reached the service, or may still be processed. "+
 		"Do not send it again before checking: the device would run it twice. %s If it shows a scheduled_at "+
-		"after %s, the %s was sent; otherwise applying again sends it once.", what, dev, s.cause.Error(), seen, check,
+		"after %s, the %s was sent; otherwise applying again sends it once.", what, dev, s.Cause.Error(), seen, check,
 		s.when(c), what)
 }
 
 // fleetMaySchedule is the detail of an ambiguous fleet-wide scheduling that
 // no targeted device shows.
-func fleetMaySchedule(c *client.Client, s sentSchedule, what, target, seen, check string) string {
+func FleetMaySchedule(c *client.Client, s SentSchedule, what, target, seen, check string) string {
 	return fmt.Sprintf("The request scheduling the %s on %s was sent, but its answer was lost (%s), and %s. It may "+
 		"not have reached the service, or may still be processed. Do not send it again before checking: every "+
 		"device of the fleets would run it again. %s Devices that show a scheduled_at after %s have it; if "+
-		"none does, applying again sends it once.", what, target, s.cause.Error(), seen, check, s.when(c))
+		"none does, applying again sends it once.", what, target, s.Cause.Error(), seen, check, s.when(c))
 }
 
 // fleetStatusCheck is the configuration that reads each device of scope,
 // for messages: the job named job, or the firmware update when job is "".
-func fleetStatusCheck(scope fleetstatus.Scope, job string) string {
+func FleetStatusCheck(scope fleetstatus.Scope, job string) string {
 	fleets := "" // the whole workspace
 	if len(scope.FleetIDs) > 0 {
 		fleets = " fleet_ids = [" + strings.Join(kit.QuoteAll(scope.FleetIDs), ", ") + "]"
@@ -294,10 +294,10 @@ func fleetStatusCheck(scope fleetstatus.Scope, job string) string {
 
 // adoptedFleetWarning is the warning of an ambiguous fleet-wide scheduling
 // that the devices show: have got it, lack did not (at the read-back).
-func adoptedFleetWarning(s sentSchedule, what string, have, lack []string) (string, string) {
+func AdoptedFleetWarning(s SentSchedule, what string, have, lack []string) (string, string) {
 	detail := fmt.Sprintf("The answer to the request scheduling the %s was lost (%s); reading the devices back showed "+
 		"it scheduled since the request on %d devices (%s), so it is taken as scheduled there: it was sent once.",
-		what, s.cause.Error(), len(have), connection.Abbreviate(have))
+		what, s.Cause.Error(), len(have), connection.Abbreviate(have))
 	if len(lack) > 0 {
 		detail += fmt.Sprintf(" %d devices of the fleets do not show it (%s): they are not in the state's devices, "+
 			"and applying again does not send it to them. To send it to those devices only, schedule it on each "+
@@ -314,45 +314,45 @@ func adoptedFleetWarning(s sentSchedule, what string, have, lack []string) (stri
 // otherwise it reports an error that says plainly that invoking the action
 // again sends the command again, and names the devices that may already
 // have it, and returns nil.
-func resolveActionSchedule(ctx context.Context, d *connection.ProviderData, s sentSchedule, what, dev string, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, summary string, diags *diag.Diagnostics) []string {
+func ResolveActionSchedule(ctx context.Context, d *connection.ProviderData, s SentSchedule, what, dev string, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, summary string, diags *diag.Diagnostics) []string {
 	again := "Invoking the action again sends the " + what + " again"
 	if dev != "" {
-		got, ok, seen := readBackDevice(ctx, d, s, dev, kind, matches)
+		got, ok, seen := ReadBackDevice(ctx, d, s, dev, kind, matches)
 		if ok {
 			diags.AddWarning("The "+what+" was sent once despite a lost answer",
-				"The answer to the request was lost ("+s.cause.Error()+"); reading device "+dev+" back showed the "+what+
+				"The answer to the request was lost ("+s.Cause.Error()+"); reading device "+dev+" back showed the "+what+
 					" scheduled at "+got.ScheduledAt+", after the request (status "+got.Status+").")
 			return []string{dev}
 		}
 		diags.AddError(summary, fmt.Sprintf("The request was sent, but its answer was lost (%s), and %s. Device %s "+
 			"may already have the %s, or get it later. %s: device %s would run it twice if it has it. Check first "+
-			"whether its scheduled_at is after %s.", s.cause.Error(), seen, dev, what, again, dev, s.when(d.Client)))
+			"whether its scheduled_at is after %s.", s.Cause.Error(), seen, dev, what, again, dev, s.when(d.Client)))
 		return nil
 	}
 	target := kit.DescribeFleets(scope.WorkspaceID, scope.FleetIDs)
-	have, lack, _, err := readBackFleet(ctx, d, s, scope, kind, matches)
+	have, lack, _, err := ReadBackFleet(ctx, d, s, scope, kind, matches)
 	switch {
 	case err != nil:
 		diags.AddError(summary, fmt.Sprintf("The request was sent, but its answer was lost (%s), and reading the "+
 			"devices back failed: %v. Every device of %s may already have the %s. %s to every device of the "+
-			"fleets: %s", s.cause.Error(), err, target, what, again, fleetStatusCheck(scope, kind.Job)))
+			"fleets: %s", s.Cause.Error(), err, target, what, again, FleetStatusCheck(scope, kind.Job)))
 		return nil
 	case len(have) > 0 && len(lack) == 0:
-		diags.AddWarning(adoptedFleetWarning(s, what, have, nil))
+		diags.AddWarning(AdoptedFleetWarning(s, what, have, nil))
 		return have
 	case len(have) > 0:
 		diags.AddError(summary, fmt.Sprintf("The request was sent, but its answer was lost (%s). Reading the devices "+
 			"back showed the %s scheduled since the request on %d devices (%s) and not on %d (%s). %s to every "+
 			"device of the fleets, so the devices that have it would run it twice: to reach the others only, "+
-			"invoke it with device_id for each of them.", s.cause.Error(), what, len(have), connection.Abbreviate(have),
+			"invoke it with device_id for each of them.", s.Cause.Error(), what, len(have), connection.Abbreviate(have),
 			len(lack), connection.Abbreviate(lack), again))
 		return nil
 	}
 	diags.AddError(summary, fmt.Sprintf("The request was sent, but its answer was lost (%s), and none of the %d "+
 		"devices of %s shows the %s scheduled since the request: it may not have reached the service, or may "+
 		"still be processed. %s to every device of the fleets. Check first which devices show a scheduled_at "+
-		"after %s: %s", s.cause.Error(), len(lack), target, what, again, s.when(d.Client),
-		fleetStatusCheck(scope, kind.Job)))
+		"after %s: %s", s.Cause.Error(), len(lack), target, what, again, s.when(d.Client),
+		FleetStatusCheck(scope, kind.Job)))
 	return nil
 }
 
@@ -360,7 +360,7 @@ func resolveActionSchedule(ctx context.Context, d *connection.ProviderData, s se
 // (ref names it): the API cannot cancel it, and Delete cannot tell a
 // destroy from the first half of a replacement (-replace, or a change that
 // forces one), so the message covers both.
-func forgetScheduling(what, ref string) (string, string) {
+func ForgetScheduling(what, ref string) (string, string) {
 	return "The " + what + " was only removed from the Terraform state",
 		"The ZDM API cannot cancel a " + what + ": " + ref + " stays scheduled in the service. If it is being " +
 			"replaced (terraform apply -replace, or a change of an attribute that forces replacement), it is " +
@@ -411,7 +411,7 @@ func addedFleets(ctx context.Context, c *client.Client, ws string, prior, planne
 // with only those), or nothing when it adds none. ok is false, with an
 // error in diags, when the fleets could not be listed: the update then
 // keeps the prior state.
-func fleetsToSend(ctx context.Context, c *client.Client, ws string, command bool, prior, planned types.Set, all types.Bool, diags *diag.Diagnostics) (send bool, only []string, ok bool) {
+func FleetsToSend(ctx context.Context, c *client.Client, ws string, command bool, prior, planned types.Set, all types.Bool, diags *diag.Diagnostics) (send bool, only []string, ok bool) {
 	if command {
 		return true, nil, true
 	}
@@ -425,8 +425,8 @@ func fleetsToSend(ctx context.Context, c *client.Client, ws string, command bool
 // warnTargetsOnly adds the plan-time warning of a change of the targets
 // alone of a fleet-wide scheduling (what: "job", "firmware update"): which
 // fleets get it, and that the others do not get it again.
-func warnTargetsOnly(ctx context.Context, what string, prior, planned types.Set, all types.Bool, diags *diag.Diagnostics) {
-	if planned.IsUnknown() || all.IsUnknown() || sameTargets(prior, planned, all) {
+func WarnTargetsOnly(ctx context.Context, what string, prior, planned types.Set, all types.Bool, diags *diag.Diagnostics) {
+	if planned.IsUnknown() || all.IsUnknown() || SameTargets(prior, planned, all) {
 		return
 	}
 	had := kit.SetStrings(ctx, prior, diags)
@@ -456,7 +456,7 @@ func warnTargetsOnly(ctx context.Context, what string, prior, planned types.Set,
 }
 
 // mergeDevices is the sorted union of the devices of a list value and more.
-func mergeDevices(ctx context.Context, prior types.List, more types.List, diags *diag.Diagnostics) types.List {
+func MergeDevices(ctx context.Context, prior types.List, more types.List, diags *diag.Diagnostics) types.List {
 	var a, b []string
 	diags.Append(prior.ElementsAs(ctx, &a, false)...)
 	diags.Append(more.ElementsAs(ctx, &b, false)...)
@@ -467,7 +467,7 @@ func mergeDevices(ctx context.Context, prior types.List, more types.List, diags 
 
 // validateStatusSets checks that the success and failure statuses of a wait
 // do not overlap.
-func validateStatusSets(ctx context.Context, success, failure types.Set, diags *diag.Diagnostics) {
+func ValidateStatusSets(ctx context.Context, success, failure types.Set, diags *diag.Diagnostics) {
 	if success.IsUnknown() || failure.IsUnknown() {
 		return
 	}
@@ -487,18 +487,18 @@ func validateStatusSets(ctx context.Context, success, failure types.Set, diags *
 // scheduled on, read on refresh through the fleet-status reader.
 
 // progressAttributes are the computed attributes of that progress.
-var progressAttributes = []string{"status_counts", "devices_not_done"}
+var ProgressAttributes = []string{"status_counts", "devices_not_done"}
 
 // noRecord is the status counted for a device that shows no record of the
 // job or update (never got it, or the service purged it).
-const noRecord = "no record"
+const NoRecord = "no record"
 
 // fleetProgress returns the status counts and the devices not done (whose
 // status is not "done"), sorted, of the devices of a scheduling: from the
 // reads when res is not nil, else all with status (what the scheduling
 // answered). For a firmware update (fw not nil), a device whose update is
 // another firmware counts as "replaced".
-func fleetProgress(devices []string, status string, res []fleetstatus.Device, fw *fleetstatus.Firmware, done []string) (types.Map, types.List) {
+func FleetProgress(devices []string, status string, res []fleetstatus.Device, fw *fleetstatus.Firmware, done []string) (types.Map, types.List) {
 	counts := map[string]int{}
 	var notDone []string
 	add := func(id, st string) {
@@ -515,20 +515,20 @@ func fleetProgress(devices []string, status string, res []fleetstatus.Device, fw
 	for _, d := range res {
 		switch {
 		case !d.Found:
-			add(d.ID, noRecord)
+			add(d.ID, NoRecord)
 		case fw != nil && !d.Has(*fw):
 			add(d.ID, "replaced")
 		default:
 			add(d.ID, d.Status)
 		}
 	}
-	return countsMap(counts), kit.SortedList(notDone)
+	return CountsMap(counts), kit.SortedList(notDone)
 }
 
 // readProgress reads the status of kind on devices (bounded concurrent
 // reads) for a Read; a failure is a warning and returns ok false: progress
 // is information, and the state keeps its last values.
-func readProgress(ctx context.Context, d *connection.ProviderData, devices []string, kind fleetstatus.Kind, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
+func ReadProgress(ctx context.Context, d *connection.ProviderData, devices []string, kind fleetstatus.Kind, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
 	if len(devices) == 0 {
 		return []fleetstatus.Device{}, true
 	}
@@ -543,11 +543,11 @@ func readProgress(ctx context.Context, d *connection.ProviderData, devices []str
 }
 
 // progressSchema are the schema attributes of that progress.
-func progressSchema(what string) map[string]schema.Attribute {
+func ProgressSchema(what string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"status_counts": schema.MapAttribute{
 			MarkdownDescription: "How many of `devices` report each status of the " + what + ", read on every " +
-				"refresh (one read per device, 16 at a time). `\"" + noRecord + "\"` counts devices that show no " +
+				"refresh (one read per device, 16 at a time). `\"" + NoRecord + "\"` counts devices that show no " +
 				"record of it (the service may purge finished records).",
 			ElementType: types.Int64Type,
 			Computed:    true,
@@ -570,14 +570,14 @@ func progressSchema(what string) map[string]schema.Attribute {
 // valueNotEchoed tells whether a state's job value is unknown to the
 // provider because the service did not return it (null; "null" in states
 // written before it was kept null).
-func valueNotEchoed(v types.String) bool {
+func ValueNotEchoed(v types.String) bool {
 	return v.IsNull() || (!v.IsUnknown() && v.ValueString() == "null")
 }
 
 // echoedJobValue is the state's value of a job read back with answer: null
 // while the service has never returned it, else refreshedJSON.
-func echoedJobValue(state types.String, answer []byte) types.String {
-	if kit.CompactJSON(answer) == "null" && (state.IsUnknown() || valueNotEchoed(state)) {
+func EchoedJobValue(state types.String, answer []byte) types.String {
+	if kit.CompactJSON(answer) == "null" && (state.IsUnknown() || ValueNotEchoed(state)) {
 		return types.StringNull()
 	}
 	return kit.RefreshedJSON(state, answer)
@@ -585,7 +585,7 @@ func echoedJobValue(state types.String, answer []byte) types.String {
 
 // valueRecordedOnly is the warning of a change that records the configured
 // value of a job whose value the service did not return, without sending.
-func valueRecordedOnly(name, dev string) (string, string) {
+func ValueRecordedOnly(name, dev string) (string, string) {
 	return "Job value recorded, not sent",
 		"The service did not return the value of job " + connection.Quote(name) + " of device " + dev + ", so the configured " +
 			"value is recorded in the state and nothing is sent: sending it would run the job again. Change " +

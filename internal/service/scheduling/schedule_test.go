@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 
 	"encoding/json"
@@ -49,7 +50,7 @@ func (s *schedEnv) init() {
 // schedules is the number of scheduling requests the server received.
 func (s *schedEnv) schedules() int64 {
 	c := s.Server.Counters()
-	return c[jobPOST] + c[fleetJobPOST] + c[fotaPOST] + c[fleetFOTAPOST]
+	return c[acctest.JobPOST] + c[acctest.FleetJobPOST] + c[acctest.FotaPOST] + c[acctest.FleetFOTAPOST]
 }
 
 // plan runs plan -detailed-exitcode and returns its output and exit code
@@ -181,7 +182,7 @@ resource "zdm_fota" "u" {
 	s.write(t, body("2"))
 	out = s.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
 	expectOutput(t, "apply of new triggers", out, `0 added, 1 changed, 0 destroyed`)
-	if n := s.Server.Counters()[jobPOST]; n != 1 {
+	if n := s.Server.Counters()[acctest.JobPOST]; n != 1 {
 		t.Errorf("%d job scheduling requests after a change of triggers, want 1", n)
 	}
 
@@ -197,7 +198,7 @@ resource "zdm_fota" "u" {
 	if _, ok := st["zdm_fota.u"]; !ok {
 		t.Errorf("the firmware update of a device that exists left the state")
 	}
-	if n := s.Server.Counters()[jobPOST]; n != 1 {
+	if n := s.Server.Counters()[acctest.JobPOST]; n != 1 {
 		t.Errorf("%d job scheduling requests in all, want 1", n)
 	}
 }
@@ -319,8 +320,8 @@ output "v%d" {
 	s.init()
 	s.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
 	c := s.Server.Counters()
-	if c[jobPOST] != int64(len(valueCases)) || c[fleetJobPOST] != int64(len(valueCases)) {
-		t.Fatalf("scheduling requests: %d device jobs and %d fleet jobs, want %d each", c[jobPOST], c[fleetJobPOST], len(valueCases))
+	if c[acctest.JobPOST] != int64(len(valueCases)) || c[acctest.FleetJobPOST] != int64(len(valueCases)) {
+		t.Fatalf("scheduling requests: %d device jobs and %d fleet jobs, want %d each", c[acctest.JobPOST], c[acctest.FleetJobPOST], len(valueCases))
 	}
 	st := s.stateValues(t)
 	var outputs map[string]struct {
@@ -444,9 +445,9 @@ resource "zdm_device_job" "bad" {
 		`(?s)Adopted a fleet-wide scheduling after an interrupted request.*on 3 devices`,
 		`5 added, 0 changed, 0 destroyed`)
 	c := s.Server.Counters()
-	if c[jobPOST] != 2 || c[fotaPOST] != 1 || c[fleetJobPOST] != 1 || c[fleetFOTAPOST] != 1 {
+	if c[acctest.JobPOST] != 2 || c[acctest.FotaPOST] != 1 || c[acctest.FleetJobPOST] != 1 || c[acctest.FleetFOTAPOST] != 1 {
 		t.Errorf("scheduling requests: %d device jobs, %d updates, %d fleet jobs, %d fleet updates; want 2, 1, 1, 1",
-			c[jobPOST], c[fotaPOST], c[fleetJobPOST], c[fleetFOTAPOST])
+			c[acctest.JobPOST], c[acctest.FotaPOST], c[acctest.FleetJobPOST], c[acctest.FleetFOTAPOST])
 	}
 	st := s.stateValues(t)
 	if devices, _ := st["zdm_fleet_job.all"]["devices"].([]any); len(devices) != 3 {
@@ -486,7 +487,7 @@ resource "zdm_device_job" "bad" {
 	// The user checked: the job was not sent. Applying again sends it once.
 	out = s.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
 	expectOutput(t, "apply after the reset", out, `0 added, 1 changed, 0 destroyed`)
-	if n := s.Server.Counters()[jobPOST]; n != 2 {
+	if n := s.Server.Counters()[acctest.JobPOST]; n != 2 {
 		t.Errorf("%d job requests for the retry (one reset, one sent), want 2", n)
 	}
 	if j, _ := acctest.ApiClient(t, s.Env).GetJob(t.Context(), bad, "calibrate"); j == nil || j.ScheduledAt == old.ScheduledAt {
@@ -550,7 +551,7 @@ resource "zdm_fota" "u" {
 		t.Fatal(err)
 	}
 	first := s.Server.Counters()
-	sentFirst := first[jobPOST] + first[fleetJobPOST] + first[fleetFOTAPOST]
+	sentFirst := first[acctest.JobPOST] + first[acctest.FleetJobPOST] + first[acctest.FleetFOTAPOST]
 	inState := len(s.stateValues(t))
 	t.Logf("interrupted apply: exit %d, %d scheduling requests, %d resources in the state", res.ExitCode, sentFirst, inState)
 	if int64(inState) != sentFirst {
@@ -563,9 +564,9 @@ resource "zdm_fota" "u" {
 	s.Server.SetFaults(localzdm.Faults{})
 	s.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
 	c := s.Server.Counters()
-	if c[jobPOST] != 8 || c[fleetJobPOST] != 1 || c[fleetFOTAPOST] != 1 {
+	if c[acctest.JobPOST] != 8 || c[acctest.FleetJobPOST] != 1 || c[acctest.FleetFOTAPOST] != 1 {
 		t.Errorf("scheduling requests in all: %d device jobs, %d fleet jobs, %d fleet updates; want exactly 8, 1, 1",
-			c[jobPOST], c[fleetJobPOST], c[fleetFOTAPOST])
+			c[acctest.JobPOST], c[acctest.FleetJobPOST], c[acctest.FleetFOTAPOST])
 	}
 	if out, code := s.plan(); code != 0 {
 		t.Errorf("plan after the re-apply: exit code %d, want 0:\n%s", code, out)
@@ -625,8 +626,8 @@ resource "zdm_fota" "u" {
 		`(?s)Only added fleets get the firmware update`)
 	s.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
 	c := s.Server.Counters()
-	if c[fleetJobPOST] != 1 || c[fleetFOTAPOST] != 1 {
-		t.Errorf("fleet-wide requests: %d jobs, %d updates; want 1 each (to the added fleet)", c[fleetJobPOST], c[fleetFOTAPOST])
+	if c[acctest.FleetJobPOST] != 1 || c[acctest.FleetFOTAPOST] != 1 {
+		t.Errorf("fleet-wide requests: %d jobs, %d updates; want 1 each (to the added fleet)", c[acctest.FleetJobPOST], c[acctest.FleetFOTAPOST])
 	}
 	if j, _ := acctest.ApiClient(t, s.Env).GetJob(t.Context(), devsA[0], "sync"); j == nil || j.ScheduledAt != before.ScheduledAt {
 		t.Errorf("the job of fleet A's device was sent again: %+v, before %s", j, before.ScheduledAt)
@@ -710,12 +711,12 @@ action %q "a" {
     %s
   }
 }
-`, kind, ws, fleet, body) + triggeredBy("action."+kind+".a", trigger))
+`, kind, ws, fleet, body) + acctest.TriggeredBy("action."+kind+".a", trigger))
 	}
 	jobPath := "/v3/workspace/" + ws + "/jobs/sync"
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
-		TerraformVersionChecks:   actionVersions,
+		TerraformVersionChecks:   acctest.ActionVersions,
 		Steps: []resource.TestStep{
 			{
 				Config: action("zdm_schedule_fota", `
@@ -754,7 +755,7 @@ action %q "a" {
 				},
 				Config: action("zdm_schedule_job", `name = "sync"`, "3"),
 				Check: func(*terraform.State) error {
-					if n := e.Server.Counters()[fleetJobPOST]; n != 1 {
+					if n := e.Server.Counters()[acctest.FleetJobPOST]; n != 1 {
 						return fmt.Errorf("%d fleet job requests, want 1", n)
 					}
 					for _, d := range devs {

@@ -54,7 +54,7 @@ const (
 )
 
 // unfinishedScheduling is a scheduling whose wait did not succeed.
-type unfinishedScheduling struct {
+type UnfinishedScheduling struct {
 	// Key names the scheduling: the resource type, its targets, and the
 	// job name (see schedulingKey).
 	Key string `json:"key"`
@@ -69,13 +69,13 @@ type unfinishedScheduling struct {
 
 // schedulingKey is the Key of a scheduling of resource type typ on targets
 // (device or workspace and fleets), of job name (empty for firmware).
-func schedulingKey(typ string, parts ...string) string {
+func SchedulingKey(typ string, parts ...string) string {
 	return typ + "\x00" + strings.Join(parts, "\x00")
 }
 
 // fleetsKey is the part of a key for the fleets of a scheduling: the sorted
 // fleet IDs, or "*" for every fleet.
-func fleetsKey(ctx context.Context, fleets types.Set, all types.Bool, diags *diag.Diagnostics) string {
+func FleetsKey(ctx context.Context, fleets types.Set, all types.Bool, diags *diag.Diagnostics) string {
 	if all.ValueBool() {
 		return "*"
 	}
@@ -86,7 +86,7 @@ func fleetsKey(ctx context.Context, fleets types.Set, all types.Bool, diags *dia
 
 // triggersJSON is the triggers map as JSON (keys sorted); ok is false when
 // it is not known.
-func triggersJSON(m types.Map) (string, bool) {
+func TriggersJSON(m types.Map) (string, bool) {
 	if m.IsUnknown() {
 		return "", false
 	}
@@ -109,14 +109,14 @@ func triggersJSON(m types.Map) (string, bool) {
 }
 
 // firmwareJSON is the Value of a firmware scheduling.
-func firmwareJSON(id, version string) string {
+func FirmwareJSON(id, version string) string {
 	b, _ := json.Marshal([]string{id, version})
 	return string(b)
 }
 
 // sameCommand tells whether u and v schedule the same thing on the same
 // targets.
-func (u unfinishedScheduling) sameCommand(v unfinishedScheduling) bool {
+func (u UnfinishedScheduling) sameCommand(v UnfinishedScheduling) bool {
 	return u.Key == v.Key && u.Triggers == v.Triggers && jsonvalue.Equal(u.Value, v.Value)
 }
 
@@ -124,58 +124,58 @@ func (u unfinishedScheduling) sameCommand(v unfinishedScheduling) bool {
 // by Key.
 type unfinishedRegistry struct {
 	mu sync.Mutex
-	m  map[string]unfinishedScheduling
+	m  map[string]UnfinishedScheduling
 }
 
 // rememberUnfinished records u in the registry.
-func rememberUnfinished(d *connection.ProviderData, u unfinishedScheduling) {
+func rememberUnfinished(d *connection.ProviderData, u UnfinishedScheduling) {
 	if d == nil || u.Key == "" {
 		return
 	}
 	connection.Registry[unfinishedRegistry](d).mu.Lock()
 	defer connection.Registry[unfinishedRegistry](d).mu.Unlock()
 	if connection.Registry[unfinishedRegistry](d).m == nil {
-		connection.Registry[unfinishedRegistry](d).m = map[string]unfinishedScheduling{}
+		connection.Registry[unfinishedRegistry](d).m = map[string]UnfinishedScheduling{}
 	}
 	connection.Registry[unfinishedRegistry](d).m[u.Key] = u
 }
 
 // findUnfinished returns the unfinished scheduling that want schedules
 // again, if any.
-func findUnfinished(d *connection.ProviderData, want unfinishedScheduling) (unfinishedScheduling, bool) {
+func findUnfinished(d *connection.ProviderData, want UnfinishedScheduling) (UnfinishedScheduling, bool) {
 	if d == nil {
-		return unfinishedScheduling{}, false
+		return UnfinishedScheduling{}, false
 	}
 	connection.Registry[unfinishedRegistry](d).mu.Lock()
 	defer connection.Registry[unfinishedRegistry](d).mu.Unlock()
 	u, ok := connection.Registry[unfinishedRegistry](d).m[want.Key]
 	if !ok || !u.sameCommand(want) {
-		return unfinishedScheduling{}, false
+		return UnfinishedScheduling{}, false
 	}
 	return u, true
 }
 
 // privateData is the private state of a request or response.
-type privateData interface {
+type PrivateData interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
 // getMark reads the scheduling stored under key in private.
-func getMark(ctx context.Context, private privateData, key string) (unfinishedScheduling, bool) {
+func getMark(ctx context.Context, private PrivateData, key string) (UnfinishedScheduling, bool) {
 	if private == nil {
-		return unfinishedScheduling{}, false
+		return UnfinishedScheduling{}, false
 	}
 	raw, _ := private.GetKey(ctx, key)
-	var u unfinishedScheduling
+	var u UnfinishedScheduling
 	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil || u.Key == "" {
-		return unfinishedScheduling{}, false
+		return UnfinishedScheduling{}, false
 	}
 	return u, true
 }
 
 // setMark stores u under key in private; a zero u removes the key.
-func setMark(ctx context.Context, private privateData, key string, u *unfinishedScheduling, diags *diag.Diagnostics) {
+func setMark(ctx context.Context, private PrivateData, key string, u *UnfinishedScheduling, diags *diag.Diagnostics) {
 	if private == nil {
 		return
 	}
@@ -192,7 +192,7 @@ func setMark(ctx context.Context, private privateData, key string, u *unfinished
 
 // markWait records in the private state of an object whether its wait
 // succeeded: u when it did not, nothing when it did.
-func markWait(ctx context.Context, private privateData, u unfinishedScheduling, ok bool, diags *diag.Diagnostics) {
+func MarkWait(ctx context.Context, private PrivateData, u UnfinishedScheduling, ok bool, diags *diag.Diagnostics) {
 	if ok {
 		setMark(ctx, private, unfinishedKey, nil, diags)
 		return
@@ -202,7 +202,7 @@ func markWait(ctx context.Context, private privateData, u unfinishedScheduling, 
 
 // noteRead remembers, in Read, an object whose private state marks an
 // unfinished wait.
-func noteRead(ctx context.Context, d *connection.ProviderData, private privateData) {
+func NoteRead(ctx context.Context, d *connection.ProviderData, private PrivateData) {
 	if u, ok := getMark(ctx, private, unfinishedKey); ok {
 		rememberUnfinished(d, u)
 	}
@@ -212,7 +212,7 @@ func noteRead(ctx context.Context, d *connection.ProviderData, private privateDa
 // the one its planned private state names (a replacement planned after a
 // refresh), or else fromState when the state shows a wait that did not
 // succeed (stateUnfinished).
-func noteDelete(ctx context.Context, d *connection.ProviderData, private privateData, fromState unfinishedScheduling, stateUnfinished bool) {
+func NoteDelete(ctx context.Context, d *connection.ProviderData, private PrivateData, fromState UnfinishedScheduling, stateUnfinished bool) {
 	for _, key := range []string{adoptKey, unfinishedKey} {
 		if u, ok := getMark(ctx, private, key); ok {
 			rememberUnfinished(d, u)
@@ -235,7 +235,7 @@ func noteDelete(ctx context.Context, d *connection.ProviderData, private private
 // a create that would send instead fails with an inconsistent plan, before
 // anything is sent (with create_before_destroy, Create runs before Delete
 // could remember the scheduling).
-func planAdoption(ctx context.Context, d *connection.ProviderData, planned unfinishedScheduling, private privateData, what, noun string, diags *diag.Diagnostics) (unfinishedScheduling, bool) {
+func PlanAdoption(ctx context.Context, d *connection.ProviderData, planned UnfinishedScheduling, private PrivateData, what, noun string, diags *diag.Diagnostics) (UnfinishedScheduling, bool) {
 	u, ok := findUnfinished(d, planned)
 	if !ok {
 		return u, false
@@ -254,9 +254,9 @@ func planAdoption(ctx context.Context, d *connection.ProviderData, planned unfin
 // takeAdoption, in Create, returns the unfinished scheduling that planned
 // schedules again, if Delete or Read remembered one in this walk, and
 // forgets it: it is adopted once.
-func takeAdoption(d *connection.ProviderData, planned unfinishedScheduling, known bool) (unfinishedScheduling, bool) {
+func TakeAdoption(d *connection.ProviderData, planned UnfinishedScheduling, known bool) (UnfinishedScheduling, bool) {
 	if !known {
-		return unfinishedScheduling{}, false
+		return UnfinishedScheduling{}, false
 	}
 	u, ok := findUnfinished(d, planned)
 	if ok {
@@ -272,7 +272,7 @@ func takeAdoption(d *connection.ProviderData, planned unfinishedScheduling, know
 // value or firmware) and is not scheduled after u. It returns the devices
 // read; otherwise it adds an error that says nothing was sent, and returns
 // false.
-func verifyAdoption(ctx context.Context, d *connection.ProviderData, u unfinishedScheduling, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, what string, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
+func VerifyAdoption(ctx context.Context, d *connection.ProviderData, u UnfinishedScheduling, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, what string, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
 	got, err := fleetstatus.ReadIDs(ctx, d.Client, u.Devices, kind, 0)
 	summary := "Cannot adopt the unfinished " + what
 	if err != nil {
@@ -285,7 +285,7 @@ func verifyAdoption(ctx context.Context, d *connection.ProviderData, u unfinishe
 		switch {
 		case !dev.Found:
 			other = append(other, dev.ID+" (no record)")
-		case !matches(dev) || scheduledLater(dev.ScheduledAt, u.ScheduledAt):
+		case !matches(dev) || ScheduledLater(dev.ScheduledAt, u.ScheduledAt):
 			other = append(other, fmt.Sprintf("%s (scheduled at %s, status %s)", dev.ID, dev.ScheduledAt, dev.Status))
 		}
 	}

@@ -38,26 +38,26 @@ const (
 
 // waitOptions are the wait, timeout and poll_interval attributes of an action.
 type waitOptions struct {
-	wait     bool
-	timeout  time.Duration
-	interval time.Duration
+	Wait     bool
+	Timeout  time.Duration
+	Interval time.Duration
 }
 
 // parseWaitOptions reads the wait attributes (validated already), applying
 // the defaults.
-func parseWaitOptions(wait types.Bool, timeout, interval types.String) waitOptions {
-	o := waitOptions{wait: wait.ValueBool(), timeout: defaultWaitTimeout, interval: defaultPollInterval}
+func ParseWaitOptions(wait types.Bool, timeout, interval types.String) waitOptions {
+	o := waitOptions{Wait: wait.ValueBool(), Timeout: defaultWaitTimeout, Interval: defaultPollInterval}
 	if d, err := connection.ParseRequestTimeout(timeout.ValueString()); err == nil && !timeout.IsNull() {
-		o.timeout = d
+		o.Timeout = d
 	}
 	if d, err := connection.ParseRequestTimeout(interval.ValueString()); err == nil && !interval.IsNull() {
-		o.interval = d
+		o.Interval = d
 	}
 	return o
 }
 
 // progressFunc sends progress messages of an invocation.
-func progressFunc(resp *action.InvokeResponse) func(string) {
+func ProgressFunc(resp *action.InvokeResponse) func(string) {
 	return func(msg string) {
 		if resp.SendProgress != nil {
 			resp.SendProgress(action.InvokeProgressEvent{Message: msg})
@@ -68,7 +68,7 @@ func progressFunc(resp *action.InvokeResponse) func(string) {
 // reportScheduled reports what a fleet-wide schedule reached, and warns
 // when it reached no device. It returns whether there are devices to wait
 // for.
-func reportScheduled(what, ws string, fleets, devices []string, progress func(string), diags *diag.Diagnostics) bool {
+func ReportScheduled(what, ws string, fleets, devices []string, progress func(string), diags *diag.Diagnostics) bool {
 	target := kit.DescribeFleets(ws, fleets)
 	if len(devices) == 0 {
 		diags.AddWarning("No device got the "+what,
@@ -80,16 +80,16 @@ func reportScheduled(what, ws string, fleets, devices []string, progress func(st
 }
 
 // statusWait shapes waitStatuses.
-type statusWait struct {
+type StatusWait struct {
 	// kind is what is waited for: a job by name, or the firmware update.
-	kind fleetstatus.Kind
+	Kind fleetstatus.Kind
 	// firmware, for a firmware update, is the update waited for: a device
 	// whose update became another firmware has failed.
-	firmware *fleetstatus.Firmware
+	Firmware *fleetstatus.Firmware
 	// success are the statuses that finish a device well (default "done");
 	// failure those that finish it badly and end the wait at once.
-	success, failure  []string
-	timeout, interval time.Duration
+	Success, Failure  []string
+	Timeout, Interval time.Duration
 	// parallel bounds the reads in flight (0: 16).
 	parallel int
 }
@@ -100,10 +100,10 @@ type statusWait struct {
 // whose message names each device not done with its last status; the
 // result holds every device's last status either way. Reads go through the
 // fleet-status reader: parallel at a time, each retried as the client does.
-func waitStatuses(ctx context.Context, c *client.Client, devices []string, w statusWait, progress func(string)) (fleetstatus.WaitResult, error) {
+func WaitStatuses(ctx context.Context, c *client.Client, devices []string, w StatusWait, progress func(string)) (fleetstatus.WaitResult, error) {
 	return fleetstatus.Wait(ctx, c, devices, fleetstatus.WaitOptions{
-		Kind: w.kind, Firmware: w.firmware, Success: w.success, Failure: w.failure,
-		Timeout: w.timeout, Interval: w.interval, Parallel: w.parallel, Progress: progress,
+		Kind: w.Kind, Firmware: w.Firmware, Success: w.Success, Failure: w.Failure,
+		Timeout: w.Timeout, Interval: w.Interval, Parallel: w.parallel, Progress: progress,
 	})
 }
 
@@ -151,7 +151,7 @@ const defaultResourceWaitTimeout = 10 * time.Minute
 
 // waitModel are the wait attributes of a scheduling resource, embedded in
 // its model.
-type waitModel struct {
+type WaitModel struct {
 	Wait            types.Bool     `tfsdk:"wait"`
 	SuccessStatuses types.Set      `tfsdk:"success_statuses"`
 	FailureStatuses types.Set      `tfsdk:"failure_statuses"`
@@ -160,20 +160,20 @@ type waitModel struct {
 }
 
 // nullWaitModel is the wait attributes of an imported object: all unset.
-func nullWaitModel() waitModel {
-	return waitModel{Wait: types.BoolNull(), SuccessStatuses: types.SetNull(types.StringType),
+func NullWaitModel() WaitModel {
+	return WaitModel{Wait: types.BoolNull(), SuccessStatuses: types.SetNull(types.StringType),
 		FailureStatuses: types.SetNull(types.StringType), PollInterval: types.StringNull(),
 		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
 			"create": types.StringType, "update": types.StringType})}}
 }
 
 // enabled tells whether the resource waits.
-func (w waitModel) enabled() bool { return w.Wait.ValueBool() }
+func (w WaitModel) Enabled() bool { return w.Wait.ValueBool() }
 
 // validate checks the wait attributes at plan time: the statuses do not
 // overlap, and the others are not set without wait.
-func (w waitModel) validate(ctx context.Context, diags *diag.Diagnostics) {
-	validateStatusSets(ctx, w.SuccessStatuses, w.FailureStatuses, diags)
+func (w WaitModel) Validate(ctx context.Context, diags *diag.Diagnostics) {
+	ValidateStatusSets(ctx, w.SuccessStatuses, w.FailureStatuses, diags)
 	if w.Wait.IsUnknown() || w.Wait.ValueBool() {
 		return
 	}
@@ -187,7 +187,7 @@ func (w waitModel) validate(ctx context.Context, diags *diag.Diagnostics) {
 
 // doneStatuses are the success statuses as configured, "done" when none
 // are known: what devices_not_done leaves out.
-func (w waitModel) doneStatuses() []string {
+func (w WaitModel) DoneStatuses() []string {
 	var out []string
 	if !w.SuccessStatuses.IsNull() && !w.SuccessStatuses.IsUnknown() {
 		for _, e := range w.SuccessStatuses.Elements() {
@@ -203,7 +203,7 @@ func (w waitModel) doneStatuses() []string {
 }
 
 // successes are the success statuses (default "done").
-func (w waitModel) successes(ctx context.Context, diags *diag.Diagnostics) []string {
+func (w WaitModel) successes(ctx context.Context, diags *diag.Diagnostics) []string {
 	if ok := kit.SetStrings(ctx, w.SuccessStatuses, diags); len(ok) > 0 {
 		return ok
 	}
@@ -213,8 +213,8 @@ func (w waitModel) successes(ctx context.Context, diags *diag.Diagnostics) []str
 // unfinished tells whether the resource waits and statuses (of the
 // targeted devices, as last read) are not all success statuses. Unknown
 // wait attributes are not unfinished.
-func (w waitModel) unfinished(ctx context.Context, statuses []string, diags *diag.Diagnostics) bool {
-	if !w.enabled() || w.SuccessStatuses.IsUnknown() {
+func (w WaitModel) Unfinished(ctx context.Context, statuses []string, diags *diag.Diagnostics) bool {
+	if !w.Enabled() || w.SuccessStatuses.IsUnknown() {
 		return false
 	}
 	ok := w.successes(ctx, diags)
@@ -228,7 +228,7 @@ func (w waitModel) unfinished(ctx context.Context, statuses []string, diags *dia
 
 // statusWait is the wait of kind (firmware: the update waited for) for a
 // create, or an update when update is true.
-func (w waitModel) statusWait(ctx context.Context, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, diags *diag.Diagnostics) statusWait {
+func (w WaitModel) StatusWait(ctx context.Context, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, diags *diag.Diagnostics) StatusWait {
 	get := w.Timeouts.Create
 	if update {
 		get = w.Timeouts.Update
@@ -239,12 +239,12 @@ func (w waitModel) statusWait(ctx context.Context, kind fleetstatus.Kind, firmwa
 	if v, err := connection.ParseRequestTimeout(w.PollInterval.ValueString()); err == nil && !w.PollInterval.IsNull() {
 		interval = v
 	}
-	return statusWait{kind: kind, firmware: firmware, success: w.successes(ctx, diags),
-		failure: kit.SetStrings(ctx, w.FailureStatuses, diags), timeout: timeout, interval: interval}
+	return StatusWait{Kind: kind, Firmware: firmware, Success: w.successes(ctx, diags),
+		Failure: kit.SetStrings(ctx, w.FailureStatuses, diags), Timeout: timeout, Interval: interval}
 }
 
 // statusCountKeys are the statuses of a status_counts map.
-func statusCountKeys(counts types.Map) []string {
+func StatusCountKeys(counts types.Map) []string {
 	keys := make([]string, 0, len(counts.Elements()))
 	for k := range counts.Elements() {
 		keys = append(keys, k)
@@ -260,9 +260,9 @@ func statusCountKeys(counts types.Map) []string {
 //
 // noun is what is sent again by a change of triggers ("job", "firmware
 // update").
-func waitResource(ctx context.Context, d *connection.ProviderData, devices []string, w statusWait, what, noun string, diags *diag.Diagnostics) (fleetstatus.WaitResult, bool) {
+func WaitResource(ctx context.Context, d *connection.ProviderData, devices []string, w StatusWait, what, noun string, diags *diag.Diagnostics) (fleetstatus.WaitResult, bool) {
 	progress := func(msg string) { tflog.Info(ctx, msg) }
-	res, err := waitStatuses(ctx, d.Client, devices, w, progress)
+	res, err := WaitStatuses(ctx, d.Client, devices, w, progress)
 	if err != nil {
 		diags.AddError("The "+what+" is not done",
 			err.Error()+". The state keeps what was scheduled. Applying again sends nothing: it waits again "+
@@ -275,7 +275,7 @@ func waitResource(ctx context.Context, d *connection.ProviderData, devices []str
 // waitsAgain is the plan-time warning of an update that only waits again
 // for what (a noun: "job", "firmware update"), whose devices report status
 // (not a success status).
-func waitsAgain(what, noun, status string) (string, string) {
+func WaitsAgain(what, noun, status string) (string, string) {
 	return "The update only waits again",
 		"The " + what + " is not done (" + status + ") while wait = true: this apply sends nothing and waits again " +
 			"for the devices. A device in a failure status fails it again at once; to send the " +
@@ -287,21 +287,21 @@ func waitsAgain(what, noun, status string) (string, string) {
 // counts and notDone. update tells which timeout bounds it. It returns the
 // last statuses read, and whether every device is done (true without
 // wait).
-func waitDevices(ctx context.Context, d *connection.ProviderData, w waitModel, devices []string, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, what, noun string, counts *types.Map, notDone *types.List, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
-	if !w.enabled() {
+func WaitDevices(ctx context.Context, d *connection.ProviderData, w WaitModel, devices []string, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, what, noun string, counts *types.Map, notDone *types.List, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
+	if !w.Enabled() {
 		return nil, true
 	}
-	sw := w.statusWait(ctx, kind, firmware, update, diags)
+	sw := w.StatusWait(ctx, kind, firmware, update, diags)
 	if diags.HasError() {
 		return nil, false
 	}
-	res, ok := waitResource(ctx, d, devices, sw, what, noun, diags)
-	*counts, *notDone = fleetProgress(devices, "", res.Devices, firmware, w.doneStatuses())
+	res, ok := WaitResource(ctx, d, devices, sw, what, noun, diags)
+	*counts, *notDone = FleetProgress(devices, "", res.Devices, firmware, w.DoneStatuses())
 	return res.Devices, ok
 }
 
 // listStrings are the strings of a list value (none when null or unknown).
-func listStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
+func ListStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
 	var out []string
 	if l.IsNull() || l.IsUnknown() {
 		return out
@@ -311,8 +311,8 @@ func listStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) []s
 }
 
 // describeCounts renders status counts for messages: "done: 2, failed: 1".
-func describeCounts(counts types.Map) string {
-	keys := statusCountKeys(counts)
+func DescribeCounts(counts types.Map) string {
+	keys := StatusCountKeys(counts)
 	slices.Sort(keys)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
@@ -324,7 +324,7 @@ func describeCounts(counts types.Map) string {
 }
 
 // actionTargetValidators check the targets of the scheduling actions.
-func actionTargetValidators() []action.ConfigValidator {
+func ActionTargetValidators() []action.ConfigValidator {
 	return []action.ConfigValidator{
 		actionvalidator.ExactlyOneOf(path.MatchRoot("device_id"), path.MatchRoot("workspace_id")),
 		actionvalidator.Conflicting(path.MatchRoot("device_id"), path.MatchRoot("fleet_ids")),
@@ -334,7 +334,7 @@ func actionTargetValidators() []action.ConfigValidator {
 
 // validateWaitOptions checks that poll_interval is not longer than timeout,
 // and warns when they are set without wait.
-func validateWaitOptions(wait types.Bool, timeout, interval types.String, diags *diag.Diagnostics) {
+func ValidateWaitOptions(wait types.Bool, timeout, interval types.String, diags *diag.Diagnostics) {
 	if wait.IsUnknown() || timeout.IsUnknown() || interval.IsUnknown() {
 		return
 	}
@@ -346,9 +346,9 @@ func validateWaitOptions(wait types.Bool, timeout, interval types.String, diags 
 		}
 		return
 	}
-	o := parseWaitOptions(wait, timeout, interval)
-	if o.interval > o.timeout {
+	o := ParseWaitOptions(wait, timeout, interval)
+	if o.Interval > o.Timeout {
 		diags.AddAttributeError(path.Root("poll_interval"), "Invalid poll_interval",
-			fmt.Sprintf("poll_interval (%s) must not be longer than timeout (%s).", o.interval, o.timeout))
+			fmt.Sprintf("poll_interval (%s) must not be longer than timeout (%s).", o.Interval, o.Timeout))
 	}
 }

@@ -1,4 +1,4 @@
-package scheduling
+package jobs
 
 import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"

@@ -1,8 +1,6 @@
-package scheduling
+package acctest
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"context"
 	"fmt"
 	"slices"
@@ -16,11 +14,11 @@ import (
 )
 
 // actionVersions skips action tests below Terraform 1.14 (and on OpenTofu).
-var actionVersions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
+var ActionVersions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
 
 // triggeredBy is a terraform_data resource that invokes the action after it
 // is created and each time input changes.
-func triggeredBy(action, input string) string {
+func TriggeredBy(action, input string) string {
 	return fmt.Sprintf(`
 resource "terraform_data" "trigger" {
   input = %q
@@ -38,15 +36,15 @@ resource "terraform_data" "trigger" {
 // name of each device (the firmware update when name is empty) from pending
 // to done, until the returned function is called (at the latest when the
 // test ends).
-func doneInBackground(t *testing.T, e *acctest.Env, name string, devices ...string) func() {
+func DoneInBackground(t *testing.T, e *Env, name string, devices ...string) func() {
 	t.Helper()
-	return moveInBackground(t, e, name, "done", devices...)
+	return MoveInBackground(t, e, name, "done", devices...)
 }
 
 // moveInBackground is doneInBackground moving firmware updates to status.
-func moveInBackground(t *testing.T, e *acctest.Env, name, status string, devices ...string) func() {
+func MoveInBackground(t *testing.T, e *Env, name, status string, devices ...string) func() {
 	t.Helper()
-	c := acctest.ApiClient(t, e)
+	c := ApiClient(t, e)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -82,17 +80,17 @@ func moveInBackground(t *testing.T, e *acctest.Env, name, status string, devices
 
 // Scheduling routes of the service, as the local server counts them.
 const (
-	jobPOST       = "POST /v3/devices/{device_id}/jobs/{job_name}"
-	fleetJobPOST  = "POST /v3/workspace/{workspace_id}/jobs/{job_name}"
-	fotaPOST      = "POST /v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}"
-	fleetFOTAPOST = "POST /v3/workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}"
+	JobPOST       = "POST /v3/devices/{device_id}/jobs/{job_name}"
+	FleetJobPOST  = "POST /v3/workspace/{workspace_id}/jobs/{job_name}"
+	FotaPOST      = "POST /v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}"
+	FleetFOTAPOST = "POST /v3/workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}"
 )
 
 // newFleetDevices creates a fleet holding n devices out of band and returns
 // the fleet's ID and the devices' IDs, sorted.
-func newFleetDevices(t *testing.T, e *acctest.Env, name string, n int) (string, []string) {
+func NewFleetDevices(t *testing.T, e *Env, name string, n int) (string, []string) {
 	t.Helper()
-	fl, err := acctest.ApiClient(t, e).CreateFleet(context.Background(), e.Bootstrap.WorkspaceID, name, "")
+	fl, err := ApiClient(t, e).CreateFleet(context.Background(), e.Bootstrap.WorkspaceID, name, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
-package scheduling
+package jobs
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 
@@ -58,21 +60,21 @@ type fleetJobModel struct {
 	// Progress, read on refresh.
 	StatusCounts   types.Map  `tfsdk:"status_counts"`
 	DevicesNotDone types.List `tfsdk:"devices_not_done"`
-	waitModel
+	scheduling.WaitModel
 }
 
 // scheduling names the job of m for the registry of unfinished waits
 // (unfinished.go); ok is false while it is not known.
-func (m *fleetJobModel) scheduling(ctx context.Context) (unfinishedScheduling, bool) {
-	triggers, ok := triggersJSON(m.Triggers)
+func (m *fleetJobModel) scheduling(ctx context.Context) (scheduling.UnfinishedScheduling, bool) {
+	triggers, ok := scheduling.TriggersJSON(m.Triggers)
 	if !ok || !kit.Known(m.WorkspaceID) || !kit.Known(m.Name) || !kit.Known(m.Value) || m.FleetIDs.IsUnknown() || m.AllFleets.IsUnknown() {
-		return unfinishedScheduling{}, false
+		return scheduling.UnfinishedScheduling{}, false
 	}
 	var diags diag.Diagnostics
-	key := schedulingKey("zdm_fleet_job", m.WorkspaceID.ValueString(), fleetsKey(ctx, m.FleetIDs, m.AllFleets, &diags),
+	key := scheduling.SchedulingKey("zdm_fleet_job", m.WorkspaceID.ValueString(), scheduling.FleetsKey(ctx, m.FleetIDs, m.AllFleets, &diags),
 		m.Name.ValueString())
-	return unfinishedScheduling{Key: key, Value: m.Value.ValueString(), Triggers: triggers,
-		ScheduledAt: m.ScheduledAt.ValueString(), Devices: listStrings(ctx, m.Devices, &diags)}, !diags.HasError()
+	return scheduling.UnfinishedScheduling{Key: key, Value: m.Value.ValueString(), Triggers: triggers,
+		ScheduledAt: m.ScheduledAt.ValueString(), Devices: scheduling.ListStrings(ctx, m.Devices, &diags)}, !diags.HasError()
 }
 
 // what names the job of m in messages.
@@ -86,15 +88,15 @@ func (m *fleetJobModel) what(ctx context.Context) string {
 // stores their progress in plan (update: which timeout bounds it). It
 // reports whether every device is done (true without wait).
 func (r *fleetJobResource) wait(ctx context.Context, plan *fleetJobModel, update bool, diags *diag.Diagnostics) bool {
-	_, ok := waitDevices(ctx, r.data, plan.waitModel, listStrings(ctx, plan.Devices, diags), fleetstatus.Job(plan.Name.ValueString()),
+	_, ok := scheduling.WaitDevices(ctx, r.data, plan.WaitModel, scheduling.ListStrings(ctx, plan.Devices, diags), fleetstatus.Job(plan.Name.ValueString()),
 		nil, update, plan.what(ctx), "job", &plan.StatusCounts, &plan.DevicesNotDone, diags)
 	return ok
 }
 
 // markWait records in the private state whether the wait of plan succeeded.
-func (m *fleetJobModel) markWait(ctx context.Context, private privateData, ok bool, diags *diag.Diagnostics) {
+func (m *fleetJobModel) markWait(ctx context.Context, private scheduling.PrivateData, ok bool, diags *diag.Diagnostics) {
 	if u, known := m.scheduling(ctx); known {
-		markWait(ctx, private, u, ok, diags)
+		scheduling.MarkWait(ctx, private, u, ok, diags)
 	}
 }
 
@@ -137,13 +139,13 @@ func (r *fleetJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Validators:    notEmpty,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
-			"value": jobValueAttribute("schedules the job again on the devices of the fleets"),
-			"fleet_ids": fleetIDsAttribute("IDs of the fleets whose devices run the job. Exactly one of `fleet_ids` " +
+			"value": scheduling.JobValueAttribute("schedules the job again on the devices of the fleets"),
+			"fleet_ids": scheduling.FleetIDsAttribute("IDs of the fleets whose devices run the job. Exactly one of `fleet_ids` " +
 				"and `all_fleets = true` must be set (an empty set is an error). Changing it alone sends the job only to " +
 				"the fleets it adds (the plan warns which): the devices of the fleets already targeted do not run it " +
 				"again, and fleets left out keep their job. To send it again to every targeted device, change `triggers`."),
-			"all_fleets": allFleetsAttribute("the job"),
-			"triggers":   triggersAttribute("schedule the job on the devices of the fleets"),
+			"all_fleets": scheduling.AllFleetsAttribute("the job"),
+			"triggers":   scheduling.TriggersAttribute("schedule the job on the devices of the fleets"),
 			"devices": schema.ListAttribute{
 				MarkdownDescription: "IDs of the devices the job was scheduled on, sorted: those of the fleets when " +
 					"it was last scheduled. Devices added to the fleets later do not get the job until it is scheduled again.",
@@ -156,10 +158,10 @@ func (r *fleetJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			},
 		},
 	}
-	for name, attr := range progressSchema("job") {
+	for name, attr := range scheduling.ProgressSchema("job") {
 		resp.Schema.Attributes[name] = attr
 	}
-	addWaitSchema(ctx, &resp.Schema, "job")
+	scheduling.AddWaitSchema(ctx, &resp.Schema, "job")
 }
 
 func (r *fleetJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -172,8 +174,8 @@ func (r *fleetJobResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
-	cfg.validate(ctx, &resp.Diagnostics)
+	scheduling.ValidateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
+	cfg.Validate(ctx, &resp.Diagnostics)
 }
 
 func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -181,7 +183,7 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		var plan fleetJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
-			if u, ok = planAdoption(ctx, r.data, u, resp.Private, plan.what(ctx), "job", &resp.Diagnostics); ok {
+			if u, ok = scheduling.PlanAdoption(ctx, r.data, u, resp.Private, plan.what(ctx), "job", &resp.Diagnostics); ok {
 				plan.ID = types.StringValue(kit.DeviceJobID(plan.WorkspaceID.ValueString(), plan.Name.ValueString()))
 				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), kit.SortedList(u.Devices)
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -190,7 +192,7 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	kit.KeepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
-		append([]string{"id", "devices", "scheduled_at"}, progressAttributes...))
+		append([]string{"id", "devices", "scheduled_at"}, scheduling.ProgressAttributes...))
 	kit.WarnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
 	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		var plan, prior fleetJobModel
@@ -199,13 +201,13 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		if !resp.Diagnostics.HasError() && !plan.Value.IsUnknown() && !plan.Triggers.IsUnknown() &&
 			jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) && prior.Triggers.Equal(plan.Triggers) &&
 			prior.WorkspaceID.Equal(plan.WorkspaceID) {
-			warnTargetsOnly(ctx, "job", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
-			if sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets) &&
-				plan.unfinished(ctx, statusCountKeys(prior.StatusCounts), &resp.Diagnostics) {
+			scheduling.WarnTargetsOnly(ctx, "job", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+			if scheduling.SameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets) &&
+				plan.Unfinished(ctx, scheduling.StatusCountKeys(prior.StatusCounts), &resp.Diagnostics) {
 				// Not done yet: the update only waits again.
 				plan.StatusCounts, plan.DevicesNotDone = types.MapUnknown(types.Int64Type), types.ListUnknown(types.StringType)
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-				resp.Diagnostics.AddWarning(waitsAgain(plan.what(ctx), "job", describeCounts(prior.StatusCounts)))
+				resp.Diagnostics.AddWarning(scheduling.WaitsAgain(plan.what(ctx), "job", scheduling.DescribeCounts(prior.StatusCounts)))
 			}
 		}
 	}
@@ -222,15 +224,15 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	planned, known := plan.scheduling(ctx)
-	if adopted, adopt := takeAdoption(r.data, planned, known); adopt {
+	if adopted, adopt := scheduling.TakeAdoption(r.data, planned, known); adopt {
 		// A replacement of a job whose wait did not succeed: nothing is
 		// sent; the job is checked on the devices, then waited for.
 		name := plan.Name.ValueString()
-		got, ok := verifyAdoption(ctx, r.data, adopted, fleetstatus.Job(name),
-			jobMatches(kit.CompactJSON([]byte(plan.Value.ValueString()))), plan.what(ctx), &resp.Diagnostics)
+		got, ok := scheduling.VerifyAdoption(ctx, r.data, adopted, fleetstatus.Job(name),
+			scheduling.JobMatches(kit.CompactJSON([]byte(plan.Value.ValueString()))), plan.what(ctx), &resp.Diagnostics)
 		plan.ID = types.StringValue(kit.DeviceJobID(plan.WorkspaceID.ValueString(), name))
 		plan.Devices, plan.ScheduledAt = kit.SortedList(adopted.Devices), types.StringValue(adopted.ScheduledAt)
-		plan.StatusCounts, plan.DevicesNotDone = fleetProgress(adopted.Devices, client.JobStatusPending, got, nil, plan.doneStatuses())
+		plan.StatusCounts, plan.DevicesNotDone = scheduling.FleetProgress(adopted.Devices, client.JobStatusPending, got, nil, plan.DoneStatuses())
 		if !ok {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
@@ -254,17 +256,17 @@ func (r *fleetJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	var state fleetJobModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	noteRead(ctx, r.data, req.Private)
+	scheduling.NoteRead(ctx, r.data, req.Private)
 	if resp.Diagnostics.HasError() || state.Devices.IsNull() || state.Devices.IsUnknown() {
 		return
 	}
 	var devices []string
 	resp.Diagnostics.Append(state.Devices.ElementsAs(ctx, &devices, false)...)
-	res, ok := readProgress(ctx, r.data, devices, fleetstatus.Job(state.Name.ValueString()), &resp.Diagnostics)
+	res, ok := scheduling.ReadProgress(ctx, r.data, devices, fleetstatus.Job(state.Name.ValueString()), &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	state.StatusCounts, state.DevicesNotDone = fleetProgress(devices, "", res, nil, state.doneStatuses())
+	state.StatusCounts, state.DevicesNotDone = scheduling.FleetProgress(devices, "", res, nil, state.DoneStatuses())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -281,7 +283,7 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	command := !jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) || !prior.Triggers.Equal(plan.Triggers)
 	// The targets alone changed: only the added fleets get the job.
-	send, added, ok := fleetsToSend(ctx, r.data.Client, plan.WorkspaceID.ValueString(), command, prior.FleetIDs,
+	send, added, ok := scheduling.FleetsToSend(ctx, r.data.Client, plan.WorkspaceID.ValueString(), command, prior.FleetIDs,
 		plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
 	if !ok {
 		resp.State.Raw = req.State.Raw.Copy()
@@ -294,7 +296,7 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 			return
 		}
 		if added != nil {
-			plan.Devices = mergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
+			plan.Devices = scheduling.MergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
 		}
 	} else {
 		// No fleet added (fleets removed, all_fleets = true written for a
@@ -303,7 +305,7 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 		// waited for again.
 		plan.Devices, plan.ScheduledAt, plan.ID = prior.Devices, prior.ScheduledAt, prior.ID
 		plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
-		if !plan.unfinished(ctx, statusCountKeys(prior.StatusCounts), &resp.Diagnostics) {
+		if !plan.Unfinished(ctx, scheduling.StatusCountKeys(prior.StatusCounts), &resp.Diagnostics) {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 			return
 		}
@@ -319,9 +321,9 @@ func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.AddWarning(forgetScheduling("job", kit.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
+	resp.Diagnostics.AddWarning(scheduling.ForgetScheduling("job", kit.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
 	if u, ok := state.scheduling(ctx); ok {
-		noteDelete(ctx, r.data, req.Private, u, state.unfinished(ctx, statusCountKeys(state.StatusCounts), &resp.Diagnostics))
+		scheduling.NoteDelete(ctx, r.data, req.Private, u, state.Unfinished(ctx, scheduling.StatusCountKeys(state.StatusCounts), &resp.Diagnostics))
 	}
 }
 
@@ -357,7 +359,7 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 			return
 		}
 		reached = append(reached, d.ID)
-		if latest == nil || scheduledLater(job.ScheduledAt, latest.ScheduledAt) {
+		if latest == nil || scheduling.ScheduledLater(job.ScheduledAt, latest.ScheduledAt) {
 			latest = job
 		}
 	}
@@ -379,7 +381,7 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 		// Read fills the progress.
 		StatusCounts:   types.MapNull(types.Int64Type),
 		DevicesNotDone: types.ListNull(types.StringType),
-		waitModel:      nullWaitModel(),
+		WaitModel:      scheduling.NullWaitModel(),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -400,7 +402,7 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 	if only != nil {
 		fleets = only
 	}
-	validateFleetTargets(plan.FleetIDs, plan.AllFleets, "the job", diags)
+	scheduling.ValidateFleetTargets(plan.FleetIDs, plan.AllFleets, "the job", diags)
 	if diags.HasError() {
 		return false
 	}
@@ -415,25 +417,25 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 	summary := "Cannot schedule job " + connection.Quote(name) + " on " + kit.DescribeFleets(ws, fleets)
 	switch {
 	case errors.Is(err, client.ErrNotSent):
-		diags.AddError(summary, notSent("job", err))
+		diags.AddError(summary, scheduling.NotSent("job", err))
 		return false
 	case errors.Is(err, client.ErrAmbiguous):
-		s := sentSchedule{cause: err, sent: sent, prior: prior}
+		s := scheduling.SentSchedule{Cause: err, Sent: sent, Prior: prior}
 		scope := fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets}
 		what := "job " + connection.Quote(name)
-		check := fleetStatusCheck(scope, name)
-		have, lack, at, rerr := readBackFleet(ctx, r.data, s, scope, fleetstatus.Job(name), jobMatches(string(value)))
+		check := scheduling.FleetStatusCheck(scope, name)
+		have, lack, at, rerr := scheduling.ReadBackFleet(ctx, r.data, s, scope, fleetstatus.Job(name), scheduling.JobMatches(string(value)))
 		switch {
 		case rerr != nil:
-			diags.AddError(summary, fleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
+			diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
 				"reading the devices back failed: "+rerr.Error(), check))
 			return false
 		case len(have) == 0:
-			diags.AddError(summary, fleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
+			diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
 				fmt.Sprintf("none of the %d devices of the fleets shows it scheduled since the request", len(lack)), check))
 			return false
 		}
-		diags.AddWarning(adoptedFleetWarning(s, what, have, lack))
+		diags.AddWarning(scheduling.AdoptedFleetWarning(s, what, have, lack))
 		job = &client.Job{Name: name, ScheduledAt: at, Value: value, Devices: have}
 	case err != nil:
 		diags.AddError(summary, err.Error())
@@ -449,6 +451,6 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 	if status == "" {
 		status = client.JobStatusPending
 	}
-	plan.StatusCounts, plan.DevicesNotDone = fleetProgress(job.Devices, status, nil, nil, plan.doneStatuses())
+	plan.StatusCounts, plan.DevicesNotDone = scheduling.FleetProgress(job.Devices, status, nil, nil, plan.DoneStatuses())
 	return true
 }

@@ -1,4 +1,4 @@
-package scheduling
+package firmware
 
 import (
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
@@ -25,7 +25,7 @@ action "zdm_schedule_fota" "upgrade" {
     %s
   }
 }
-`, dev, version, extra) + triggeredBy("action.zdm_schedule_fota.upgrade", input))
+`, dev, version, extra) + acctest.TriggeredBy("action.zdm_schedule_fota.upgrade", input))
 	}
 	wait := `wait          = true
     timeout       = "30s"
@@ -33,14 +33,14 @@ action "zdm_schedule_fota" "upgrade" {
 	var stop func()
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
-		TerraformVersionChecks:   actionVersions,
+		TerraformVersionChecks:   acctest.ActionVersions,
 		Steps: []resource.TestStep{
 			{
 				Config: config("1", "3.0.0", ""),
 				Check:  fotaOnServer(t, e, "3.0.0", "pending", dev),
 			},
 			{
-				PreConfig: func() { stop = doneInBackground(t, e, "", dev) },
+				PreConfig: func() { stop = acctest.DoneInBackground(t, e, "", dev) },
 				Config:    config("2", "3.1.0", wait),
 				Check:     fotaOnServer(t, e, "3.1.0", "done", dev),
 			},
@@ -49,7 +49,7 @@ action "zdm_schedule_fota" "upgrade" {
 				// naming the device and its status.
 				PreConfig: func() {
 					stop()
-					stop = moveInBackground(t, e, "", "failed", dev)
+					stop = acctest.MoveInBackground(t, e, "", "failed", dev)
 				},
 				Config: config("3", "3.2.0", `wait          = true
     timeout       = "1s"
@@ -73,10 +73,10 @@ func TestAccScheduleFotaActionFleets(t *testing.T) {
 	ab := append(slices.Clone(devsA), devsB...)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
-		TerraformVersionChecks:   actionVersions,
+		TerraformVersionChecks:   acctest.ActionVersions,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { doneInBackground(t, e, "", ab...) },
+				PreConfig: func() { acctest.DoneInBackground(t, e, "", ab...) },
 				Config: e.Config(fmt.Sprintf(`
 action "zdm_schedule_fota" "sensors" {
   config {
@@ -89,7 +89,7 @@ action "zdm_schedule_fota" "sensors" {
     poll_interval    = "100ms"
   }
 }
-`, ws, fleetA, fleetB) + triggeredBy("action.zdm_schedule_fota.sensors", "1")),
+`, ws, fleetA, fleetB) + acctest.TriggeredBy("action.zdm_schedule_fota.sensors", "1")),
 				Check: resource.ComposeTestCheckFunc(
 					fotaOnServer(t, e, "5.0.0", "done", ab...),
 					func(*terraform.State) error {

@@ -1,6 +1,8 @@
-package scheduling
+package jobs
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 
@@ -57,7 +59,7 @@ func (a *scheduleJobAction) Metadata(_ context.Context, req action.MetadataReque
 }
 
 func (a *scheduleJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	attrs := actionTargetAttributes("job")
+	attrs := scheduling.ActionTargetAttributes("job")
 	attrs["name"] = schema.StringAttribute{
 		MarkdownDescription: "Name of the job to schedule, one of the jobs the devices' firmware exposes. A job of " +
 			"the same name already on a device is replaced and set back to `pending`.",
@@ -84,7 +86,7 @@ func (a *scheduleJobAction) Schema(_ context.Context, _ action.SchemaRequest, re
 }
 
 func (a *scheduleJobAction) ConfigValidators(context.Context) []action.ConfigValidator {
-	return actionTargetValidators()
+	return scheduling.ActionTargetValidators()
 }
 
 func (a *scheduleJobAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
@@ -93,10 +95,10 @@ func (a *scheduleJobAction) ValidateConfig(ctx context.Context, req action.Valid
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval, &resp.Diagnostics)
-	validateStatusSets(ctx, cfg.SuccessStatuses, cfg.FailureStatuses, &resp.Diagnostics)
+	scheduling.ValidateWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval, &resp.Diagnostics)
+	scheduling.ValidateStatusSets(ctx, cfg.SuccessStatuses, cfg.FailureStatuses, &resp.Diagnostics)
 	if !cfg.WorkspaceID.IsNull() && cfg.DeviceID.IsNull() {
-		validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
+		scheduling.ValidateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
 	}
 }
 
@@ -114,7 +116,7 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	progress := progressFunc(resp)
+	progress := scheduling.ProgressFunc(resp)
 	name := cfg.Name.ValueString()
 	what := "job " + connection.Quote(name)
 	value, err := kit.JobValue(cfg.Value)
@@ -132,12 +134,12 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 		job, err := a.data.Client.ScheduleJob(wctx, dev, name, value)
 		switch {
 		case errors.Is(err, client.ErrNotSent):
-			resp.Diagnostics.AddError(summary, notSent("job", err))
+			resp.Diagnostics.AddError(summary, scheduling.NotSent("job", err))
 			return
 		case errors.Is(err, client.ErrAmbiguous):
-			s := sentSchedule{cause: err, sent: sent}
-			if devices = resolveActionSchedule(ctx, a.data, s, what, dev, fleetstatus.Scope{}, fleetstatus.Job(name),
-				jobMatches(string(value)), summary, &resp.Diagnostics); devices == nil {
+			s := scheduling.SentSchedule{Cause: err, Sent: sent}
+			if devices = scheduling.ResolveActionSchedule(ctx, a.data, s, what, dev, fleetstatus.Scope{}, fleetstatus.Job(name),
+				scheduling.JobMatches(string(value)), summary, &resp.Diagnostics); devices == nil {
 				return
 			}
 		case err != nil:
@@ -150,7 +152,7 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 	} else {
 		ws := cfg.WorkspaceID.ValueString()
 		fleets := kit.SetStrings(ctx, cfg.FleetIDs, &resp.Diagnostics)
-		validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
+		scheduling.ValidateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the job", &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -158,12 +160,12 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 		job, err := a.data.Client.ScheduleFleetJob(wctx, ws, name, fleets, value)
 		switch {
 		case errors.Is(err, client.ErrNotSent):
-			resp.Diagnostics.AddError(summary, notSent("job", err))
+			resp.Diagnostics.AddError(summary, scheduling.NotSent("job", err))
 			return
 		case errors.Is(err, client.ErrAmbiguous):
-			s := sentSchedule{cause: err, sent: sent}
-			if devices = resolveActionSchedule(ctx, a.data, s, what, "", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets},
-				fleetstatus.Job(name), jobMatches(string(value)), summary, &resp.Diagnostics); devices == nil {
+			s := scheduling.SentSchedule{Cause: err, Sent: sent}
+			if devices = scheduling.ResolveActionSchedule(ctx, a.data, s, what, "", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets},
+				fleetstatus.Job(name), scheduling.JobMatches(string(value)), summary, &resp.Diagnostics); devices == nil {
 				return
 			}
 		case err != nil:
@@ -172,19 +174,19 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 		default:
 			devices = job.Devices
 		}
-		if !reportScheduled(what, ws, fleets, devices, progress, &resp.Diagnostics) {
+		if !scheduling.ReportScheduled(what, ws, fleets, devices, progress, &resp.Diagnostics) {
 			return
 		}
 	}
 
-	opts := parseWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval)
-	if !opts.wait {
+	opts := scheduling.ParseWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval)
+	if !opts.Wait {
 		return
 	}
-	w := statusWait{kind: fleetstatus.Job(name),
-		success: kit.SetStrings(ctx, cfg.SuccessStatuses, &resp.Diagnostics), failure: kit.SetStrings(ctx, cfg.FailureStatuses, &resp.Diagnostics),
-		timeout: opts.timeout, interval: opts.interval}
-	if _, err := waitStatuses(ctx, a.data.Client, devices, w, progress); err != nil {
+	w := scheduling.StatusWait{Kind: fleetstatus.Job(name),
+		Success: kit.SetStrings(ctx, cfg.SuccessStatuses, &resp.Diagnostics), Failure: kit.SetStrings(ctx, cfg.FailureStatuses, &resp.Diagnostics),
+		Timeout: opts.Timeout, Interval: opts.Interval}
+	if _, err := scheduling.WaitStatuses(ctx, a.data.Client, devices, w, progress); err != nil {
 		resp.Diagnostics.AddError("The "+what+" is not done", err.Error())
 	}
 }

@@ -1,6 +1,8 @@
-package scheduling
+package jobs
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 
@@ -54,17 +56,17 @@ type deviceJobModel struct {
 	Triggers    types.Map    `tfsdk:"triggers"`
 	Status      types.String `tfsdk:"status"`
 	ScheduledAt types.String `tfsdk:"scheduled_at"`
-	waitModel
+	scheduling.WaitModel
 }
 
 // scheduling names the job of m for the registry of unfinished waits
 // (unfinished.go); ok is false while it is not known.
-func (m *deviceJobModel) scheduling() (unfinishedScheduling, bool) {
-	triggers, ok := triggersJSON(m.Triggers)
+func (m *deviceJobModel) scheduling() (scheduling.UnfinishedScheduling, bool) {
+	triggers, ok := scheduling.TriggersJSON(m.Triggers)
 	if !ok || !kit.Known(m.DeviceID) || !kit.Known(m.Name) || !kit.Known(m.Value) {
-		return unfinishedScheduling{}, false
+		return scheduling.UnfinishedScheduling{}, false
 	}
-	return unfinishedScheduling{Key: schedulingKey("zdm_device_job", m.DeviceID.ValueString(), m.Name.ValueString()),
+	return scheduling.UnfinishedScheduling{Key: scheduling.SchedulingKey("zdm_device_job", m.DeviceID.ValueString(), m.Name.ValueString()),
 		Value: m.Value.ValueString(), Triggers: triggers, ScheduledAt: m.ScheduledAt.ValueString(),
 		Devices: []string{m.DeviceID.ValueString()}}, true
 }
@@ -115,8 +117,8 @@ func (r *deviceJobResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Validators:    notEmpty,
 				PlanModifiers: replace,
 			},
-			"value":    jobValueAttribute("schedules the job again"),
-			"triggers": triggersAttribute("schedule the job"),
+			"value":    scheduling.JobValueAttribute("schedules the job again"),
+			"triggers": scheduling.TriggersAttribute("schedule the job"),
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Status of the job, read on every refresh: `pending` until the device has run " +
 					"it, then `done`. Scheduling again sets it back to `pending`.",
@@ -128,14 +130,14 @@ func (r *deviceJobResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			},
 		},
 	}
-	addWaitSchema(ctx, &resp.Schema, "job")
+	scheduling.AddWaitSchema(ctx, &resp.Schema, "job")
 }
 
 func (r *deviceJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg deviceJobModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if !resp.Diagnostics.HasError() {
-		cfg.validate(ctx, &resp.Diagnostics)
+		cfg.Validate(ctx, &resp.Diagnostics)
 	}
 }
 
@@ -152,7 +154,7 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		var plan deviceJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(); ok && !resp.Diagnostics.HasError() {
-			if u, ok = planAdoption(ctx, r.data, u, resp.Private, plan.what(), "job", &resp.Diagnostics); ok {
+			if u, ok = scheduling.PlanAdoption(ctx, r.data, u, resp.Private, plan.what(), "job", &resp.Diagnostics); ok {
 				plan.ID = types.StringValue(kit.DeviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
 				plan.ScheduledAt = types.StringValue(u.ScheduledAt)
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -171,7 +173,7 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			// Nothing is sent: the computed attributes keep the state's.
 			plan.ID, plan.Status, plan.ScheduledAt = prior.ID, prior.Status, prior.ScheduledAt
 			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-			resp.Diagnostics.AddWarning(valueRecordedOnly(prior.Name.ValueString(), prior.DeviceID.ValueString()))
+			resp.Diagnostics.AddWarning(scheduling.ValueRecordedOnly(prior.Name.ValueString(), prior.DeviceID.ValueString()))
 			return
 		}
 	}
@@ -183,13 +185,13 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 		if resp.Diagnostics.HasError() || plan.Value.IsUnknown() || plan.Triggers.IsUnknown() || jobCommand(plan, prior) ||
-			!plan.unfinished(ctx, []string{prior.Status.ValueString()}, &resp.Diagnostics) {
+			!plan.Unfinished(ctx, []string{prior.Status.ValueString()}, &resp.Diagnostics) {
 			return
 		}
 		// Not done yet: the update only waits again.
 		plan.Status = types.StringUnknown()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		resp.Diagnostics.AddWarning(waitsAgain(plan.what(), "job", prior.Status.ValueString()))
+		resp.Diagnostics.AddWarning(scheduling.WaitsAgain(plan.what(), "job", prior.Status.ValueString()))
 	}
 }
 
@@ -210,14 +212,14 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	planned, known := plan.scheduling()
-	adopted, adopt := takeAdoption(r.data, planned, known)
+	adopted, adopt := scheduling.TakeAdoption(r.data, planned, known)
 	if adopt {
 		// A replacement of a job whose wait did not succeed: nothing is
 		// sent; the job is checked on the device, then waited for.
-		got, ok := verifyAdoption(ctx, r.data, adopted, fleetstatus.Job(plan.Name.ValueString()),
-			jobMatches(kit.CompactJSON([]byte(plan.Value.ValueString()))), plan.what(), &resp.Diagnostics)
+		got, ok := scheduling.VerifyAdoption(ctx, r.data, adopted, fleetstatus.Job(plan.Name.ValueString()),
+			scheduling.JobMatches(kit.CompactJSON([]byte(plan.Value.ValueString()))), plan.what(), &resp.Diagnostics)
 		plan.ID = types.StringValue(kit.DeviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
-		plan.ScheduledAt, plan.Status = types.StringValue(adopted.ScheduledAt), types.StringValue(noRecord)
+		plan.ScheduledAt, plan.Status = types.StringValue(adopted.ScheduledAt), types.StringValue(scheduling.NoRecord)
 		if len(got) == 1 && got[0].Found {
 			plan.Status = types.StringValue(got[0].Status)
 		}
@@ -232,16 +234,16 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 	if u, known := plan.scheduling(); known {
-		markWait(ctx, resp.Private, u, ok, &resp.Diagnostics)
+		scheduling.MarkWait(ctx, resp.Private, u, ok, &resp.Diagnostics)
 	}
 }
 
 // saveUnfinished saves the state of a create that failed after the job was
 // scheduled (the error is in resp), marked unfinished.
-func (r *deviceJobResource) saveUnfinished(ctx context.Context, plan *deviceJobModel, u unfinishedScheduling, resp *resource.CreateResponse) {
+func (r *deviceJobResource) saveUnfinished(ctx context.Context, plan *deviceJobModel, u scheduling.UnfinishedScheduling, resp *resource.CreateResponse) {
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
-	markWait(ctx, resp.Private, u, false, &resp.Diagnostics)
+	scheduling.MarkWait(ctx, resp.Private, u, false, &resp.Diagnostics)
 }
 
 // wait waits, with wait = true, until the device reports the job of plan
@@ -249,14 +251,14 @@ func (r *deviceJobResource) saveUnfinished(ctx context.Context, plan *deviceJobM
 // which timeout bounds it. It reports whether the job is done (true
 // without wait).
 func (r *deviceJobResource) wait(ctx context.Context, plan *deviceJobModel, update bool, diags *diag.Diagnostics) bool {
-	if !plan.enabled() {
+	if !plan.Enabled() {
 		return true
 	}
-	w := plan.statusWait(ctx, fleetstatus.Job(plan.Name.ValueString()), nil, update, diags)
+	w := plan.StatusWait(ctx, fleetstatus.Job(plan.Name.ValueString()), nil, update, diags)
 	if diags.HasError() {
 		return false
 	}
-	res, ok := waitResource(ctx, r.data, []string{plan.DeviceID.ValueString()}, w, plan.what(), "job", diags)
+	res, ok := scheduling.WaitResource(ctx, r.data, []string{plan.DeviceID.ValueString()}, w, plan.what(), "job", diags)
 	for _, d := range res.Devices {
 		if d.Found {
 			plan.Status = types.StringValue(d.Status)
@@ -276,7 +278,7 @@ func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	noteRead(ctx, r.data, req.Private)
+	scheduling.NoteRead(ctx, r.data, req.Private)
 	dev, name := state.DeviceID.ValueString(), state.Name.ValueString()
 	job, err := r.data.Client.GetJob(ctx, dev, name)
 	if client.IsNotFound(err) || client.IsNeverScheduled(err) {
@@ -302,7 +304,7 @@ func (r *deviceJobResource) missing(ctx context.Context, state deviceJobModel, e
 	gone := false
 	if client.IsNotFound(err) {
 		var perr error
-		gone, perr = deviceGone(ctx, r.data, dev, err)
+		gone, perr = scheduling.DeviceGone(ctx, r.data, dev, err)
 		if perr != nil {
 			resp.Diagnostics.AddError("Cannot read job "+connection.Quote(name)+" of device "+dev, perr.Error())
 			return
@@ -316,7 +318,7 @@ func (r *deviceJobResource) missing(ctx context.Context, state deviceJobModel, e
 		resp.Diagnostics.AddError("Cannot import job "+connection.Quote(name)+" of device "+dev,
 			"Device "+dev+" has no job named "+connection.Quote(name)+". The zdm_device_jobs data source lists its jobs.")
 	default:
-		resp.Diagnostics.AddWarning(recordMissing("job "+connection.Quote(name), dev, "value or triggers"))
+		resp.Diagnostics.AddWarning(scheduling.RecordMissing("job "+connection.Quote(name), dev, "value or triggers"))
 	}
 }
 
@@ -333,7 +335,7 @@ func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	if recordOnly(plan, prior) {
 		plan.ID, plan.Status, plan.ScheduledAt = prior.ID, prior.Status, prior.ScheduledAt
-		resp.Diagnostics.AddWarning(valueRecordedOnly(plan.Name.ValueString(), plan.DeviceID.ValueString()))
+		resp.Diagnostics.AddWarning(scheduling.ValueRecordedOnly(plan.Name.ValueString(), plan.DeviceID.ValueString()))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 		return
@@ -349,7 +351,7 @@ func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateReque
 		// Only the wait attributes changed, or the job is not done yet:
 		// nothing is sent; with wait, the update waits again.
 		plan.ID, plan.Status, plan.ScheduledAt = prior.ID, prior.Status, prior.ScheduledAt
-		if !plan.unfinished(ctx, []string{prior.Status.ValueString()}, &resp.Diagnostics) {
+		if !plan.Unfinished(ctx, []string{prior.Status.ValueString()}, &resp.Diagnostics) {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 			kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 			return
@@ -359,7 +361,7 @@ func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateReque
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 	if u, known := plan.scheduling(); known {
-		markWait(ctx, resp.Private, u, ok, &resp.Diagnostics)
+		scheduling.MarkWait(ctx, resp.Private, u, ok, &resp.Diagnostics)
 	}
 }
 
@@ -369,9 +371,9 @@ func (r *deviceJobResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.AddWarning(forgetScheduling("job", kit.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
+	resp.Diagnostics.AddWarning(scheduling.ForgetScheduling("job", kit.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
 	if u, ok := state.scheduling(); ok {
-		noteDelete(ctx, r.data, req.Private, u, state.unfinished(ctx, []string{state.Status.ValueString()}, &resp.Diagnostics))
+		scheduling.NoteDelete(ctx, r.data, req.Private, u, state.Unfinished(ctx, []string{state.Status.ValueString()}, &resp.Diagnostics))
 	}
 }
 
@@ -385,7 +387,7 @@ func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
 	m.ID = types.StringValue(kit.DeviceJobID(deviceID, name))
 	m.DeviceID = types.StringValue(deviceID)
 	m.Name = types.StringValue(name)
-	m.Value = echoedJobValue(m.Value, j.Value)
+	m.Value = scheduling.EchoedJobValue(m.Value, j.Value)
 	m.Status = types.StringValue(j.Status)
 	m.ScheduledAt = types.StringValue(j.ScheduledAt)
 }
@@ -394,7 +396,7 @@ func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
 // configured value of a job whose value the service did not return: the
 // job, its device and its triggers stay the same (see schedule.go).
 func recordOnly(plan, prior deviceJobModel) bool {
-	return valueNotEchoed(prior.Value) && !prior.Status.IsNull() && plan.DeviceID.Equal(prior.DeviceID) &&
+	return scheduling.ValueNotEchoed(prior.Value) && !prior.Status.IsNull() && plan.DeviceID.Equal(prior.DeviceID) &&
 		plan.Name.Equal(prior.Name) && plan.Triggers.Equal(prior.Triggers)
 }
 
@@ -416,13 +418,13 @@ func (r *deviceJobResource) schedule(ctx context.Context, plan *deviceJobModel, 
 	job, err := r.data.Client.ScheduleJob(client.FinishOnceSent(ctx), dev, name, value)
 	switch {
 	case errors.Is(err, client.ErrNotSent):
-		diags.AddError(summary, notSent("job", err))
+		diags.AddError(summary, scheduling.NotSent("job", err))
 		return false
 	case errors.Is(err, client.ErrAmbiguous):
-		s := sentSchedule{cause: err, sent: sent, prior: prior}
-		got, ok, seen := readBackDevice(ctx, r.data, s, dev, fleetstatus.Job(name), jobMatches(string(value)))
+		s := scheduling.SentSchedule{Cause: err, Sent: sent, Prior: prior}
+		got, ok, seen := scheduling.ReadBackDevice(ctx, r.data, s, dev, fleetstatus.Job(name), scheduling.JobMatches(string(value)))
 		if !ok {
-			diags.AddError(summary, deviceMaySchedule(r.data.Client, s, "job "+connection.Quote(name), dev, seen,
+			diags.AddError(summary, scheduling.DeviceMaySchedule(r.data.Client, s, "job "+connection.Quote(name), dev, seen,
 				fmt.Sprintf(`Read it with data "zdm_device_job" { device_id = %q name = %q }.`, dev, name)))
 			return false
 		}

@@ -1,4 +1,4 @@
-package scheduling
+package firmware
 
 import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"

@@ -1,4 +1,4 @@
-package scheduling
+package firmware
 
 import (
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
@@ -92,8 +92,8 @@ resource "zdm_fota_rollout" "test" {
 
 func TestAccFotaRolloutCompletes(t *testing.T) {
 	e := acctest.NewEnv(t)
-	fleet, ids := newFleetDevices(t, e, "sensors", 20)
-	_, others := newFleetDevices(t, e, "others", 3)
+	fleet, ids := acctest.NewFleetDevices(t, e, "sensors", 20)
+	_, others := acctest.NewFleetDevices(t, e, "others", 3)
 	devicesAnswer(t, e)
 	const addr = "zdm_fota_rollout.test"
 	order := rolloutOrder(e, "2.0", ids)
@@ -202,7 +202,7 @@ func stringListExact(want ...string) knownvalue.Check {
 // resumes at wave 2 and schedules only wave 3.
 func TestAccFotaRolloutGateStopsThenResumes(t *testing.T) {
 	e := acctest.NewEnv(t)
-	fleet, ids := newFleetDevices(t, e, "sensors", 20)
+	fleet, ids := acctest.NewFleetDevices(t, e, "sensors", 20)
 	order := rolloutOrder(e, "2.0", ids)
 	failing := order[3:6] // in wave 2 (order[2:10])
 	devicesAnswer(t, e, failing...)
@@ -249,7 +249,7 @@ func TestAccFotaRolloutGateStopsThenResumes(t *testing.T) {
 // resumes it in place.
 func TestAccFotaRolloutResumesInPlace(t *testing.T) {
 	e := acctest.NewEnv(t)
-	fleet, ids := newFleetDevices(t, e, "sensors", 10)
+	fleet, ids := acctest.NewFleetDevices(t, e, "sensors", 10)
 	order := rolloutOrder(e, "2.0", ids)
 	failing := order[1] // wave 2 (order[1:5])
 	devicesAnswer(t, e, failing)
@@ -302,7 +302,7 @@ import {
 // wave_timeout, naming each device not done with its status.
 func TestAccFotaRolloutTimesOut(t *testing.T) {
 	e := acctest.NewEnv(t)
-	fleet, ids := newFleetDevices(t, e, "sensors", 5)
+	fleet, ids := acctest.NewFleetDevices(t, e, "sensors", 5)
 	order := rolloutOrder(e, "2.0", ids)
 	// The first device of the order never answers; the others do.
 	if err := e.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true, SilentDevices: order[:1]}); err != nil {
@@ -332,8 +332,8 @@ resource "zdm_fota_rollout" "test" {
 
 func TestAccFotaRolloutAllFleetsAndValidation(t *testing.T) {
 	e := acctest.NewEnv(t)
-	_, a := newFleetDevices(t, e, "a", 2)
-	_, b := newFleetDevices(t, e, "b", 2)
+	_, a := acctest.NewFleetDevices(t, e, "a", 2)
+	_, b := acctest.NewFleetDevices(t, e, "b", 2)
 	loose := acctest.NewDevices(t, e, "loose") // in the default fleet
 	all := append(append(slices.Clone(a), b...), loose...)
 	devicesAnswer(t, e)

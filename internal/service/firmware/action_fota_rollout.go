@@ -1,6 +1,8 @@
-package scheduling
+package firmware
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 
@@ -82,7 +84,7 @@ func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, re
 			"parallelism": schema.Int64Attribute{
 				MarkdownDescription: rolloutDocs["parallelism"],
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.Between(1, maxStatusParallelism)},
+				Validators:          []validator.Int64{int64validator.Between(1, scheduling.MaxStatusParallelism)},
 			},
 		},
 	}
@@ -115,7 +117,7 @@ func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	rec, err := rollout.Run(ctx, a.data.Client, spec, nil, progressFunc(resp))
+	rec, err := rollout.Run(ctx, a.data.Client, spec, nil, scheduling.ProgressFunc(resp))
 	if err != nil {
 		resp.Diagnostics.AddError("Rollout of "+describeRollout(spec)+" stopped",
 			rolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+

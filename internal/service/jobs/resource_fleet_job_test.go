@@ -1,6 +1,8 @@
-package scheduling
+package jobs
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 
 	"context"
@@ -23,10 +25,10 @@ import (
 
 func TestScheduledLater(t *testing.T) {
 	t.Parallel()
-	if !scheduledLater("2025-01-01T00:00:00.5Z", "2025-01-01T00:00:00Z") {
+	if !scheduling.ScheduledLater("2025-01-01T00:00:00.5Z", "2025-01-01T00:00:00Z") {
 		t.Error("fractional seconds: not later")
 	}
-	if scheduledLater("2025-01-01T00:00:00Z", "2025-01-01T01:00:00+02:00") == false {
+	if scheduling.ScheduledLater("2025-01-01T00:00:00Z", "2025-01-01T01:00:00+02:00") == false {
 		t.Error("time zones: not later")
 	}
 }

@@ -1,6 +1,8 @@
-package scheduling
+package firmware
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 
@@ -182,7 +184,7 @@ func (r *fotaRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"parallelism": schema.Int64Attribute{
 				MarkdownDescription: doc("parallelism", ""),
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.Between(1, maxStatusParallelism)},
+				Validators:          []validator.Int64{int64validator.Between(1, scheduling.MaxStatusParallelism)},
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "`completed` once every wave passed its gate; `stopped` when a wave stopped the " +
@@ -372,7 +374,7 @@ func (r *fotaRolloutResource) Read(ctx context.Context, req resource.ReadRequest
 	if len(ids) == 0 {
 		return
 	}
-	devices, err := fleetstatus.ReadIDs(ctx, r.data.Client, ids, fleetstatus.FOTA, statusParallelism(state.Parallelism))
+	devices, err := fleetstatus.ReadIDs(ctx, r.data.Client, ids, fleetstatus.FOTA, scheduling.StatusParallelism(state.Parallelism))
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the devices of the rollout "+state.ID.ValueString(), err.Error())
 		return

@@ -1,4 +1,4 @@
-package scheduling
+package jobs
 
 import (
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
@@ -40,12 +40,12 @@ action "zdm_schedule_job" "configure" {
     %s
   }
 }
-`, dev, extra) + triggeredBy("action.zdm_schedule_job.configure", input))
+`, dev, extra) + acctest.TriggeredBy("action.zdm_schedule_job.configure", input))
 	}
 	var stop func()
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
-		TerraformVersionChecks:   actionVersions,
+		TerraformVersionChecks:   acctest.ActionVersions,
 		Steps: []resource.TestStep{
 			{
 				Config: config("1", ""),
@@ -53,7 +53,7 @@ action "zdm_schedule_job" "configure" {
 			},
 			{
 				// Waits until the device runs the job.
-				PreConfig: func() { stop = doneInBackground(t, e, "configure", dev) },
+				PreConfig: func() { stop = acctest.DoneInBackground(t, e, "configure", dev) },
 				Config: config("2", `wait          = true
     timeout       = "30s"
     poll_interval = "100ms"`),
@@ -93,14 +93,14 @@ action "zdm_schedule_job" "sync" {
     poll_interval = "100ms"
   }
 }
-`, ws, fleetA, fleetB) + triggeredBy("action.zdm_schedule_job.sync", input))
+`, ws, fleetA, fleetB) + acctest.TriggeredBy("action.zdm_schedule_job.sync", input))
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
-		TerraformVersionChecks:   actionVersions,
+		TerraformVersionChecks:   acctest.ActionVersions,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { doneInBackground(t, e, "sync", ab...) },
+				PreConfig: func() { acctest.DoneInBackground(t, e, "sync", ab...) },
 				Config:    config("1"),
 				Check: resource.ComposeTestCheckFunc(
 					jobsWith(t, e, "sync", "done", `{}`, ab...),
@@ -134,7 +134,7 @@ func TestAccScheduleActionsInvalid(t *testing.T) {
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
-		TerraformVersionChecks:   actionVersions,
+		TerraformVersionChecks:   acctest.ActionVersions,
 		Steps: []resource.TestStep{
 			job(``, `(?s)Exactly one of these attributes must be configured: \[device_id,workspace_id\]`),
 			job(`device_id = "d"

@@ -1,6 +1,8 @@
-package scheduling
+package firmware
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 
@@ -62,7 +64,7 @@ type fotaModel struct {
 	// Progress, read on refresh.
 	StatusCounts   types.Map  `tfsdk:"status_counts"`
 	DevicesNotDone types.List `tfsdk:"devices_not_done"`
-	waitModel
+	scheduling.WaitModel
 }
 
 // firmware is the update of m.
@@ -79,19 +81,19 @@ func (m *fotaModel) what(ctx context.Context) string {
 
 // scheduling names the update of m for the registry of unfinished waits
 // (unfinished.go); ok is false while it is not known.
-func (m *fotaModel) scheduling(ctx context.Context) (unfinishedScheduling, bool) {
-	triggers, ok := triggersJSON(m.Triggers)
+func (m *fotaModel) scheduling(ctx context.Context) (scheduling.UnfinishedScheduling, bool) {
+	triggers, ok := scheduling.TriggersJSON(m.Triggers)
 	if !ok || !kit.Known(m.FirmwareID) || !kit.Known(m.FirmwareVersion) || m.DeviceID.IsUnknown() || m.WorkspaceID.IsUnknown() ||
 		m.FleetIDs.IsUnknown() || m.AllFleets.IsUnknown() {
-		return unfinishedScheduling{}, false
+		return scheduling.UnfinishedScheduling{}, false
 	}
 	var diags diag.Diagnostics
-	key := schedulingKey("zdm_fota", "device", m.DeviceID.ValueString())
+	key := scheduling.SchedulingKey("zdm_fota", "device", m.DeviceID.ValueString())
 	if !m.deviceMode() {
-		key = schedulingKey("zdm_fota", "fleets", m.WorkspaceID.ValueString(), fleetsKey(ctx, m.FleetIDs, m.AllFleets, &diags))
+		key = scheduling.SchedulingKey("zdm_fota", "fleets", m.WorkspaceID.ValueString(), scheduling.FleetsKey(ctx, m.FleetIDs, m.AllFleets, &diags))
 	}
-	return unfinishedScheduling{Key: key, Value: firmwareJSON(m.FirmwareID.ValueString(), m.FirmwareVersion.ValueString()),
-			Triggers: triggers, ScheduledAt: m.ScheduledAt.ValueString(), Devices: listStrings(ctx, m.Devices, &diags)},
+	return scheduling.UnfinishedScheduling{Key: key, Value: scheduling.FirmwareJSON(m.FirmwareID.ValueString(), m.FirmwareVersion.ValueString()),
+			Triggers: triggers, ScheduledAt: m.ScheduledAt.ValueString(), Devices: scheduling.ListStrings(ctx, m.Devices, &diags)},
 		!diags.HasError()
 }
 
@@ -100,13 +102,13 @@ func (m *fotaModel) statuses() []string {
 	if m.deviceMode() {
 		return []string{m.Status.ValueString()}
 	}
-	return statusCountKeys(m.StatusCounts)
+	return scheduling.StatusCountKeys(m.StatusCounts)
 }
 
 // markWait records in the private state whether the wait of m succeeded.
-func (m *fotaModel) markWait(ctx context.Context, private privateData, ok bool, diags *diag.Diagnostics) {
+func (m *fotaModel) markWait(ctx context.Context, private scheduling.PrivateData, ok bool, diags *diag.Diagnostics) {
 	if u, known := m.scheduling(ctx); known {
-		markWait(ctx, private, u, ok, diags)
+		scheduling.MarkWait(ctx, private, u, ok, diags)
 	}
 }
 
@@ -177,11 +179,11 @@ func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Validators:    notEmpty,
 				PlanModifiers: replace,
 			},
-			"fleet_ids": fleetIDsAttribute("IDs of the fleets of `workspace_id` to update. With `workspace_id`, " +
+			"fleet_ids": scheduling.FleetIDsAttribute("IDs of the fleets of `workspace_id` to update. With `workspace_id`, " +
 				"exactly one of `fleet_ids` and `all_fleets = true` must be set (an empty set is an error). Changing " +
 				"it alone sends the update only to the fleets it adds (the plan warns which): the devices of the fleets " +
 				"already targeted do not get it again. To send it again to every targeted device, change `triggers`."),
-			"all_fleets": allFleetsAttribute("the update (only with `workspace_id`)"),
+			"all_fleets": scheduling.AllFleetsAttribute("the update (only with `workspace_id`)"),
 			"firmware_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the firmware to install. Changing it schedules the update again, in place.",
 				Required:            true,
@@ -192,7 +194,7 @@ func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Required:            true,
 				Validators:          notEmpty,
 			},
-			"triggers": triggersAttribute("schedule the update"),
+			"triggers": scheduling.TriggersAttribute("schedule the update"),
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Status of the update: `pending` when scheduled, then as the service reports it " +
 					"(for example `done`). Read on every refresh for one device; for fleets, the status answered " +
@@ -212,10 +214,10 @@ func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			},
 		},
 	}
-	for name, attr := range progressSchema("update") {
+	for name, attr := range scheduling.ProgressSchema("update") {
 		resp.Schema.Attributes[name] = attr
 	}
-	addWaitSchema(ctx, &resp.Schema, "firmware update")
+	scheduling.AddWaitSchema(ctx, &resp.Schema, "firmware update")
 }
 
 func (r *fotaResource) ConfigValidators(context.Context) []resource.ConfigValidator {
@@ -236,11 +238,11 @@ func (r *fotaResource) ValidateConfig(ctx context.Context, req resource.Validate
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cfg.validate(ctx, &resp.Diagnostics)
+	cfg.Validate(ctx, &resp.Diagnostics)
 	if cfg.WorkspaceID.IsNull() || !cfg.DeviceID.IsNull() {
 		return
 	}
-	validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
+	scheduling.ValidateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
 }
 
 func (r *fotaResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -250,12 +252,12 @@ func (r *fotaResource) Configure(_ context.Context, req resource.ConfigureReques
 func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	kit.KeepComputedUnlessChanged(ctx, req, resp,
 		[]string{"device_id", "workspace_id", "fleet_ids", "firmware_id", "firmware_version", "triggers"},
-		append([]string{"id", "status", "scheduled_at", "devices"}, progressAttributes...))
+		append([]string{"id", "status", "scheduled_at", "devices"}, scheduling.ProgressAttributes...))
 	if req.State.Raw.IsNull() {
 		var plan fotaModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
-			if u, ok = planAdoption(ctx, r.data, u, resp.Private, plan.what(ctx), "firmware update", &resp.Diagnostics); ok {
+			if u, ok = scheduling.PlanAdoption(ctx, r.data, u, resp.Private, plan.what(ctx), "firmware update", &resp.Diagnostics); ok {
 				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), kit.SortedList(u.Devices)
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 			}
@@ -283,23 +285,23 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if !resp.Diagnostics.HasError() && !plan.deviceMode() && !prior.deviceMode() && prior.WorkspaceID.Equal(plan.WorkspaceID) &&
 		prior.FirmwareID.Equal(plan.FirmwareID) && prior.FirmwareVersion.Equal(plan.FirmwareVersion) &&
 		!plan.Triggers.IsUnknown() && prior.Triggers.Equal(plan.Triggers) {
-		warnTargetsOnly(ctx, "firmware update", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
+		scheduling.WarnTargetsOnly(ctx, "firmware update", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() || plan.Triggers.IsUnknown() || plan.FirmwareID.IsUnknown() ||
 		plan.FirmwareVersion.IsUnknown() || plan.command(prior) || plan.deviceMode() != prior.deviceMode() ||
-		(!plan.deviceMode() && !sameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets)) ||
-		!plan.unfinished(ctx, prior.statuses(), &resp.Diagnostics) {
+		(!plan.deviceMode() && !scheduling.SameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets)) ||
+		!plan.Unfinished(ctx, prior.statuses(), &resp.Diagnostics) {
 		return
 	}
 	// Not done yet: the update only waits again.
 	plan.Status = types.StringUnknown()
 	plan.StatusCounts, plan.DevicesNotDone = types.MapUnknown(types.Int64Type), types.ListUnknown(types.StringType)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-	status := describeCounts(prior.StatusCounts)
+	status := scheduling.DescribeCounts(prior.StatusCounts)
 	if prior.deviceMode() {
 		status = prior.Status.ValueString()
 	}
-	resp.Diagnostics.AddWarning(waitsAgain(plan.what(ctx), "firmware update", status))
+	resp.Diagnostics.AddWarning(scheduling.WaitsAgain(plan.what(ctx), "firmware update", status))
 }
 
 func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -313,11 +315,11 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 		return
 	}
 	planned, known := plan.scheduling(ctx)
-	if adopted, adopt := takeAdoption(r.data, planned, known); adopt {
+	if adopted, adopt := scheduling.TakeAdoption(r.data, planned, known); adopt {
 		// A replacement of an update whose wait did not succeed: nothing is
 		// sent; the update is checked on the devices, then waited for.
 		fw := plan.firmware()
-		got, ok := verifyAdoption(ctx, r.data, adopted, fleetstatus.FOTA, firmwareMatches(fw.ID, fw.Version),
+		got, ok := scheduling.VerifyAdoption(ctx, r.data, adopted, fleetstatus.FOTA, scheduling.FirmwareMatches(fw.ID, fw.Version),
 			plan.what(ctx), &resp.Diagnostics)
 		status := client.JobStatusPending
 		if plan.deviceMode() && len(got) == 1 && got[0].Found {
@@ -326,7 +328,7 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 		fotaFlatten(&plan, &client.FOTA{ScheduledAt: adopted.ScheduledAt, Status: status,
 			Value: client.FOTAValue{FirmwareID: fw.ID, FirmwareVersion: fw.Version}, Devices: adopted.Devices})
 		if got != nil {
-			plan.StatusCounts, plan.DevicesNotDone = fleetProgress(adopted.Devices, "", got, fw, plan.doneStatuses())
+			plan.StatusCounts, plan.DevicesNotDone = scheduling.FleetProgress(adopted.Devices, "", got, fw, plan.DoneStatuses())
 		}
 		if !ok {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -348,7 +350,7 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 // which timeout bounds it). It reports whether every device is done (true
 // without wait).
 func (r *fotaResource) wait(ctx context.Context, plan *fotaModel, update bool, diags *diag.Diagnostics) bool {
-	got, ok := waitDevices(ctx, r.data, plan.waitModel, listStrings(ctx, plan.Devices, diags), fleetstatus.FOTA,
+	got, ok := scheduling.WaitDevices(ctx, r.data, plan.WaitModel, scheduling.ListStrings(ctx, plan.Devices, diags), fleetstatus.FOTA,
 		plan.firmware(), update, plan.what(ctx), "firmware update", &plan.StatusCounts, &plan.DevicesNotDone, diags)
 	if plan.deviceMode() && len(got) == 1 && got[0].Found {
 		plan.Status = types.StringValue(got[0].Status)
@@ -367,7 +369,7 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	noteRead(ctx, r.data, req.Private)
+	scheduling.NoteRead(ctx, r.data, req.Private)
 	if !state.deviceMode() {
 		// No fleet-wide read of a scheduling: the state keeps what was
 		// scheduled, and the devices are read for the progress.
@@ -383,7 +385,7 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		gone := false
 		if client.IsNotFound(err) {
 			var perr error
-			if gone, perr = deviceGone(ctx, r.data, dev, err); perr != nil {
+			if gone, perr = scheduling.DeviceGone(ctx, r.data, dev, err); perr != nil {
 				resp.Diagnostics.AddError("Cannot read the firmware update of device "+dev, perr.Error())
 				return
 			}
@@ -396,7 +398,7 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 			resp.Diagnostics.AddError("Cannot import the firmware update of device "+dev,
 				"Device "+dev+" has no firmware update.")
 		default:
-			resp.Diagnostics.AddWarning(recordMissing("firmware update", dev, "firmware_id, firmware_version or triggers"))
+			resp.Diagnostics.AddWarning(scheduling.RecordMissing("firmware update", dev, "firmware_id, firmware_version or triggers"))
 		}
 		return
 	}
@@ -422,7 +424,7 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	}
 	// The targets alone changed: only the added fleets get the update (a
 	// scheduling of one device has no fleets: nothing is added).
-	send, added, ok := fleetsToSend(ctx, r.data.Client, plan.WorkspaceID.ValueString(), plan.command(prior),
+	send, added, ok := scheduling.FleetsToSend(ctx, r.data.Client, plan.WorkspaceID.ValueString(), plan.command(prior),
 		prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
 	if !ok {
 		resp.State.Raw = req.State.Raw.Copy()
@@ -435,7 +437,7 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 			return
 		}
 		if added != nil {
-			plan.Devices = mergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
+			plan.Devices = scheduling.MergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
 		}
 	} else {
 		// No fleet added (fleets removed, all_fleets = true written for an
@@ -444,7 +446,7 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		// yet is waited for again.
 		plan.ID, plan.Status, plan.ScheduledAt, plan.Devices = prior.ID, prior.Status, prior.ScheduledAt, prior.Devices
 		plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
-		if !plan.unfinished(ctx, prior.statuses(), &resp.Diagnostics) {
+		if !plan.Unfinished(ctx, prior.statuses(), &resp.Diagnostics) {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 			kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
 			return
@@ -462,10 +464,10 @@ func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.AddWarning(forgetScheduling("firmware update", "firmware "+state.FirmwareID.ValueString()+" "+
+	resp.Diagnostics.AddWarning(scheduling.ForgetScheduling("firmware update", "firmware "+state.FirmwareID.ValueString()+" "+
 		state.FirmwareVersion.ValueString()+" of "+state.target(ctx, &resp.Diagnostics)))
 	if u, ok := state.scheduling(ctx); ok {
-		noteDelete(ctx, r.data, req.Private, u, state.unfinished(ctx, state.statuses(), &resp.Diagnostics))
+		scheduling.NoteDelete(ctx, r.data, req.Private, u, state.Unfinished(ctx, state.statuses(), &resp.Diagnostics))
 	}
 }
 
@@ -486,12 +488,12 @@ func fotaFlatten(m *fotaModel, f *client.FOTA) {
 	if m.deviceMode() {
 		m.ID = m.DeviceID
 		m.Devices = kit.StringList([]string{m.DeviceID.ValueString()})
-		m.StatusCounts, m.DevicesNotDone = fleetProgress([]string{m.DeviceID.ValueString()}, f.Status, nil, nil, m.doneStatuses())
+		m.StatusCounts, m.DevicesNotDone = scheduling.FleetProgress([]string{m.DeviceID.ValueString()}, f.Status, nil, nil, m.DoneStatuses())
 		return
 	}
 	m.ID = m.WorkspaceID
 	m.Devices = kit.SortedList(f.Devices)
-	m.StatusCounts, m.DevicesNotDone = fleetProgress(f.Devices, f.Status, nil, nil, m.doneStatuses())
+	m.StatusCounts, m.DevicesNotDone = scheduling.FleetProgress(f.Devices, f.Status, nil, nil, m.DoneStatuses())
 }
 
 // readFleetProgress reads the update on each device of a fleet-wide
@@ -503,12 +505,12 @@ func (r *fotaResource) readFleetProgress(ctx context.Context, state *fotaModel, 
 	}
 	var devices []string
 	resp.Diagnostics.Append(state.Devices.ElementsAs(ctx, &devices, false)...)
-	res, ok := readProgress(ctx, r.data, devices, fleetstatus.FOTA, &resp.Diagnostics)
+	res, ok := scheduling.ReadProgress(ctx, r.data, devices, fleetstatus.FOTA, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	fw := &fleetstatus.Firmware{ID: state.FirmwareID.ValueString(), Version: state.FirmwareVersion.ValueString()}
-	state.StatusCounts, state.DevicesNotDone = fleetProgress(devices, "", res, fw, state.doneStatuses())
+	state.StatusCounts, state.DevicesNotDone = scheduling.FleetProgress(devices, "", res, fw, state.DoneStatuses())
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
@@ -540,7 +542,7 @@ func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior stri
 		if only != nil {
 			fleets = only
 		}
-		validateFleetTargets(plan.FleetIDs, plan.AllFleets, "the firmware", diags)
+		scheduling.ValidateFleetTargets(plan.FleetIDs, plan.AllFleets, "the firmware", diags)
 		if diags.HasError() {
 			return false
 		}
@@ -549,10 +551,10 @@ func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior stri
 	}
 	switch {
 	case errors.Is(err, client.ErrNotSent):
-		diags.AddError(summary, notSent(what, err))
+		diags.AddError(summary, scheduling.NotSent(what, err))
 		return false
 	case errors.Is(err, client.ErrAmbiguous):
-		s := sentSchedule{cause: err, sent: sent, prior: prior}
+		s := scheduling.SentSchedule{Cause: err, Sent: sent, Prior: prior}
 		if f = r.readBack(ctx, plan, s, scope, summary, what, diags); f == nil {
 			return false
 		}
@@ -568,38 +570,38 @@ func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior stri
 // readBack resolves the ambiguous scheduling s of plan: it returns what the
 // devices show of this request's scheduling, with a warning, or reports the
 // error and returns nil.
-func (r *fotaResource) readBack(ctx context.Context, plan *fotaModel, s sentSchedule, scope fleetstatus.Scope, summary, what string, diags *diag.Diagnostics) *client.FOTA {
+func (r *fotaResource) readBack(ctx context.Context, plan *fotaModel, s scheduling.SentSchedule, scope fleetstatus.Scope, summary, what string, diags *diag.Diagnostics) *client.FOTA {
 	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
-	matches := firmwareMatches(fw, ver)
+	matches := scheduling.FirmwareMatches(fw, ver)
 	if plan.deviceMode() {
 		dev := plan.DeviceID.ValueString()
-		got, ok, seen := readBackDevice(ctx, r.data, s, dev, fleetstatus.FOTA, matches)
+		got, ok, seen := scheduling.ReadBackDevice(ctx, r.data, s, dev, fleetstatus.FOTA, matches)
 		if !ok {
-			diags.AddError(summary, deviceMaySchedule(r.data.Client, s, what, dev, seen,
+			diags.AddError(summary, scheduling.DeviceMaySchedule(r.data.Client, s, what, dev, seen,
 				fmt.Sprintf(`Read it with data "zdm_fota_status" { device_id = %q }.`, dev)))
 			return nil
 		}
 		diags.AddWarning("Adopted a firmware update after an interrupted request",
-			"The answer to the request scheduling the "+what+" on device "+dev+" was lost ("+s.cause.Error()+"); "+
+			"The answer to the request scheduling the "+what+" on device "+dev+" was lost ("+s.Cause.Error()+"); "+
 				"reading it back showed it scheduled at "+got.ScheduledAt+", after the request, so it is taken as "+
 				"scheduled (status "+got.Status+"). It was sent once.")
 		return &client.FOTA{ScheduledAt: got.ScheduledAt, Status: got.Status,
 			Value: client.FOTAValue{FirmwareID: fw, FirmwareVersion: ver}}
 	}
 	target := kit.DescribeFleets(scope.WorkspaceID, scope.FleetIDs)
-	check := fleetStatusCheck(scope, "")
-	have, lack, at, err := readBackFleet(ctx, r.data, s, scope, fleetstatus.FOTA, matches)
+	check := scheduling.FleetStatusCheck(scope, "")
+	have, lack, at, err := scheduling.ReadBackFleet(ctx, r.data, s, scope, fleetstatus.FOTA, matches)
 	switch {
 	case err != nil:
-		diags.AddError(summary, fleetMaySchedule(r.data.Client, s, what, target, "reading the devices back failed: "+
+		diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, target, "reading the devices back failed: "+
 			err.Error(), check))
 		return nil
 	case len(have) == 0:
-		diags.AddError(summary, fleetMaySchedule(r.data.Client, s, what, target,
+		diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, target,
 			fmt.Sprintf("none of the %d devices of the fleets shows it scheduled since the request", len(lack)), check))
 		return nil
 	}
-	diags.AddWarning(adoptedFleetWarning(s, what, have, lack))
+	diags.AddWarning(scheduling.AdoptedFleetWarning(s, what, have, lack))
 	return &client.FOTA{ScheduledAt: at, Status: client.JobStatusPending,
 		Value: client.FOTAValue{FirmwareID: fw, FirmwareVersion: ver}, Devices: have}
 }

@@ -1,4 +1,4 @@
-package scheduling
+package firmware
 
 import (
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
@@ -15,7 +15,7 @@ import (
 // again after the devices recover resumes without scheduling a device twice.
 func TestAccFotaRolloutAction(t *testing.T) {
 	e := acctest.NewEnv(t)
-	fleet, ids := newFleetDevices(t, e, "sensors", 10)
+	fleet, ids := acctest.NewFleetDevices(t, e, "sensors", 10)
 	config := func(input, version string) string {
 		return e.Config(fmt.Sprintf(`
 action "zdm_fota_rollout" "sensors" {
@@ -30,14 +30,14 @@ action "zdm_fota_rollout" "sensors" {
     poll_interval    = "100ms"
   }
 }
-`, e.Bootstrap.WorkspaceID, fleet, version) + triggeredBy("action.zdm_fota_rollout.sensors", input))
+`, e.Bootstrap.WorkspaceID, fleet, version) + acctest.TriggeredBy("action.zdm_fota_rollout.sensors", input))
 	}
 	order := rolloutOrder(e, "3.0", ids)
 	failing := order[0] // wave 1 of the 3.0 rollout
 	devicesAnswer(t, e)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
-		TerraformVersionChecks:   actionVersions,
+		TerraformVersionChecks:   acctest.ActionVersions,
 		Steps: []resource.TestStep{
 			{
 				Config: config("1", "2.0"),

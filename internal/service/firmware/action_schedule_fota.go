@@ -1,6 +1,8 @@
-package scheduling
+package firmware
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 
@@ -57,7 +59,7 @@ func (a *scheduleFOTAAction) Metadata(_ context.Context, req action.MetadataRequ
 
 func (a *scheduleFOTAAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
-	attrs := actionTargetAttributes("firmware update")
+	attrs := scheduling.ActionTargetAttributes("firmware update")
 	attrs["firmware_id"] = schema.StringAttribute{
 		MarkdownDescription: "ID of the firmware to install.",
 		Required:            true,
@@ -82,7 +84,7 @@ func (a *scheduleFOTAAction) Schema(_ context.Context, _ action.SchemaRequest, r
 }
 
 func (a *scheduleFOTAAction) ConfigValidators(context.Context) []action.ConfigValidator {
-	return actionTargetValidators()
+	return scheduling.ActionTargetValidators()
 }
 
 func (a *scheduleFOTAAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
@@ -91,10 +93,10 @@ func (a *scheduleFOTAAction) ValidateConfig(ctx context.Context, req action.Vali
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval, &resp.Diagnostics)
-	validateStatusSets(ctx, cfg.SuccessStatuses, cfg.FailureStatuses, &resp.Diagnostics)
+	scheduling.ValidateWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval, &resp.Diagnostics)
+	scheduling.ValidateStatusSets(ctx, cfg.SuccessStatuses, cfg.FailureStatuses, &resp.Diagnostics)
 	if !cfg.WorkspaceID.IsNull() && cfg.DeviceID.IsNull() {
-		validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
+		scheduling.ValidateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
 	}
 }
 
@@ -112,25 +114,25 @@ func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	progress := progressFunc(resp)
+	progress := scheduling.ProgressFunc(resp)
 	fw, ver := cfg.FirmwareID.ValueString(), cfg.FirmwareVersion.ValueString()
 	what := "firmware update " + fw + " " + ver
 
 	var devices []string
 	sent := time.Now()
 	wctx := client.FinishOnceSent(ctx)
-	matches := firmwareMatches(fw, ver)
+	matches := scheduling.FirmwareMatches(fw, ver)
 	if !cfg.DeviceID.IsNull() {
 		dev := cfg.DeviceID.ValueString()
 		summary := "Cannot schedule " + what + " on device " + dev
 		f, err := a.data.Client.ScheduleFOTA(wctx, dev, fw, ver)
 		switch {
 		case errors.Is(err, client.ErrNotSent):
-			resp.Diagnostics.AddError(summary, notSent(what, err))
+			resp.Diagnostics.AddError(summary, scheduling.NotSent(what, err))
 			return
 		case errors.Is(err, client.ErrAmbiguous):
-			s := sentSchedule{cause: err, sent: sent}
-			if devices = resolveActionSchedule(ctx, a.data, s, what, dev, fleetstatus.Scope{}, fleetstatus.FOTA, matches,
+			s := scheduling.SentSchedule{Cause: err, Sent: sent}
+			if devices = scheduling.ResolveActionSchedule(ctx, a.data, s, what, dev, fleetstatus.Scope{}, fleetstatus.FOTA, matches,
 				summary, &resp.Diagnostics); devices == nil {
 				return
 			}
@@ -144,7 +146,7 @@ func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeReques
 	} else {
 		ws := cfg.WorkspaceID.ValueString()
 		fleets := kit.SetStrings(ctx, cfg.FleetIDs, &resp.Diagnostics)
-		validateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
+		scheduling.ValidateFleetTargets(cfg.FleetIDs, cfg.AllFleets, "the firmware", &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -152,11 +154,11 @@ func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeReques
 		f, err := a.data.Client.ScheduleFleetFOTA(wctx, ws, fw, ver, fleets)
 		switch {
 		case errors.Is(err, client.ErrNotSent):
-			resp.Diagnostics.AddError(summary, notSent(what, err))
+			resp.Diagnostics.AddError(summary, scheduling.NotSent(what, err))
 			return
 		case errors.Is(err, client.ErrAmbiguous):
-			s := sentSchedule{cause: err, sent: sent}
-			if devices = resolveActionSchedule(ctx, a.data, s, what, "", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets},
+			s := scheduling.SentSchedule{Cause: err, Sent: sent}
+			if devices = scheduling.ResolveActionSchedule(ctx, a.data, s, what, "", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets},
 				fleetstatus.FOTA, matches, summary, &resp.Diagnostics); devices == nil {
 				return
 			}
@@ -166,19 +168,19 @@ func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeReques
 		default:
 			devices = f.Devices
 		}
-		if !reportScheduled(what, ws, fleets, devices, progress, &resp.Diagnostics) {
+		if !scheduling.ReportScheduled(what, ws, fleets, devices, progress, &resp.Diagnostics) {
 			return
 		}
 	}
 
-	opts := parseWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval)
-	if !opts.wait {
+	opts := scheduling.ParseWaitOptions(cfg.Wait, cfg.Timeout, cfg.PollInterval)
+	if !opts.Wait {
 		return
 	}
-	w := statusWait{kind: fleetstatus.FOTA, firmware: &fleetstatus.Firmware{ID: fw, Version: ver},
-		success: kit.SetStrings(ctx, cfg.SuccessStatuses, &resp.Diagnostics), failure: kit.SetStrings(ctx, cfg.FailureStatuses, &resp.Diagnostics),
-		timeout: opts.timeout, interval: opts.interval}
-	if _, err := waitStatuses(ctx, a.data.Client, devices, w, progress); err != nil {
+	w := scheduling.StatusWait{Kind: fleetstatus.FOTA, Firmware: &fleetstatus.Firmware{ID: fw, Version: ver},
+		Success: kit.SetStrings(ctx, cfg.SuccessStatuses, &resp.Diagnostics), Failure: kit.SetStrings(ctx, cfg.FailureStatuses, &resp.Diagnostics),
+		Timeout: opts.Timeout, Interval: opts.Interval}
+	if _, err := scheduling.WaitStatuses(ctx, a.data.Client, devices, w, progress); err != nil {
 		resp.Diagnostics.AddError("The "+what+" is not done", err.Error())
 	}
 }

@@ -1,4 +1,4 @@
-package scheduling
+package firmware
 
 import (
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
@@ -206,7 +206,7 @@ data "zdm_fota_status" "spare" {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices"), stringSetExact(append(slices.Clone(devsA), devsB...)...)),
 				},
 				Check: func(*terraform.State) error {
-					if n := e.Server.Counters()[fleetFOTAPOST]; n != 0 {
+					if n := e.Server.Counters()[acctest.FleetFOTAPOST]; n != 0 {
 						return fmt.Errorf("%d fleet-wide updates sent for a removed fleet, want 0", n)
 					}
 					return nil

@@ -1,6 +1,8 @@
-package scheduling
+package firmware
 
 import (
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 
@@ -86,7 +88,7 @@ var rolloutDocs = map[string]string{
 // validateRolloutInputs checks what the schema's validators cannot: the
 // targets, the waves, the statuses and the durations together.
 func validateRolloutInputs(ctx context.Context, in rolloutInputs, diags *diag.Diagnostics) {
-	validateFleetTargets(in.FleetIDs, in.AllFleets, "the firmware", diags)
+	scheduling.ValidateFleetTargets(in.FleetIDs, in.AllFleets, "the firmware", diags)
 	if !in.Waves.IsUnknown() && !in.Waves.IsNull() {
 		var texts []types.String
 		diags.Append(in.Waves.ElementsAs(ctx, &texts, false)...)
@@ -172,7 +174,7 @@ func rolloutSpec(ctx context.Context, in rolloutInputs, diags *diag.Diagnostics)
 		WaveTimeout:     rolloutDuration(in.WaveTimeout, defaultWaveTimeout),
 		PollInterval:    rolloutDuration(in.PollInterval, defaultRolloutPoll),
 		Pause:           rolloutDuration(in.PauseBetweenWaves, 0),
-		Parallel:        statusParallelism(in.Parallelism),
+		Parallel:        scheduling.StatusParallelism(in.Parallelism),
 	}
 }
 
@@ -217,7 +219,7 @@ func waveResultsList(rec rollout.Record, counts []map[string]int) types.List {
 			"device_ids":    kit.StringList(w.DeviceIDs),
 			"scheduled":     types.Int64Value(int64(w.Scheduled)),
 			"complete":      types.BoolValue(w.Complete),
-			"status_counts": countsMap(c),
+			"status_counts": scheduling.CountsMap(c),
 		})
 	}
 	return types.ListValueMust(types.ObjectType{AttrTypes: waveResultAttrTypes}, elems)
