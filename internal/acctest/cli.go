@@ -15,25 +15,25 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/tfcli"
 )
 
-// cli runs the Terraform CLI (TF_ACC_TERRAFORM_PATH) in a temporary
+// Cli runs the Terraform CLI (TF_ACC_TERRAFORM_PATH) in a temporary
 // directory against the provider served by the test process (see tfcli),
 // for the commands the testing framework does not drive, such as
 // terraform query -generate-config-out.
 type Cli struct {
 	tb testing.TB
 	S  *tfcli.Session
-	// last is the wall time of the last command.
+	// Last is the wall time of the last command.
 	Last time.Duration
 }
 
-// newCLI serves the provider for the duration of tb. Tests prepare the CLI
+// NewCLI serves the provider for the duration of tb. Tests prepare the CLI
 // first (newEnv does); benchmarks need TF_ACC_TERRAFORM_PATH.
 func NewCLI(tb testing.TB) *Cli {
 	tb.Helper()
 	return startCLI(tb, true)
 }
 
-// newQuietCLI is newCLI with the provider's logging off, as the provider's
+// NewQuietCLI is newCLI with the provider's logging off, as the provider's
 // binary runs when no TF_LOG variable is set (logging.QuietUnreadLogs), for
 // tests of thousands of objects: with trace logging on, the framework's cost
 // per value node grows with the size of the value. It sets environment
@@ -78,14 +78,14 @@ func startCLI(tb testing.TB, logs bool) *Cli {
 	return &Cli{tb: tb, S: s}
 }
 
-// skipWithoutQuery skips the test when the CLI has no `terraform query`
+// SkipWithoutQuery skips the test when the CLI has no `terraform query`
 // command: OpenTofu, and Terraform before 1.14.
 func (c *Cli) SkipWithoutQuery() {
 	c.tb.Helper()
 	c.SkipBelow(14, "terraform query needs Terraform 1.14 or later (list resources)")
 }
 
-// skipBelow skips the test, saying why, when the CLI reports a version
+// SkipBelow skips the test, saying why, when the CLI reports a version
 // below 1.minor (OpenTofu reports its own version, 1.12 and later).
 func (c *Cli) SkipBelow(minor int, why string) {
 	c.tb.Helper()
@@ -105,7 +105,7 @@ func (c *Cli) SkipBelow(minor int, why string) {
 	}
 }
 
-// write writes a file of the working directory.
+// Write writes a file of the working directory.
 func (c *Cli) Write(name, content string) {
 	c.tb.Helper()
 	if err := c.S.WriteFile(name, content); err != nil {
@@ -113,7 +113,7 @@ func (c *Cli) Write(name, content string) {
 	}
 }
 
-// read returns the content of a file of the working directory.
+// Read returns the content of a file of the working directory.
 func (c *Cli) Read(name string) string {
 	c.tb.Helper()
 	s, err := c.S.ReadFile(name)
@@ -123,7 +123,7 @@ func (c *Cli) Read(name string) string {
 	return s
 }
 
-// run runs terraform with args and returns its output and exit code.
+// Run runs terraform with args and returns its output and exit code.
 func (c *Cli) Run(args ...string) (string, int) {
 	c.tb.Helper()
 	res, err := c.S.Run(c.tb.Context(), args...)
@@ -134,7 +134,7 @@ func (c *Cli) Run(args ...string) (string, int) {
 	return res.Output, res.ExitCode
 }
 
-// mustRun runs terraform with args and fails unless it exits with 0.
+// MustRun runs terraform with args and fails unless it exits with 0.
 func (c *Cli) MustRun(args ...string) string {
 	c.tb.Helper()
 	out, code := c.Run(args...)
@@ -144,7 +144,7 @@ func (c *Cli) MustRun(args ...string) string {
 	return out
 }
 
-// providerHost is the registry host the CLI resolves "zdm/zdm" under:
+// ProviderHost is the registry host the CLI resolves "zdm/zdm" under:
 // registry.terraform.io for Terraform, and the value of TF_ACC_PROVIDER_HOST
 // (as terraform-plugin-testing reads it) for OpenTofu, whose default host is
 // registry.opentofu.org.
@@ -155,7 +155,7 @@ func ProviderHost() string {
 	return "registry.terraform.io"
 }
 
-// requiredProviders is the terraform block of configurations run by cli.
+// RequiredProviders is the terraform block of configurations run by cli.
 const RequiredProviders = `
 terraform {
   required_providers {

@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// planRequest builds a ModifyPlanRequest for r from a prior state and a
+// PlanRequest builds a ModifyPlanRequest for r from a prior state and a
 // planned value (nil for a destroy); the configuration equals the plan.
 func PlanRequest(t *testing.T, r resource.Resource, prior, planned any) resource.ModifyPlanRequest {
 	t.Helper()
@@ -39,7 +39,7 @@ func MustOK(t *testing.T, diags diag.Diagnostics) {
 	}
 }
 
-// warnings returns the summaries and details of the warnings in diags.
+// Warnings returns the summaries and details of the warnings in diags.
 func Warnings(diags diag.Diagnostics) string {
 	var b strings.Builder
 	for _, d := range diags.Warnings() {

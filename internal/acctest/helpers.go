@@ -27,13 +27,13 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
-// newEnv starts a local server for an acceptance test.
+// NewEnv starts a local server for an acceptance test.
 func NewEnv(t *testing.T) *Env {
 	t.Helper()
 	return New(t, ProviderServer(t))
 }
 
-// apiClient is a client of the test's server with the test's key.
+// ApiClient is a client of the test's server with the test's key.
 func ApiClient(t *testing.T, e *Env) *client.Client {
 	t.Helper()
 	return ApiClientWithKey(t, e, e.Bootstrap.APIKey)
@@ -48,7 +48,7 @@ func ApiClientWithKey(t *testing.T, e *Env, key string) *client.Client {
 	return c
 }
 
-// captureID stores the id of the resource at addr in dst.
+// CaptureID stores the id of the resource at addr in dst.
 func CaptureID(addr string, dst *string) resource.TestCheckFunc {
 	return resource.TestCheckResourceAttrWith(addr, "id", func(v string) error {
 		*dst = v
@@ -56,7 +56,7 @@ func CaptureID(addr string, dst *string) resource.TestCheckFunc {
 	})
 }
 
-// importID returns the import ID "<workspace_id>/<id>" (or "<id>" when
+// ImportID returns the import ID "<workspace_id>/<id>" (or "<id>" when
 // plain) of the resource at addr.
 func ImportID(addr string, plain bool) resource.ImportStateIdFunc {
 	return func(s *terraform.State) (string, error) {
@@ -71,7 +71,7 @@ func ImportID(addr string, plain bool) resource.ImportStateIdFunc {
 	}
 }
 
-// mustServer is the provider's protocol server, as Terraform is served it.
+// MustServer is the provider's protocol server, as Terraform is served it.
 func MustServer(tb testing.TB) tfprotov6.ProviderServer {
 	tb.Helper()
 	s, err := ProviderServer(tb)()
@@ -81,7 +81,7 @@ func MustServer(tb testing.TB) tfprotov6.ProviderServer {
 	return s
 }
 
-// identityChecks asserts that the identity of the resource at addr holds
+// IdentityChecks asserts that the identity of the resource at addr holds
 // exactly the given attributes, each equal to the same attribute of its
 // state.
 func IdentityChecks(addr string, attrs ...string) []statecheck.StateCheck {
@@ -94,7 +94,7 @@ func IdentityChecks(addr string, attrs ...string) []statecheck.StateCheck {
 	return append(checks, statecheck.ExpectIdentity(addr, want))
 }
 
-// importSteps are the import steps of every kind of import for the resource
+// ImportSteps are the import steps of every kind of import for the resource
 // at addr: terraform import and an import block with an ID (idFunc), and an
 // import block with the identity of the state.
 func ImportSteps(addr string, idFunc resource.ImportStateIdFunc) []resource.TestStep {
@@ -126,7 +126,7 @@ func ImportSteps(addr string, idFunc resource.ImportStateIdFunc) []resource.Test
 	}
 }
 
-// wrapped matches text in an error message that Terraform may have wrapped
+// Wrapped matches text in an error message that Terraform may have wrapped
 // over several lines: each space of text matches any white space.
 func Wrapped(text string) *regexp.Regexp {
 	parts := strings.Fields(text)
@@ -143,7 +143,7 @@ const (
 	RouteListDevices    = "GET /v3/workspaces/{workspace_id}/devices"
 )
 
-// createDevices creates n devices named prefix-NN in fleetID ("" for the
+// CreateDevices creates n devices named prefix-NN in fleetID ("" for the
 // default fleet) outside Terraform and returns their IDs.
 func CreateDevices(t testing.TB, e *Env, fleetID, prefix string, n int) []string {
 	t.Helper()
@@ -158,7 +158,7 @@ func CreateDevices(t testing.TB, e *Env, fleetID, prefix string, n int) []string
 	return ids
 }
 
-// head returns the first n lines of s.
+// Head returns the first n lines of s.
 func Head(s string, n int) string {
 	lines := strings.SplitN(s, "\n", n+1)
 	if len(lines) > n {
@@ -167,7 +167,7 @@ func Head(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// newDevices creates devices in the default fleet of the test's workspace,
+// NewDevices creates devices in the default fleet of the test's workspace,
 // out of band, and returns their IDs.
 func NewDevices(t *testing.T, e *Env, names ...string) []string {
 	t.Helper()
@@ -178,7 +178,7 @@ func NewDevices(t *testing.T, e *Env, names ...string) []string {
 	return ids
 }
 
-// scheduleJob schedules a job out of band.
+// ScheduleJob schedules a job out of band.
 func ScheduleJob(t *testing.T, e *Env, deviceID, name, value string) {
 	t.Helper()
 	if _, err := ApiClient(t, e).ScheduleJob(context.Background(), deviceID, name, json.RawMessage(value)); err != nil {
@@ -186,7 +186,7 @@ func ScheduleJob(t *testing.T, e *Env, deviceID, name, value string) {
 	}
 }
 
-// expectNoRequests fails t when the server answered requests since before.
+// ExpectNoRequests fails t when the server answered requests since before.
 func ExpectNoRequests(t *testing.T, e *Env, before int64) {
 	t.Helper()
 	if got := e.Server.TotalRequests() - before; got != 0 {
@@ -194,7 +194,7 @@ func ExpectNoRequests(t *testing.T, e *Env, before int64) {
 	}
 }
 
-// benchScale reads ZDM_BENCH_SCALE.
+// BenchScale reads ZDM_BENCH_SCALE.
 func BenchScale(t *testing.T) int {
 	t.Helper()
 	v := os.Getenv("ZDM_BENCH_SCALE")
@@ -208,7 +208,7 @@ func BenchScale(t *testing.T) int {
 	return n
 }
 
-// frontEnv is an acceptance test environment whose provider reaches the
+// FrontEnv is an acceptance test environment whose provider reaches the
 // management service through a front handler on its own loopback listener.
 // The front counts the answers by status and can cut POST requests before
 // the server sees them.
@@ -220,12 +220,12 @@ type FrontEnv struct {
 	mu       sync.Mutex
 	statuses map[int]int64
 
-	// cutPOSTs is the number of coming POST requests to close without
+	// CutPOSTs is the number of coming POST requests to close without
 	// forwarding them, after the request was read: to the client, the
 	// request was sent and no answer came.
 	CutPOSTs atomic.Int64
 
-	// override, when set, may answer a request instead of the server
+	// Override, when set, may answer a request instead of the server
 	// (returning true).
 	Override atomic.Pointer[func(http.ResponseWriter, *http.Request) bool]
 }
@@ -346,7 +346,7 @@ func (w *recordingWriter) Write(b []byte) (int, error) {
 
 func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// newFleetWithDevices creates a fleet with devices out of band.
+// NewFleetWithDevices creates a fleet with devices out of band.
 func NewFleetWithDevices(t *testing.T, e *Env, name string, devices ...string) (string, []string) {
 	t.Helper()
 	f, err := ApiClient(t, e).CreateFleet(context.Background(), e.Bootstrap.WorkspaceID, name, "")
@@ -360,7 +360,7 @@ func NewFleetWithDevices(t *testing.T, e *Env, name string, devices ...string) (
 	return f.ID, ids
 }
 
-// jobValueNotEchoed tells whether the local server of the acceptance tests
+// JobValueNotEchoed tells whether the local server of the acceptance tests
 // answers job reads without their value (the job_value choice).
 func JobValueNotEchoed(t *testing.T) bool {
 	t.Helper()
@@ -371,7 +371,7 @@ func JobValueNotEchoed(t *testing.T) bool {
 	return choices.JobValue == localzdm.JobValueOmit || choices.JobValue == localzdm.JobValueNull
 }
 
-// defaultFleetID returns the ID of the default fleet of the test's
+// DefaultFleetID returns the ID of the default fleet of the test's
 // workspace, as the server lists it.
 func DefaultFleetID(t *testing.T, e *Env) string {
 	t.Helper()
@@ -394,7 +394,7 @@ func DefaultFleetID(t *testing.T, e *Env) string {
 	return id
 }
 
-// closeConnection closes the client connection without answering.
+// CloseConnection closes the client connection without answering.
 func CloseConnection(w http.ResponseWriter) {
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {

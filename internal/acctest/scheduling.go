@@ -13,10 +13,10 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
-// actionVersions skips action tests below Terraform 1.14 (and on OpenTofu).
+// ActionVersions skips action tests below Terraform 1.14 (and on OpenTofu).
 var ActionVersions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
 
-// triggeredBy is a terraform_data resource that invokes the action after it
+// TriggeredBy is a terraform_data resource that invokes the action after it
 // is created and each time input changes.
 func TriggeredBy(action, input string) string {
 	return fmt.Sprintf(`
@@ -32,7 +32,7 @@ resource "terraform_data" "trigger" {
 `, input, action)
 }
 
-// doneInBackground plays the devices: every 50ms it moves the job called
+// DoneInBackground plays the devices: every 50ms it moves the job called
 // name of each device (the firmware update when name is empty) from pending
 // to done, until the returned function is called (at the latest when the
 // test ends).
@@ -41,7 +41,7 @@ func DoneInBackground(t *testing.T, e *Env, name string, devices ...string) func
 	return MoveInBackground(t, e, name, "done", devices...)
 }
 
-// moveInBackground is doneInBackground moving firmware updates to status.
+// MoveInBackground is doneInBackground moving firmware updates to status.
 func MoveInBackground(t *testing.T, e *Env, name, status string, devices ...string) func() {
 	t.Helper()
 	c := ApiClient(t, e)
@@ -86,7 +86,7 @@ const (
 	FleetFOTAPOST = "POST /v3/workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}"
 )
 
-// newFleetDevices creates a fleet holding n devices out of band and returns
+// NewFleetDevices creates a fleet holding n devices out of band and returns
 // the fleet's ID and the devices' IDs, sorted.
 func NewFleetDevices(t *testing.T, e *Env, name string, n int) (string, []string) {
 	t.Helper()

@@ -181,7 +181,7 @@ type batchedReads struct {
 	fleets  *batcher[client.Fleet]
 }
 
-// newBatchedReads returns the batchers of devices and fleets that read with
+// NewBatchedReads returns the batchers of devices and fleets that read with
 // c. Every successful list or read of a workspace's objects is reported to
 // saw: it proves the workspace visible (see visibility.go).
 func NewBatchedReads(c *client.Client, saw func(ws string)) batchedReads {
@@ -219,7 +219,7 @@ func provingGet[T any](get func(context.Context, string, string) (*T, error), sa
 	}
 }
 
-// readDevice returns device id of workspace ws (see batcher.read).
+// ReadDevice returns device id of workspace ws (see batcher.read).
 func (d *ProviderData) ReadDevice(ctx context.Context, ws, id string) (*client.Device, error) {
 	if d.Batch.devices == nil {
 		return d.Client.GetDevice(ctx, ws, id)
@@ -227,7 +227,7 @@ func (d *ProviderData) ReadDevice(ctx context.Context, ws, id string) (*client.D
 	return d.Batch.devices.read(ctx, ws, id)
 }
 
-// readFleet returns fleet id of workspace ws (see batcher.read).
+// ReadFleet returns fleet id of workspace ws (see batcher.read).
 func (d *ProviderData) ReadFleet(ctx context.Context, ws, id string) (*client.Fleet, error) {
 	if d.Batch.fleets == nil {
 		return d.Client.GetFleet(ctx, ws, id)
@@ -235,7 +235,7 @@ func (d *ProviderData) ReadFleet(ctx context.Context, ws, id string) (*client.Fl
 	return d.Batch.fleets.read(ctx, ws, id)
 }
 
-// wroteDevice forgets the shared device list of ws after a create or update
+// WroteDevice forgets the shared device list of ws after a create or update
 // of a device there (successful or not).
 func (d *ProviderData) WroteDevice(ws string) {
 	if d.Batch.devices != nil {
@@ -243,7 +243,7 @@ func (d *ProviderData) WroteDevice(ws string) {
 	}
 }
 
-// wroteFleet forgets the shared fleet list of ws after a create of a fleet
+// WroteFleet forgets the shared fleet list of ws after a create of a fleet
 // there (successful or not).
 func (d *ProviderData) WroteFleet(ws string) {
 	if d.Batch.fleets != nil {

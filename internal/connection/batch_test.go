@@ -1,8 +1,6 @@
 package connection
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 

@@ -27,7 +27,7 @@ const (
 	MaxRetries = 20
 )
 
-// checkServiceURL checks base_url and storage_url: client.CheckServiceURL,
+// CheckServiceURL checks base_url and storage_url: client.CheckServiceURL,
 // whose error about plain http names the setting that allows it.
 func CheckServiceURL(raw string, insecure bool) error {
 	err := client.CheckServiceURL(raw, insecure)
@@ -37,7 +37,7 @@ func CheckServiceURL(raw string, insecure bool) error {
 	return err
 }
 
-// parseRequestTimeout parses a request_timeout value such as "60s" or "2m".
+// ParseRequestTimeout parses a request_timeout value such as "60s" or "2m".
 func ParseRequestTimeout(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil {
@@ -49,7 +49,7 @@ func ParseRequestTimeout(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// parseMaxRetries parses a ZDM_MAX_RETRIES value.
+// ParseMaxRetries parses a ZDM_MAX_RETRIES value.
 func ParseMaxRetries(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
@@ -61,7 +61,7 @@ func ParseMaxRetries(s string) (int, error) {
 	return n, nil
 }
 
-// parseBool parses a ZDM_INSECURE_HTTP value.
+// ParseBool parses a ZDM_INSECURE_HTTP value.
 func ParseBool(s string) (bool, error) {
 	b, err := strconv.ParseBool(strings.TrimSpace(s))
 	if err != nil {

@@ -15,7 +15,7 @@ type ownedIDs struct {
 
 func ownedKey(kind, id string) string { return kind + "\x00" + id }
 
-// own records that a resource manages the kind object id.
+// Own records that a resource manages the kind object id.
 func (d *ProviderData) Own(kind, id string) {
 	if d == nil || id == "" {
 		return
@@ -28,7 +28,7 @@ func (d *ProviderData) Own(kind, id string) {
 	d.owned.ids[ownedKey(kind, id)] = struct{}{}
 }
 
-// owns tells whether a resource manages the kind object id.
+// Owns tells whether a resource manages the kind object id.
 func (d *ProviderData) Owns(kind, id string) bool {
 	d.owned.mu.Lock()
 	defer d.owned.mu.Unlock()

@@ -9,7 +9,7 @@ import (
 // Bounded concurrency for resources that make many API calls in one
 // Terraform operation (zdm_fleet_devices).
 
-// runBounded calls fn(i) for i from 0 to n-1, at most limit at a time, in
+// RunBounded calls fn(i) for i from 0 to n-1, at most limit at a time, in
 // order of i. Once ctx is done it starts no more calls (the calls already
 // running are left to finish, and runBounded waits for them). It returns how
 // many calls were started: the indexes from that number on never ran.

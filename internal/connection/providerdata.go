@@ -13,7 +13,7 @@ import (
 // What resources, data sources, list resources and actions receive from
 // the provider's Configure, and the default workspace rules.
 
-// configureData turns the ProviderData handed to Configure of a resource or
+// ConfigureData turns the ProviderData handed to Configure of a resource or
 // data source (named kind, such as "Resource") into *providerData. It returns
 // nil without error before the provider is configured, and when the provider
 // configuration had values unknown at plan time.
@@ -30,7 +30,7 @@ func ConfigureData(kind string, data any, diags *diag.Diagnostics) *ProviderData
 	return d
 }
 
-// notConfigured is the error of an operation that needs the API before the
+// NotConfigured is the error of an operation that needs the API before the
 // provider could be configured.
 func NotConfigured(diags *diag.Diagnostics) {
 	diags.AddError("Provider not configured",
@@ -38,16 +38,16 @@ func NotConfigured(diags *diag.Diagnostics) {
 			"Make sure base_url and api_key (or ZDM_BASE_URL and ZDM_API_KEY) are known before apply.")
 }
 
-// providerData is what resources and data sources receive from Configure.
+// ProviderData is what resources and data sources receive from Configure.
 type ProviderData struct {
 	Client *client.Client
-	// workspaceID is the default workspace; empty when not configured.
+	// WorkspaceID is the default workspace; empty when not configured.
 	WorkspaceID string
-	// hasStorage tells whether storage_url was configured.
+	// HasStorage tells whether storage_url was configured.
 	HasStorage bool
-	// batch answers reads of devices and fleets from shared list calls.
+	// Batch answers reads of devices and fleets from shared list calls.
 	Batch batchedReads
-	// visible remembers which workspaces this base_url and key were shown
+	// Visible remembers which workspaces this base_url and key were shown
 	// to see (see visibility.go).
 	Visible *visibility
 	// owned holds the objects the resources manage (see owned.go).
@@ -57,7 +57,7 @@ type ProviderData struct {
 	registries sync.Map
 }
 
-// registry returns the registry of type T of this configuration of the
+// Registry returns the registry of type T of this configuration of the
 // provider, a zero T on first use. A family keeps there what it must
 // remember between calls of one graph walk (devices claimed twice, objects
 // created in part, schedulings whose wait failed) without the connection

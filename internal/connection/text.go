@@ -5,12 +5,12 @@ import (
 	"strings"
 )
 
-// quote returns s in double quotes, for messages.
+// Quote returns s in double quotes, for messages.
 func Quote(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// abbreviate lists at most ten items.
+// Abbreviate lists at most ten items.
 func Abbreviate(items []string) string {
 	const most = 10
 	if len(items) <= most {

@@ -38,7 +38,7 @@ type workspaceProof struct {
 	err  error
 }
 
-// newVisibility returns a visibility that proves a workspace with one GET
+// NewVisibility returns a visibility that proves a workspace with one GET
 // through c.
 func NewVisibility(c *client.Client) *visibility {
 	return &visibility{
@@ -107,13 +107,13 @@ func (v *visibility) workspace(ctx context.Context, ws string) error {
 	}
 }
 
-// sawWorkspace records that an answer 200 on a path of workspace ws proved
+// SawWorkspace records that an answer 200 on a path of workspace ws proved
 // it visible to this configuration.
 func (d *ProviderData) SawWorkspace(ws string) {
 	d.Visible.saw(ws)
 }
 
-// confirmGone decides what a 404 (notFound) for the kind object id of
+// ConfirmGone decides what a 404 (notFound) for the kind object id of
 // workspace ws means. It returns nil when the object may be removed from the
 // state: the workspace is visible, so the object is gone. Otherwise it
 // returns the error to report instead, which names base_url, the workspace
@@ -160,7 +160,7 @@ func explainRefusal(err error, ws string) string {
 	return ""
 }
 
-// describeError is the text of an error of a request about workspace ws,
+// DescribeError is the text of an error of a request about workspace ws,
 // with the explanation of a 401 or 403.
 func DescribeError(err error, ws string) string {
 	if hint := explainRefusal(err, ws); hint != "" {

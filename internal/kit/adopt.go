@@ -1,8 +1,6 @@
 package kit
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 )
 
 // Adoption after an ambiguous create (see DESIGN.md, "Ambiguous creates are
@@ -32,7 +31,7 @@ import (
 // still be processed, so the error says how to find the object by name and
 // creation time, and how to import it.
 
-// candidate is what the adoption filter knows of a listed object.
+// Candidate is what the adoption filter knows of a listed object.
 type Candidate struct {
 	ID        string
 	CreatedAt string
@@ -54,7 +53,7 @@ func adoptable(cands []Candidate, since time.Time, owned func(id string) bool) [
 	return ids
 }
 
-// createdAtOrAfter reports whether the RFC 3339 timestamp createdAt is not
+// CreatedAtOrAfter reports whether the RFC 3339 timestamp createdAt is not
 // before since, at the precision the service wrote: a creation time in whole
 // seconds is compared with since truncated to the second. Unreadable
 // timestamps do not match.
@@ -82,25 +81,25 @@ func CreatedAtOrAfter(createdAt string, since time.Time) bool {
 	return !t.Before(since)
 }
 
-// ambiguousCreate is a create whose outcome is unknown.
+// AmbiguousCreate is a create whose outcome is unknown.
 type AmbiguousCreate struct {
-	// kind is "workspace", "fleet" or "device"; name the requested name.
+	// Kind is "workspace", "fleet" or "device"; name the requested name.
 	Kind, Name string
-	// summary is the summary of the errors.
+	// Summary is the summary of the errors.
 	Summary string
-	// ws is the workspace of the object ("" for a workspace).
+	// Ws is the workspace of the object ("" for a workspace).
 	Ws string
-	// cause is the error of the create.
+	// Cause is the error of the create.
 	Cause error
-	// sent is the local time just before the request was sent.
+	// Sent is the local time just before the request was sent.
 	Sent time.Time
 }
 
-// recheckInterval is the wait between two listings of an ambiguous create
+// RecheckInterval is the wait between two listings of an ambiguous create
 // that showed no candidate yet.
 const RecheckInterval = time.Second
 
-// resolveCreate resolves the ambiguous create a: it lists the collection
+// ResolveCreate resolves the ambiguous create a: it lists the collection
 // (list) with client.ResolveContext, so that an interrupt does not stop it,
 // and returns the only adoptable object, with a warning. Otherwise it
 // reports an error on diags and returns nil. With no candidate yet it lists
@@ -112,7 +111,7 @@ func ResolveCreate[T any](ctx context.Context, d *connection.ProviderData, a Amb
 	return found[0]
 }
 
-// resolveCreates resolves several ambiguous creates of one collection by
+// ResolveCreates resolves several ambiguous creates of one collection by
 // the rule of resolveCreate, with one listing per round for all of them
 // (for the bulk writes of zdm_fleet_devices): toCandidate(i, o) tells
 // whether o matches create i. It returns, for each create, the adopted
@@ -242,7 +241,7 @@ func adoptedWarning(kind, name, id string) (string, string) {
 			") and is now managed by Terraform instead of creating another one."
 }
 
-// deviceCandidate is a listed device for the adoption of a device named
+// DeviceCandidate is a listed device for the adoption of a device named
 // name created in fleet (or, when fleet is "", in the workspace's default
 // fleet defaultFleet; "" when it is not known: then nothing matches).
 func DeviceCandidate(d client.Device, name, fleet, defaultFleet string) Candidate {
@@ -253,7 +252,7 @@ func DeviceCandidate(d client.Device, name, fleet, defaultFleet string) Candidat
 	return Candidate{ID: d.ID, CreatedAt: d.CreatedAt, Matches: d.Name == name && want != "" && d.FleetID == want}
 }
 
-// defaultFleetOf returns the ID of the default fleet among the fleets of a
+// DefaultFleetOf returns the ID of the default fleet among the fleets of a
 // workspace: the only fleet named "default", or "" when there is none or
 // more than one. The API contract says that a device created without a
 // fleet goes to the workspace's default fleet, but not how to recognize that

@@ -8,7 +8,7 @@ import (
 
 // Schema attributes shared by the data sources.
 
-// workspaceAttributes are the read-only attributes of a workspace in data
+// WorkspaceAttributes are the read-only attributes of a workspace in data
 // sources; lookup attributes are made optional by the caller.
 func WorkspaceAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
@@ -20,7 +20,7 @@ func WorkspaceAttributes() map[string]schema.Attribute {
 	}
 }
 
-// lookupAttribute is an optional string that selects the object to read.
+// LookupAttribute is an optional string that selects the object to read.
 func LookupAttribute(description string) schema.StringAttribute {
 	return schema.StringAttribute{
 		MarkdownDescription: description,
@@ -30,7 +30,7 @@ func LookupAttribute(description string) schema.StringAttribute {
 	}
 }
 
-// fleetAttributes are the read-only attributes of a fleet in data sources.
+// FleetAttributes are the read-only attributes of a fleet in data sources.
 func FleetAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"id":           schema.StringAttribute{MarkdownDescription: "Fleet ID.", Computed: true},
@@ -42,13 +42,13 @@ func FleetAttributes() map[string]schema.Attribute {
 	}
 }
 
-// workspaceLookupAttribute is the workspace_id of data sources that read in
+// WorkspaceLookupAttribute is the workspace_id of data sources that read in
 // one workspace.
 func WorkspaceLookupAttribute() schema.StringAttribute {
 	return LookupAttribute("ID of the workspace to read from; defaults to the provider's `workspace_id`.")
 }
 
-// deviceAttributes are the read-only attributes of a device in data sources.
+// DeviceAttributes are the read-only attributes of a device in data sources.
 func DeviceAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"id":             schema.StringAttribute{MarkdownDescription: "Device ID.", Computed: true},
@@ -67,7 +67,7 @@ func DeviceAttributes() map[string]schema.Attribute {
 	}
 }
 
-// deviceIDAttribute is the required device_id of the job and firmware data
+// DeviceIDAttribute is the required device_id of the job and firmware data
 // sources.
 func DeviceIDAttribute(description string) schema.StringAttribute {
 	return schema.StringAttribute{
@@ -77,7 +77,7 @@ func DeviceIDAttribute(description string) schema.StringAttribute {
 	}
 }
 
-// jobItemAttributes are the read-only attributes of a job in data sources.
+// JobItemAttributes are the read-only attributes of a job in data sources.
 func JobItemAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"name": schema.StringAttribute{MarkdownDescription: "Job name.", Computed: true},

@@ -1,8 +1,6 @@
 package kit
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-
 	"context"
 	"fmt"
 	"strings"
@@ -13,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 )
 
 // Resource identities. A workspace is identified by its ID; a fleet or a
@@ -22,23 +22,23 @@ import (
 // String import IDs ("<workspace_id>/<id>", "<device_id>/<job_name>") are
 // parsed here too.
 
-// workspaceIdentityModel is the identity of a zdm_workspace.
+// WorkspaceIdentityModel is the identity of a zdm_workspace.
 type WorkspaceIdentityModel struct {
 	ID types.String `tfsdk:"id"`
 }
 
-// inWorkspaceIdentityModel is the identity of a zdm_fleet or a zdm_device.
+// InWorkspaceIdentityModel is the identity of a zdm_fleet or a zdm_device.
 type InWorkspaceIdentityModel struct {
 	WorkspaceID types.String `tfsdk:"workspace_id"`
 	ID          types.String `tfsdk:"id"`
 }
 
-// newInWorkspaceIdentity returns the identity of an object of workspace ws.
+// NewInWorkspaceIdentity returns the identity of an object of workspace ws.
 func NewInWorkspaceIdentity(ws, id string) InWorkspaceIdentityModel {
 	return InWorkspaceIdentityModel{WorkspaceID: types.StringValue(ws), ID: types.StringValue(id)}
 }
 
-// workspaceIdentitySchema is the identity schema of zdm_workspace.
+// WorkspaceIdentitySchema is the identity schema of zdm_workspace.
 func WorkspaceIdentitySchema() identityschema.Schema {
 	return identityschema.Schema{
 		Attributes: map[string]identityschema.Attribute{
@@ -50,7 +50,7 @@ func WorkspaceIdentitySchema() identityschema.Schema {
 	}
 }
 
-// inWorkspaceIdentitySchema is the identity schema of an object of kind
+// InWorkspaceIdentitySchema is the identity schema of an object of kind
 // ("fleet", "device") that lives in a workspace.
 func InWorkspaceIdentitySchema(kind string) identityschema.Schema {
 	return identityschema.Schema{
@@ -68,7 +68,7 @@ func InWorkspaceIdentitySchema(kind string) identityschema.Schema {
 	}
 }
 
-// setIdentity stores v as the identity of the response. Identity is nil
+// SetIdentity stores v as the identity of the response. Identity is nil
 // when Terraform does not support identities (before 1.12).
 func SetIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, v any, diags *diag.Diagnostics) {
 	if identity == nil {
@@ -77,7 +77,7 @@ func SetIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, v any, d
 	diags.Append(identity.Set(ctx, v)...)
 }
 
-// identityFromState fills a null identity (of an object in a state written
+// IdentityFromState fills a null identity (of an object in a state written
 // before resources had identities) from the attributes of the same names in
 // the state, for a Read that cannot reach the API: Terraform requires every
 // Read to return an identity.
@@ -108,7 +108,7 @@ func markImported(ctx context.Context, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importPrivateKey, importPrivate)...)
 }
 
-// followsImport reports whether a Read follows an import (see
+// FollowsImport reports whether a Read follows an import (see
 // importPrivateKey).
 func FollowsImport(ctx context.Context, req resource.ReadRequest, diags *diag.Diagnostics) bool {
 	if req.Private == nil {
@@ -119,7 +119,7 @@ func FollowsImport(ctx context.Context, req resource.ReadRequest, diags *diag.Di
 	return len(v) > 0
 }
 
-// clearImported removes importPrivateKey from the private state after a
+// ClearImported removes importPrivateKey from the private state after a
 // successful Read.
 func ClearImported(ctx context.Context, resp *resource.ReadResponse) {
 	if resp.Private == nil {
@@ -128,7 +128,7 @@ func ClearImported(ctx context.Context, resp *resource.ReadResponse) {
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importPrivateKey, nil)...)
 }
 
-// notFoundAtImport is the error of an import of an object that does not
+// NotFoundAtImport is the error of an import of an object that does not
 // exist; where names the object, such as `device "dev-1" of workspace "wks-1"`.
 func NotFoundAtImport(diags *diag.Diagnostics, kind, where string) {
 	diags.AddError("Cannot import "+kind+": not found",
@@ -143,7 +143,7 @@ func byIdentity(req resource.ImportStateRequest) bool {
 	return req.ID == "" && req.Identity != nil && !req.Identity.Raw.IsNull()
 }
 
-// importWorkspace imports a zdm_workspace from the import ID
+// ImportWorkspace imports a zdm_workspace from the import ID
 // "<workspace_id>" or from the identity { id }.
 func ImportWorkspace(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	id := req.ID
@@ -169,7 +169,7 @@ func ImportWorkspace(ctx context.Context, req resource.ImportStateRequest, resp 
 	markImported(ctx, resp)
 }
 
-// importInWorkspaceWithIdentity imports an object of kind that lives in a
+// ImportInWorkspaceWithIdentity imports an object of kind that lives in a
 // workspace, from the import ID "<workspace_id>/<id>" or "<id>" (in the
 // provider's default workspace), or from the identity { workspace_id, id }
 // where workspace_id defaults to the provider's.
@@ -267,12 +267,12 @@ func importInWorkspace(ctx context.Context, d *connection.ProviderData, kind str
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 }
 
-// deviceJobID is the ID (and import ID) of a device job.
+// DeviceJobID is the ID (and import ID) of a device job.
 func DeviceJobID(deviceID, name string) string {
 	return deviceID + "/" + name
 }
 
-// parseDeviceJobID splits "<device_id>/<job_name>" at the first "/": the job
+// ParseDeviceJobID splits "<device_id>/<job_name>" at the first "/": the job
 // name may contain "/", the device ID may not.
 func ParseDeviceJobID(raw string) (deviceID, name string, err error) {
 	dev, name, ok := strings.Cut(raw, "/")
@@ -283,13 +283,13 @@ func ParseDeviceJobID(raw string) (deviceID, name string, err error) {
 	return dev, name, nil
 }
 
-// deviceJobIdentityModel is the identity of a zdm_device_job.
+// DeviceJobIdentityModel is the identity of a zdm_device_job.
 type DeviceJobIdentityModel struct {
 	DeviceID types.String `tfsdk:"device_id"`
 	Name     types.String `tfsdk:"name"`
 }
 
-// deviceJobIdentitySchema is the identity schema of zdm_device_job.
+// DeviceJobIdentitySchema is the identity schema of zdm_device_job.
 func DeviceJobIdentitySchema() identityschema.Schema {
 	return identityschema.Schema{
 		Attributes: map[string]identityschema.Attribute{
@@ -305,7 +305,7 @@ func DeviceJobIdentitySchema() identityschema.Schema {
 	}
 }
 
-// importDeviceJob imports a zdm_device_job from the import ID
+// ImportDeviceJob imports a zdm_device_job from the import ID
 // "<device_id>/<job_name>" (split at the first "/") or from the identity
 // { device_id, name }, which works for every device ID.
 func ImportDeviceJob(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -346,7 +346,7 @@ type fotaIdentityModel struct {
 	WorkspaceID types.String `tfsdk:"workspace_id"`
 }
 
-// newFOTAIdentity returns the identity of the update of one device (when
+// NewFOTAIdentity returns the identity of the update of one device (when
 // deviceID is not null) or of fleets of workspaceID.
 func NewFOTAIdentity(deviceID, workspaceID types.String) fotaIdentityModel {
 	if !deviceID.IsNull() {
@@ -355,7 +355,7 @@ func NewFOTAIdentity(deviceID, workspaceID types.String) fotaIdentityModel {
 	return fotaIdentityModel{DeviceID: types.StringNull(), WorkspaceID: workspaceID}
 }
 
-// fotaIdentitySchema is the identity schema of zdm_fota.
+// FotaIdentitySchema is the identity schema of zdm_fota.
 func FotaIdentitySchema() identityschema.Schema {
 	return identityschema.Schema{
 		Attributes: map[string]identityschema.Attribute{
@@ -372,7 +372,7 @@ func FotaIdentitySchema() identityschema.Schema {
 	}
 }
 
-// importFOTA imports the update of one device from the import ID
+// ImportFOTA imports the update of one device from the import ID
 // "<device_id>" or from the identity { device_id }.
 func ImportFOTA(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	dev := req.ID
@@ -401,7 +401,7 @@ func ImportFOTA(ctx context.Context, req resource.ImportStateRequest, resp *reso
 	SetIdentity(ctx, resp.Identity, NewFOTAIdentity(types.StringValue(dev), types.StringNull()), &resp.Diagnostics)
 }
 
-// fleetDevicesIdentityModel is the identity of a zdm_fleet_devices (its
+// FleetDevicesIdentityModel is the identity of a zdm_fleet_devices (its
 // list resource sets it through the framework).
 type FleetDevicesIdentityModel struct {
 	WorkspaceID types.String `tfsdk:"workspace_id"`

@@ -16,7 +16,7 @@ import (
 // emptyJSONObject is the value of a job scheduled without arguments.
 const emptyJSONObject = "{}"
 
-// compactJSON returns raw without insignificant white space, or raw itself
+// CompactJSON returns raw without insignificant white space, or raw itself
 // (trimmed) when it is not valid JSON; null when raw is empty.
 func CompactJSON(raw []byte) string {
 	c := jsonvalue.Compact(raw, nil)
@@ -26,7 +26,7 @@ func CompactJSON(raw []byte) string {
 	return string(c)
 }
 
-// sortedJSON returns raw as compact JSON with the keys of every object in
+// SortedJSON returns raw as compact JSON with the keys of every object in
 // sorted order (numbers and strings as written), so that a value echoed with
 // its keys in another order reads the same; compactJSON(raw) when raw is
 // not valid JSON.
@@ -46,7 +46,7 @@ func SortedJSON(raw []byte) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// jobValue returns the JSON object of a planned value to send to the service.
+// JobValue returns the JSON object of a planned value to send to the service.
 func JobValue(v types.String) (json.RawMessage, error) {
 	if v.IsNull() || v.IsUnknown() {
 		return json.RawMessage(emptyJSONObject), nil
@@ -54,7 +54,7 @@ func JobValue(v types.String) (json.RawMessage, error) {
 	return jsonvalue.CompactObject(v.ValueString())
 }
 
-// refreshedJSON returns the state's text when it holds the same JSON as the
+// RefreshedJSON returns the state's text when it holds the same JSON as the
 // service's answer (numbers compared as the service keeps them, float64), or
 // when the answer carries no value (missing or null: a service that does not
 // echo it tells nothing new); else the answer (compacted).

@@ -1,8 +1,6 @@
 package kit
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -10,11 +8,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 )
 
 // Streaming of list-resource results.
 
-// listConfig reads the config block of a List into cfg. It returns false,
+// ListConfig reads the config block of a List into cfg. It returns false,
 // with the stream set to the diagnostics, when the provider is not
 // configured or the block cannot be read.
 func ListConfig(ctx context.Context, data *connection.ProviderData, req list.ListRequest, stream *list.ListResultsStream, cfg any) bool {
@@ -27,7 +27,7 @@ func ListConfig(ctx context.Context, data *connection.ProviderData, req list.Lis
 	return ListOK(stream, diags)
 }
 
-// listOK tells whether diags hold no error; otherwise it sets the stream to
+// ListOK tells whether diags hold no error; otherwise it sets the stream to
 // them.
 func ListOK(stream *list.ListResultsStream, diags diag.Diagnostics) bool {
 	if diags.HasError() {
@@ -37,7 +37,7 @@ func ListOK(stream *list.ListResultsStream, diags diag.Diagnostics) bool {
 	return true
 }
 
-// listError ends a List with one error.
+// ListError ends a List with one error.
 func ListError(stream *list.ListResultsStream, summary, detail string) {
 	var diags diag.Diagnostics
 	diags.AddError(summary, detail)
@@ -49,7 +49,7 @@ func displayName(name, id string) string {
 	return name + " (" + id + ")"
 }
 
-// streamResults streams the objects of all that match accepts as list
+// StreamResults streams the objects of all that match accepts as list
 // results, at most req.Limit of them: each with the display name and identity
 // that describe gives, and with include_resource the resource that fill
 // writes from the same list answer (no request per object).
@@ -80,7 +80,7 @@ func StreamResults[T any](ctx context.Context, req list.ListRequest, all []T, ma
 	}
 }
 
-// withModel is a fill of streamResults that sets the whole resource from the
+// WithModel is a fill of streamResults that sets the whole resource from the
 // model that model builds (the same conversion as the resource's Read).
 func WithModel[T, M any](ctx context.Context, model func(*T) M) func(*T, *tfsdk.Resource) diag.Diagnostics {
 	return func(o *T, r *tfsdk.Resource) diag.Diagnostics {
@@ -89,7 +89,7 @@ func WithModel[T, M any](ctx context.Context, model func(*T) M) func(*T, *tfsdk.
 	}
 }
 
-// withAttributes is a fill of streamResults that sets the attributes that
+// WithAttributes is a fill of streamResults that sets the attributes that
 // attrs gives (the others stay null).
 func WithAttributes[T any](ctx context.Context, attrs func(*T) map[string]attr.Value) func(*T, *tfsdk.Resource) diag.Diagnostics {
 	return func(o *T, r *tfsdk.Resource) diag.Diagnostics {

@@ -1,8 +1,6 @@
 package kit
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-
 	"context"
 	"strings"
 
@@ -11,11 +9,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 )
 
 // Lookups shared by data sources: by ID or by name, and whether a device exists.
 
-// deviceExists tells whether the service knows a device, for the error of a
+// DeviceExists tells whether the service knows a device, for the error of a
 // 404 on a device-addressed path that may mean either an unknown device or
 // an unknown job or update. Listing the device's jobs needs no workspace.
 func DeviceExists(ctx context.Context, c *client.Client, deviceID string) (bool, error) {
@@ -30,7 +29,7 @@ func DeviceExists(ctx context.Context, c *client.Client, deviceID string) (bool,
 	}
 }
 
-// lookupByIDOrName reads the kind object of scope named by id (when not
+// LookupByIDOrName reads the kind object of scope named by id (when not
 // null) with one get, or else by name with one list, where the name must be
 // unique. It reports what went wrong on diags and returns nil then.
 func LookupByIDOrName[T any](kind, scope string, id, name types.String, get func(string) (*T, error), list func() ([]T, error), nameOf, idOf func(T) string, diags *diag.Diagnostics) *T {
@@ -50,7 +49,7 @@ func LookupByIDOrName[T any](kind, scope string, id, name types.String, get func
 	return LookupByAttribute(kind, scope, "name", name.ValueString(), list, nameOf, idOf, diags)
 }
 
-// lookupByAttribute finds, with one list, the one kind object of scope whose
+// LookupByAttribute finds, with one list, the one kind object of scope whose
 // attr (such as "name" or "phys_id", as valueOf reads it) is want. It
 // reports no match or several matches on attr and returns nil then.
 func LookupByAttribute[T any](kind, scope, attr, want string, list func() ([]T, error), valueOf, idOf func(T) string, diags *diag.Diagnostics) *T {
@@ -73,7 +72,7 @@ func LookupByAttribute[T any](kind, scope, attr, want string, list func() ([]T, 
 	return &found[0]
 }
 
-// checkUnique reports an error on attr when the lookup of kind by attr =
+// CheckUnique reports an error on attr when the lookup of kind by attr =
 // want in scope found no object or several (listed by ID); it tells whether
 // exactly one was found.
 func CheckUnique(diags *diag.Diagnostics, kind, attr, want, scope string, ids []string) bool {

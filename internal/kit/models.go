@@ -13,7 +13,7 @@ import (
 // Models shared by resources, data sources and list resources, and the
 // flatten functions that fill them from the client's objects.
 
-// jobItemModel is one job of a device in data sources.
+// JobItemModel is one job of a device in data sources.
 type JobItemModel struct {
 	Name        types.String `tfsdk:"name"`
 	Status      types.String `tfsdk:"status"`
@@ -21,7 +21,7 @@ type JobItemModel struct {
 	Value       types.String `tfsdk:"value"`
 }
 
-// flattenJobItem copies an API job into the model; the value is compact
+// FlattenJobItem copies an API job into the model; the value is compact
 // JSON with sorted keys, whatever order the service echoes them in.
 func FlattenJobItem(j *client.Job) JobItemModel {
 	return JobItemModel{
@@ -32,7 +32,7 @@ func FlattenJobItem(j *client.Job) JobItemModel {
 	}
 }
 
-// workspaceModel maps the zdm_workspace resource and data source.
+// WorkspaceModel maps the zdm_workspace resource and data source.
 type WorkspaceModel struct {
 	ID          types.String `tfsdk:"id"`
 	Name        types.String `tfsdk:"name"`
@@ -41,7 +41,7 @@ type WorkspaceModel struct {
 	CreatedAt   types.String `tfsdk:"created_at"`
 }
 
-// flattenWorkspace copies an API workspace into the model.
+// FlattenWorkspace copies an API workspace into the model.
 func FlattenWorkspace(w *client.Workspace) WorkspaceModel {
 	return WorkspaceModel{
 		ID:          types.StringValue(w.ID),
@@ -52,7 +52,7 @@ func FlattenWorkspace(w *client.Workspace) WorkspaceModel {
 	}
 }
 
-// fleetModel maps the zdm_fleet resource and data source.
+// FleetModel maps the zdm_fleet resource and data source.
 type FleetModel struct {
 	ID          types.String `tfsdk:"id"`
 	WorkspaceID types.String `tfsdk:"workspace_id"`
@@ -62,7 +62,7 @@ type FleetModel struct {
 	CreatedAt   types.String `tfsdk:"created_at"`
 }
 
-// flattenFleet copies an API fleet into the model. The workspace of the
+// FlattenFleet copies an API fleet into the model. The workspace of the
 // request is used when the answer does not name one.
 func FlattenFleet(f *client.Fleet, workspaceID string) FleetModel {
 	ws := f.WorkspaceID
@@ -79,7 +79,7 @@ func FlattenFleet(f *client.Fleet, workspaceID string) FleetModel {
 	}
 }
 
-// deviceModel maps the zdm_device resource and data source.
+// DeviceModel maps the zdm_device resource and data source.
 type DeviceModel struct {
 	ID            types.String `tfsdk:"id"`
 	WorkspaceID   types.String `tfsdk:"workspace_id"`
@@ -93,7 +93,7 @@ type DeviceModel struct {
 	Identities    types.String `tfsdk:"identities"`
 }
 
-// flattenDevice copies an API device into the model. The workspace of the
+// FlattenDevice copies an API device into the model. The workspace of the
 // request is used when the answer does not name one.
 func FlattenDevice(d *client.Device, workspaceID string) DeviceModel {
 	ws := d.WorkspaceID
@@ -114,7 +114,7 @@ func FlattenDevice(d *client.Device, workspaceID string) DeviceModel {
 	}
 }
 
-// flattenIdentities returns the identities as compact JSON, or null when the
+// FlattenIdentities returns the identities as compact JSON, or null when the
 // device has none (field absent, null or an empty array).
 func FlattenIdentities(raw json.RawMessage) types.String {
 	trimmed := bytes.TrimSpace(raw)

@@ -24,22 +24,22 @@ func sortByNameThenID[T any](s []T, name, id func(*T) string) {
 	})
 }
 
-// sortWorkspaces sorts workspaces by name, then ID.
+// SortWorkspaces sorts workspaces by name, then ID.
 func SortWorkspaces(s []client.Workspace) {
 	sortByNameThenID(s, func(w *client.Workspace) string { return w.Name }, func(w *client.Workspace) string { return w.ID })
 }
 
-// sortFleets sorts fleets by name, then ID.
+// SortFleets sorts fleets by name, then ID.
 func SortFleets(s []client.Fleet) {
 	sortByNameThenID(s, func(f *client.Fleet) string { return f.Name }, func(f *client.Fleet) string { return f.ID })
 }
 
-// sortDevices sorts devices by name, then ID.
+// SortDevices sorts devices by name, then ID.
 func SortDevices(s []client.Device) {
 	sortByNameThenID(s, func(d *client.Device) string { return d.Name }, func(d *client.Device) string { return d.ID })
 }
 
-// sortJobs sorts the jobs of a device by name.
+// SortJobs sorts the jobs of a device by name.
 func SortJobs(s []client.Job) {
 	slices.SortStableFunc(s, func(a, b client.Job) int { return cmp.Compare(a.Name, b.Name) })
 }

@@ -17,7 +17,7 @@ import (
 
 // Plan modifiers and the plan helpers called from ModifyPlan.
 
-// jsonValuePlan plans a job value (an optional and computed JSON object): a
+// JsonValuePlan plans a job value (an optional and computed JSON object): a
 // configuration that holds the same JSON as the state (white space, key
 // order) keeps the state's text, so that reformatting plans no change, and a
 // missing value is planned as {} (what the service stores).
@@ -50,7 +50,7 @@ func (JsonValuePlan) PlanModifyString(_ context.Context, req planmodifier.String
 	}
 }
 
-// keepComputedUnlessChanged plans the computed attributes of a scheduling
+// KeepComputedUnlessChanged plans the computed attributes of a scheduling
 // resource: while none of the inputs changes, they keep the values of the
 // state; otherwise they stay unknown until the service answers. (The
 // framework marks them unknown as soon as the configuration's text differs
@@ -76,7 +76,7 @@ func KeepComputedUnlessChanged(ctx context.Context, req resource.ModifyPlanReque
 	}
 }
 
-// warnDestroyOrReplace adds the plan-time warning of a destroy (the plan is
+// WarnDestroyOrReplace adds the plan-time warning of a destroy (the plan is
 // null) or of a replace (one of replacePaths differs between the plan, as
 // modified so far, and the state): either way, the object stays in the
 // service.
@@ -110,7 +110,7 @@ func WarnDestroyOrReplace(ctx context.Context, kind string, req resource.ModifyP
 			ref+" will stay in the service and Terraform will stop managing it; a new "+kind+" will be created.")
 }
 
-// replacedPaths returns the paths whose planned value differs from the state
+// ReplacedPaths returns the paths whose planned value differs from the state
 // (unknown planned values count as changes).
 func ReplacedPaths(ctx context.Context, plan tfsdk.Plan, state tfsdk.State, paths []path.Path, diags *diag.Diagnostics) []path.Path {
 	var out []path.Path
@@ -125,7 +125,7 @@ func ReplacedPaths(ctx context.Context, plan tfsdk.Plan, state tfsdk.State, path
 	return out
 }
 
-// fleetNameUnchanged keeps the fleet_name of the state while neither the
+// FleetNameUnchanged keeps the fleet_name of the state while neither the
 // fleet nor the name of the device changes; otherwise fleet_name stays
 // unknown until the update answers.
 type FleetNameUnchanged struct{}

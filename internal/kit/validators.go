@@ -1,8 +1,6 @@
 package kit
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-
 	"context"
 	"os"
 	"regexp"
@@ -14,12 +12,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 // Every validator of the provider.
 
-// notBlank rejects strings made only of white space.
+// NotBlank rejects strings made only of white space.
 type NotBlank struct{}
 
 var _ validator.String = NotBlank{}
@@ -41,14 +40,14 @@ func (v NotBlank) ValidateString(ctx context.Context, req validator.StringReques
 	}
 }
 
-// addBlankValueError reports a value of the attribute at p made only of
+// AddBlankValueError reports a value of the attribute at p made only of
 // white space (notBlank's error, also raised by checks outside the
 // framework's validators).
 func AddBlankValueError(p path.Path, diags *diag.Diagnostics) {
 	diags.AddAttributeError(p, "Blank value", "The value of "+p.String()+" "+NotBlank{}.Description(context.Background())+".")
 }
 
-// serviceURL checks base_url and storage_url with checkServiceURL. Plain http
+// ServiceURL checks base_url and storage_url with checkServiceURL. Plain http
 // to a host that is not a loopback address needs insecure_http, read from the
 // same configuration (or ZDM_INSECURE_HTTP when the attribute is null).
 type ServiceURL struct{}
@@ -90,7 +89,7 @@ func (ServiceURL) ValidateString(ctx context.Context, req validator.StringReques
 	}
 }
 
-// duration checks request_timeout.
+// Duration checks request_timeout.
 type Duration struct{}
 
 var _ validator.String = Duration{}
@@ -113,7 +112,7 @@ func (Duration) ValidateString(_ context.Context, req validator.StringRequest, r
 	}
 }
 
-// jsonObject validates a string attribute holding a JSON object.
+// JsonObject validates a string attribute holding a JSON object.
 type JsonObject struct{}
 
 var _ validator.String = JsonObject{}
@@ -136,7 +135,7 @@ func (JsonObject) ValidateString(_ context.Context, req validator.StringRequest,
 	}
 }
 
-// rfc3339 validates a time in RFC 3339 format.
+// Rfc3339 validates a time in RFC 3339 format.
 type Rfc3339 struct{}
 
 var _ validator.String = Rfc3339{}
@@ -163,7 +162,7 @@ func ParseRFC3339(s string) (time.Time, error) {
 	return time.Parse(time.RFC3339Nano, s)
 }
 
-// regexString checks that a string is a valid RE2 regular expression.
+// RegexString checks that a string is a valid RE2 regular expression.
 type RegexString struct{}
 
 var _ validator.String = RegexString{}

@@ -12,7 +12,7 @@ import (
 
 // Terraform values: known strings, and sets and lists of strings.
 
-// setStrings returns the elements of a set of strings, sorted; nil when the
+// SetStrings returns the elements of a set of strings, sorted; nil when the
 // set is null or unknown.
 func SetStrings(ctx context.Context, s types.Set, diags *diag.Diagnostics) []string {
 	if s.IsNull() || s.IsUnknown() {
@@ -24,12 +24,12 @@ func SetStrings(ctx context.Context, s types.Set, diags *diag.Diagnostics) []str
 	return out
 }
 
-// sortedList returns a list value of the strings, sorted.
+// SortedList returns a list value of the strings, sorted.
 func SortedList(items []string) types.List {
 	return StringList(slices.Sorted(slices.Values(items)))
 }
 
-// stringList returns a list value of the strings.
+// StringList returns a list value of the strings.
 func StringList(items []string) types.List {
 	elems := make([]attr.Value, len(items))
 	for i, s := range items {
@@ -38,7 +38,7 @@ func StringList(items []string) types.List {
 	return types.ListValueMust(types.StringType, elems)
 }
 
-// known reports whether s is neither null nor unknown.
+// Known reports whether s is neither null nor unknown.
 func Known(s types.String) bool {
 	return !s.IsNull() && !s.IsUnknown()
 }

@@ -1,18 +1,18 @@
 package kit
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/protoval"
-
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/protoval"
 )
 
-// workspaceOrDefault returns ws, or the provider's default workspace when ws
+// WorkspaceOrDefault returns ws, or the provider's default workspace when ws
 // is null or empty. It reports an error naming attr when neither is set.
 func WorkspaceOrDefault(d *connection.ProviderData, ws types.String, attr path.Path, diags *diag.Diagnostics) string {
 	if !ws.IsNull() && !ws.IsUnknown() && ws.ValueString() != "" {
@@ -26,7 +26,7 @@ func WorkspaceOrDefault(d *connection.ProviderData, ws types.String, attr path.P
 	return d.WorkspaceID
 }
 
-// planWorkspace plans the workspace_id of a resource that lives in a
+// PlanWorkspace plans the workspace_id of a resource that lives in a
 // workspace (called from ModifyPlan; see DESIGN.md, "The provider's
 // workspace_id is a default for new objects only"):
 //
@@ -70,7 +70,7 @@ func PlanWorkspace(ctx context.Context, d *connection.ProviderData, kind string,
 	}
 }
 
-// planWorkspaceRule is the rule of planWorkspace on plain values: cfg is
+// PlanWorkspaceRule is the rule of planWorkspace on plain values: cfg is
 // the configured workspace_id, prior the object's (nil for a new object),
 // and what names the existing object in messages (such as `The zdm_device
 // "dev-1"`). It returns the planned workspace_id when the rule sets it.

@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// protoDiagnostics converts the framework's diagnostics of a direct
+// ProtoDiagnostics converts the framework's diagnostics of a direct
 // resource to the protocol's, with their attribute paths.
 func ProtoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
 	if len(diags) == 0 {
@@ -27,7 +27,7 @@ func ProtoDiagnostics(diags diag.Diagnostics) []*tfprotov6.Diagnostic {
 	return out
 }
 
-// protoPath converts an attribute path of attribute names and string map
+// ProtoPath converts an attribute path of attribute names and string map
 // keys, the only steps the direct resources use.
 func ProtoPath(p path.Path) *tftypes.AttributePath {
 	out := tftypes.NewAttributePath()
@@ -44,7 +44,7 @@ func ProtoPath(p path.Path) *tftypes.AttributePath {
 	return out
 }
 
-// errorDiagnostics is the one error of a call that cannot go on.
+// ErrorDiagnostics is the one error of a call that cannot go on.
 func ErrorDiagnostics(summary, detail string) []*tfprotov6.Diagnostic {
 	return []*tfprotov6.Diagnostic{{Severity: tfprotov6.DiagnosticSeverityError, Summary: summary, Detail: detail}}
 }

@@ -24,10 +24,10 @@ var (
 	UnknownString = String{Unknown: true}
 )
 
-// isKnown tells whether the string is known and not null.
+// IsKnown tells whether the string is known and not null.
 func (p String) IsKnown() bool { return !p.Null && !p.Unknown }
 
-// value is the tftypes value of the string.
+// Value is the tftypes value of the string.
 func (p String) Value() tftypes.Value {
 	switch {
 	case p.Unknown:
@@ -38,7 +38,7 @@ func (p String) Value() tftypes.Value {
 	return tftypes.NewValue(tftypes.String, p.S)
 }
 
-// decodeString reads a string value.
+// DecodeString reads a string value.
 func DecodeString(v tftypes.Value) (String, error) {
 	switch {
 	case !v.IsKnown():
@@ -69,7 +69,7 @@ func (p Int) Value() tftypes.Value {
 	return tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(p.N))
 }
 
-// decodeInt reads a number value that must be a whole number.
+// DecodeInt reads a number value that must be a whole number.
 func DecodeInt(v tftypes.Value) (Int, error) {
 	switch {
 	case !v.IsKnown():
@@ -124,7 +124,7 @@ type StringMap struct {
 	Null, Unknown bool
 }
 
-// value is the tftypes value of the map.
+// Value is the tftypes value of the map.
 func (p StringMap) Value() tftypes.Value {
 	t := tftypes.Map{ElementType: tftypes.String}
 	switch {
@@ -140,7 +140,7 @@ func (p StringMap) Value() tftypes.Value {
 	return tftypes.NewValue(t, elems)
 }
 
-// decodeStringMap reads a map(string) value.
+// DecodeStringMap reads a map(string) value.
 func DecodeStringMap(v tftypes.Value) (StringMap, error) {
 	switch {
 	case !v.IsKnown():
@@ -163,7 +163,7 @@ func DecodeStringMap(v tftypes.Value) (StringMap, error) {
 	return StringMap{M: m}, nil
 }
 
-// objectAttributes reads the attributes of a known, non-null object.
+// ObjectAttributes reads the attributes of a known, non-null object.
 func ObjectAttributes(v tftypes.Value) (map[string]tftypes.Value, error) {
 	var attrs map[string]tftypes.Value
 	if err := v.As(&attrs); err != nil {

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 )
 
 // badInput is an invalid configuration that must be refused before any API

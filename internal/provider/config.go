@@ -1,9 +1,6 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"context"
 	"fmt"
 	"os"
@@ -21,6 +18,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 // providerModel maps the provider block.

@@ -1,13 +1,13 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 )
 
 func TestCheckServiceURL(t *testing.T) {

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"regexp"
 	"testing"
 
@@ -12,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 // TestAccIdentityImportSlashIDs imports a device whose ID contains "/",

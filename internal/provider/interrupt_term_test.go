@@ -3,8 +3,6 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"bytes"
 	"fmt"
 	"os"
@@ -15,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 

@@ -1,12 +1,6 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
-	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
-	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
-
 	"context"
 	"strings"
 	"testing"
@@ -15,6 +9,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
 )
 
 func TestModifyPlanWarnsOnDestroy(t *testing.T) {

@@ -3,14 +3,6 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
-	"github.com/zdm/terraform-provider-zdm/internal/service/firmware"
-	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
-	"github.com/zdm/terraform-provider-zdm/internal/service/jobs"
-	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
-	"github.com/zdm/terraform-provider-zdm/internal/service/timeseries"
-
 	"context"
 	"sync/atomic"
 
@@ -19,6 +11,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+	"github.com/zdm/terraform-provider-zdm/internal/service/firmware"
+	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
+	"github.com/zdm/terraform-provider-zdm/internal/service/jobs"
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+	"github.com/zdm/terraform-provider-zdm/internal/service/timeseries"
 )
 
 var (

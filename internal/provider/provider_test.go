@@ -1,10 +1,6 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"context"
 	"fmt"
 	"regexp"
@@ -18,6 +14,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 func TestProviderSchemaDescriptions(t *testing.T) {

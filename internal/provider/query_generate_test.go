@@ -1,12 +1,12 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 // TestAccQueryGenerateConfig adopts a workspace whose fleets and devices

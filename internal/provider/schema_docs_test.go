@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 // examplesDir is the examples/ tree at the repository root, which

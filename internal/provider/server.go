@@ -1,13 +1,13 @@
 package provider
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
-
 	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
 )
 
 // The provider's protocol server: the framework's server, with the

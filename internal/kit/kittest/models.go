@@ -1,9 +1,9 @@
 package kittest
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 func TestDeviceModel() kit.DeviceModel {

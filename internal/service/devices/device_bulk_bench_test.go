@@ -1,14 +1,13 @@
 package devices
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-
 	"fmt"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 

@@ -1,9 +1,6 @@
 package devices
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 

@@ -1,8 +1,6 @@
 package devices
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"regexp"
 	"strings"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 // The device filters of the zdm_devices data source and the zdm_device list

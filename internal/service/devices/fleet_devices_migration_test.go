@@ -1,11 +1,11 @@
 package devices
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 // TestAccFleetDevicesMigration follows the guide "Moving devices to

@@ -1,9 +1,6 @@
 package devices
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/protoval"
-
 	"context"
 	"fmt"
 	"maps"
@@ -14,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/protoval"
 )
 
 // Resuming a zdm_fleet_devices whose create failed in part.

@@ -1,9 +1,6 @@
 package devices
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-	"github.com/zdm/terraform-provider-zdm/internal/protoval"
-
 	"errors"
 	"fmt"
 	"sort"
@@ -12,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/protoval"
 )
 
 // The value of a zdm_fleet_devices as plain Go (fleetDevicesObject), and

@@ -1,11 +1,11 @@
 package devices
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 // TestAccFleetDevicesQueryGenerateConfig lists the fleets of a workspace as

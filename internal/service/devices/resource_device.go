@@ -1,9 +1,6 @@
 package devices
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"context"
 	"errors"
 	"time"
@@ -18,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 var (
@@ -32,7 +31,7 @@ func NewDeviceResource() resource.Resource {
 	return &DeviceResource{}
 }
 
-// deviceResource manages a device. The API can create, read and update
+// DeviceResource manages a device. The API can create, read and update
 // (name and fleet) devices but not delete them.
 type DeviceResource struct {
 	Data *connection.ProviderData

@@ -24,7 +24,7 @@ var (
 // server.go routes every call of this type to: the framework's handling of
 // one value of 10,000 devices costs seconds of CPU per call.
 
-// fleetDevicesTypeName is the resource's type name.
+// FleetDevicesTypeName is the resource's type name.
 const FleetDevicesTypeName = "zdm_fleet_devices"
 
 func NewFleetDevicesResource() resource.Resource {

@@ -1,10 +1,6 @@
 package devices
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-	"github.com/zdm/terraform-provider-zdm/internal/protoval"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +18,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/protoval"
 )
 
 // fleetDevicesServer serves zdm_fleet_devices at the protocol level (see
@@ -33,7 +32,7 @@ type fleetDevicesServer struct {
 	configured func() *connection.ProviderData
 }
 
-// newFleetDevicesServer serves zdm_fleet_devices for the provider whose
+// NewFleetDevicesServer serves zdm_fleet_devices for the provider whose
 // Configure result configured returns.
 func NewFleetDevicesServer(configured func() *connection.ProviderData) *fleetDevicesServer {
 	return &fleetDevicesServer{configured: configured}

@@ -1,8 +1,6 @@
 package devices
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"fmt"
 	"regexp"
 	"sort"
@@ -17,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 

@@ -1,13 +1,13 @@
 package firmware
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"fmt"
 	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 // TestAccFotaRolloutAction runs the rollout from an action: it completes,

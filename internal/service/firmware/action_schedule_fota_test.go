@@ -1,8 +1,6 @@
 package firmware
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"context"
 	"fmt"
 	"slices"
@@ -10,6 +8,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 func TestAccScheduleFotaAction(t *testing.T) {

@@ -1,8 +1,6 @@
 package firmware
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"context"
 	"fmt"
 	"regexp"
@@ -12,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 func TestAccFotaStatusDataSource(t *testing.T) {

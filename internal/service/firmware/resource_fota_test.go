@@ -1,8 +1,6 @@
 package firmware
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"context"
 	"fmt"
 	"regexp"
@@ -15,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 // fotaOnServer checks the firmware update of devices in the service.

@@ -1,8 +1,6 @@
 package fleets
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"regexp"
 	"testing"
 
@@ -11,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 func TestAccFleetDataSources(t *testing.T) {

@@ -1,9 +1,6 @@
 package fleets
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"context"
 	"errors"
 	"time"
@@ -19,6 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 var (
@@ -33,7 +32,7 @@ func NewFleetResource() resource.Resource {
 	return &FleetResource{}
 }
 
-// fleetResource manages a fleet. The API can create and read fleets but
+// FleetResource manages a fleet. The API can create and read fleets but
 // neither update nor delete them.
 type FleetResource struct {
 	data *connection.ProviderData

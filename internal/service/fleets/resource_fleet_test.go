@@ -1,10 +1,6 @@
 package fleets
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
-
 	"context"
 	"fmt"
 	"regexp"
@@ -17,7 +13,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
 )
 
 func TestFlattenFleet(t *testing.T) {

@@ -1,9 +1,6 @@
 package fleets
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 var (
@@ -34,7 +33,7 @@ func NewWorkspaceResource() resource.Resource {
 	return &WorkspaceResource{}
 }
 
-// workspaceResource manages a workspace. The API can create and read
+// WorkspaceResource manages a workspace. The API can create and read
 // workspaces but neither update nor delete them.
 type WorkspaceResource struct {
 	data *connection.ProviderData

@@ -1,8 +1,6 @@
 package jobs
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -14,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/querycheck/queryfilter"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 // deviceJobFixture creates a device with the jobs "reboot" (done),

@@ -1,10 +1,6 @@
 package jobs
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
-
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"context"
 	"fmt"
 	"regexp"
@@ -19,8 +15,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
 func TestScheduledLater(t *testing.T) {

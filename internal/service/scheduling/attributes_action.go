@@ -1,18 +1,18 @@
 package scheduling
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 // Schema attributes shared by the actions.
 
-// actionTargetAttributes are the target and wait attributes of the
+// ActionTargetAttributes are the target and wait attributes of the
 // scheduling actions; what names what is scheduled ("job", "firmware update").
 func ActionTargetAttributes(what string) map[string]schema.Attribute {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}

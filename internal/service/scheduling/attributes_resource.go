@@ -1,8 +1,6 @@
 package scheduling
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -12,11 +10,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 // Schema attributes shared by the resources.
 
-// jobValueAttribute is the value attribute of the job resources.
+// JobValueAttribute is the value attribute of the job resources.
 func JobValueAttribute(what string) schema.StringAttribute {
 	return schema.StringAttribute{
 		MarkdownDescription: "Arguments of the job: a JSON object, best written with `jsonencode({...})`; `{}` when " +
@@ -29,7 +29,7 @@ func JobValueAttribute(what string) schema.StringAttribute {
 	}
 }
 
-// triggersAttribute is the triggers attribute of the scheduling resources.
+// TriggersAttribute is the triggers attribute of the scheduling resources.
 func TriggersAttribute(what string) schema.MapAttribute {
 	return schema.MapAttribute{
 		MarkdownDescription: "Arbitrary strings (such as a release tag or a timestamp) that " + what + " again, in " +
@@ -39,7 +39,7 @@ func TriggersAttribute(what string) schema.MapAttribute {
 	}
 }
 
-// fleetIDsAttribute is the fleet_ids attribute of the fleet-wide resources.
+// FleetIDsAttribute is the fleet_ids attribute of the fleet-wide resources.
 func FleetIDsAttribute(description string) schema.SetAttribute {
 	return schema.SetAttribute{
 		MarkdownDescription: description,
@@ -52,7 +52,7 @@ func FleetIDsAttribute(description string) schema.SetAttribute {
 	}
 }
 
-// allFleetsAttribute is the all_fleets attribute of the fleet-wide
+// AllFleetsAttribute is the all_fleets attribute of the fleet-wide
 // scheduling resources; what names what is scheduled ("the job").
 func AllFleetsAttribute(what string) schema.BoolAttribute {
 	return schema.BoolAttribute{
@@ -115,7 +115,7 @@ func waitTimeoutsBlock(ctx context.Context) map[string]schema.Block {
 	return map[string]schema.Block{"timeouts": b}
 }
 
-// addWaitSchema adds the wait attributes and the timeouts block to the
+// AddWaitSchema adds the wait attributes and the timeouts block to the
 // schema of a scheduling resource.
 func AddWaitSchema(ctx context.Context, s *schema.Schema, what string) {
 	for name, a := range waitAttributes(what) {

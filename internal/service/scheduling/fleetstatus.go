@@ -1,8 +1,6 @@
 package scheduling
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"context"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 // This file turns the fleet-wide status reads of package fleetstatus (one
@@ -42,7 +41,7 @@ const (
 	MaxStatusParallelism     = fleetstatus.MaxParallelism
 )
 
-// statusParallelism returns the configured parallelism, or the default.
+// StatusParallelism returns the configured parallelism, or the default.
 func StatusParallelism(v types.Int64) int {
 	if v.IsNull() || v.IsUnknown() || v.ValueInt64() < 1 {
 		return defaultStatusParallelism
@@ -96,7 +95,7 @@ func deviceStatusList(kind fleetstatus.Kind, devices []fleetstatus.Device) types
 	return types.ListValueMust(objType, elems)
 }
 
-// countsMap is a map value of counts.
+// CountsMap is a map value of counts.
 func CountsMap(counts map[string]int) types.Map {
 	elems := make(map[string]attr.Value, len(counts))
 	for k, n := range counts {

@@ -1,8 +1,6 @@
 package scheduling
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-
 	"fmt"
 	"os"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 

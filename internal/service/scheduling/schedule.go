@@ -1,9 +1,6 @@
 package scheduling
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"context"
 	"errors"
 	"fmt"
@@ -17,8 +14,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 // Scheduling: the rules the job and firmware-update resources and actions
@@ -32,7 +31,7 @@ import (
 //     configuration schedules again (recordMissing);
 //   - the device itself is gone only when a 404 is proven (deviceGone).
 
-// validateFleetTargets checks the targets of a fleet-wide scheduling:
+// ValidateFleetTargets checks the targets of a fleet-wide scheduling:
 // exactly one of fleet_ids and all_fleets = true. what names what is
 // scheduled ("the job", "the firmware"). Unknown values are checked at
 // apply.
@@ -52,7 +51,7 @@ func ValidateFleetTargets(fleetIDs types.Set, allFleets types.Bool, what string,
 	}
 }
 
-// deviceGone tells whether a device is proven gone after a 404 on one of its
+// DeviceGone tells whether a device is proven gone after a 404 on one of its
 // paths (a job or firmware update): the device's own job list answers 404,
 // and the device answers 404 in the provider's workspace while that
 // workspace is visible to this base_url and key (the rule of
@@ -86,7 +85,7 @@ func DeviceGone(ctx context.Context, d *connection.ProviderData, dev string, not
 	return true, nil
 }
 
-// recordMissing is the warning of a job or firmware update record that the
+// RecordMissing is the warning of a job or firmware update record that the
 // service no longer returns while its device exists: the state keeps its
 // last-read status, and nothing is scheduled again.
 func RecordMissing(what, dev, change string) (string, string) {
@@ -96,7 +95,7 @@ func RecordMissing(what, dev, change string) (string, string) {
 			"only a change of " + change + " schedules it again."
 }
 
-// sameTargets reports whether a fleet-wide scheduling planned with fleetIDs
+// SameTargets reports whether a fleet-wide scheduling planned with fleetIDs
 // and allFleets targets what the state's prior fleet IDs did (a null set
 // in the state is every fleet, as written before all_fleets existed).
 func SameTargets(prior, fleetIDs types.Set, allFleets types.Bool) bool {
@@ -106,7 +105,7 @@ func SameTargets(prior, fleetIDs types.Set, allFleets types.Bool) bool {
 	return prior.Equal(fleetIDs)
 }
 
-// scheduledLater reports whether the RFC 3339 time a is after b (compared as
+// ScheduledLater reports whether the RFC 3339 time a is after b (compared as
 // text when either cannot be read).
 func ScheduledLater(a, b string) bool {
 	ta, errA := kit.ParseRFC3339(a)
@@ -120,13 +119,13 @@ func ScheduledLater(a, b string) bool {
 // After an ambiguous scheduling: read back, adopt only what can only be
 // this request's scheduling, and never advise a re-send that repeats it.
 
-// sentSchedule is a scheduling request whose answer was lost.
+// SentSchedule is a scheduling request whose answer was lost.
 type SentSchedule struct {
-	// cause is the error of the request (it wraps client.ErrAmbiguous).
+	// Cause is the error of the request (it wraps client.ErrAmbiguous).
 	Cause error
-	// sent is the local time just before the request was sent.
+	// Sent is the local time just before the request was sent.
 	Sent time.Time
-	// prior is the scheduled_at of the scheduling in the state ("" when
+	// Prior is the scheduled_at of the scheduling in the state ("" when
 	// none): only a strictly later one can be this request's.
 	Prior string
 }
@@ -176,7 +175,7 @@ func (s SentSchedule) again(ctx context.Context, reads int) bool {
 	}
 }
 
-// readBackDevice reads what one device holds after the ambiguous scheduling
+// ReadBackDevice reads what one device holds after the ambiguous scheduling
 // s, on a context Terraform's cancellation does not end (bounded by
 // request_timeout), and returns the device's record (a fleetstatus.Device)
 // when it shows this request's scheduling: matches (the requested value or
@@ -204,7 +203,7 @@ func ReadBackDevice(ctx context.Context, d *connection.ProviderData, s SentSched
 	}
 }
 
-// readBackFleet reads every targeted device (the fleet-status reader) after
+// ReadBackFleet reads every targeted device (the fleet-status reader) after
 // the ambiguous fleet-wide scheduling s, on a context Terraform's
 // cancellation does not end, and splits them into the devices that show
 // this request's scheduling (have, with the latest scheduled_at) and those
@@ -235,7 +234,7 @@ func ReadBackFleet(ctx context.Context, d *connection.ProviderData, s SentSchedu
 	}
 }
 
-// jobMatches tells whether a device's job holds value; a job read without
+// JobMatches tells whether a device's job holds value; a job read without
 // its value (a service that does not echo it) is not told apart by value.
 func JobMatches(value string) func(fleetstatus.Device) bool {
 	return func(d fleetstatus.Device) bool {
@@ -244,21 +243,21 @@ func JobMatches(value string) func(fleetstatus.Device) bool {
 	}
 }
 
-// firmwareMatches tells whether a device's update is this firmware.
+// FirmwareMatches tells whether a device's update is this firmware.
 func FirmwareMatches(id, version string) func(fleetstatus.Device) bool {
 	return func(d fleetstatus.Device) bool {
 		return d.FirmwareID == id && d.FirmwareVersion == version
 	}
 }
 
-// notSent is the detail of a scheduling that provably did not reach the
+// NotSent is the detail of a scheduling that provably did not reach the
 // service: the operation was interrupted before the request started.
 func NotSent(what string, err error) string {
 	return err.Error() + ". The " + what + " was not sent: Terraform was interrupted before the request started. " +
 		"Applying again sends it once."
 }
 
-// deviceMaySchedule is the detail of an ambiguous scheduling on one device
+// DeviceMaySchedule is the detail of an ambiguous scheduling on one device
 // that the read-back did not show: the command may have reached the
 // device, so the message gives the check to make before sending again.
 func DeviceMaySchedule(c *client.Client, s SentSchedule, what, dev, seen, check string) string {
@@ -269,7 +268,7 @@ func DeviceMaySchedule(c *client.Client, s SentSchedule, what, dev, seen, check 
 		s.when(c), what)
 }
 
-// fleetMaySchedule is the detail of an ambiguous fleet-wide scheduling that
+// FleetMaySchedule is the detail of an ambiguous fleet-wide scheduling that
 // no targeted device shows.
 func FleetMaySchedule(c *client.Client, s SentSchedule, what, target, seen, check string) string {
 	return fmt.Sprintf("The request scheduling the %s on %s was sent, but its answer was lost (%s), and %s. It may "+
@@ -278,7 +277,7 @@ func FleetMaySchedule(c *client.Client, s SentSchedule, what, target, seen, chec
 		"none does, applying again sends it once.", what, target, s.Cause.Error(), seen, check, s.when(c))
 }
 
-// fleetStatusCheck is the configuration that reads each device of scope,
+// FleetStatusCheck is the configuration that reads each device of scope,
 // for messages: the job named job, or the firmware update when job is "".
 func FleetStatusCheck(scope fleetstatus.Scope, job string) string {
 	fleets := "" // the whole workspace
@@ -292,7 +291,7 @@ func FleetStatusCheck(scope fleetstatus.Scope, job string) string {
 	return fmt.Sprintf(`Read each device with data "zdm_fleet_status" { workspace_id = %q%s %s }.`, scope.WorkspaceID, fleets, what)
 }
 
-// adoptedFleetWarning is the warning of an ambiguous fleet-wide scheduling
+// AdoptedFleetWarning is the warning of an ambiguous fleet-wide scheduling
 // that the devices show: have got it, lack did not (at the read-back).
 func AdoptedFleetWarning(s SentSchedule, what string, have, lack []string) (string, string) {
 	detail := fmt.Sprintf("The answer to the request scheduling the %s was lost (%s); reading the devices back showed "+
@@ -307,7 +306,7 @@ func AdoptedFleetWarning(s SentSchedule, what string, have, lack []string) (stri
 	return "Adopted a fleet-wide scheduling after an interrupted request", detail
 }
 
-// resolveActionSchedule resolves the ambiguous scheduling s of an action,
+// ResolveActionSchedule resolves the ambiguous scheduling s of an action,
 // which keeps no state: on one device (dev) or on the devices of scope. It
 // returns the devices that show this request's scheduling when the action
 // can go on as if answered (the device, or every targeted device);
@@ -356,7 +355,7 @@ func ResolveActionSchedule(ctx context.Context, d *connection.ProviderData, s Se
 	return nil
 }
 
-// forgetScheduling is the warning of the Delete of a job or firmware update
+// ForgetScheduling is the warning of the Delete of a job or firmware update
 // (ref names it): the API cannot cancel it, and Delete cannot tell a
 // destroy from the first half of a replacement (-replace, or a change that
 // forces one), so the message covers both.
@@ -405,7 +404,7 @@ func addedFleets(ctx context.Context, c *client.Client, ws string, prior, planne
 	return added
 }
 
-// fleetsToSend tells what an update of a fleet-wide scheduling sends: after
+// FleetsToSend tells what an update of a fleet-wide scheduling sends: after
 // a change of the command (command true), every targeted fleet (send, with
 // only nil); after a change of the targets alone, the fleets it adds (send,
 // with only those), or nothing when it adds none. ok is false, with an
@@ -422,7 +421,7 @@ func FleetsToSend(ctx context.Context, c *client.Client, ws string, command bool
 	return len(added) > 0, added, true
 }
 
-// warnTargetsOnly adds the plan-time warning of a change of the targets
+// WarnTargetsOnly adds the plan-time warning of a change of the targets
 // alone of a fleet-wide scheduling (what: "job", "firmware update"): which
 // fleets get it, and that the others do not get it again.
 func WarnTargetsOnly(ctx context.Context, what string, prior, planned types.Set, all types.Bool, diags *diag.Diagnostics) {
@@ -455,7 +454,7 @@ func WarnTargetsOnly(ctx context.Context, what string, prior, planned types.Set,
 		detail+" To send it again to every targeted device, change triggers.")
 }
 
-// mergeDevices is the sorted union of the devices of a list value and more.
+// MergeDevices is the sorted union of the devices of a list value and more.
 func MergeDevices(ctx context.Context, prior types.List, more types.List, diags *diag.Diagnostics) types.List {
 	var a, b []string
 	diags.Append(prior.ElementsAs(ctx, &a, false)...)
@@ -465,7 +464,7 @@ func MergeDevices(ctx context.Context, prior types.List, more types.List, diags 
 	return kit.StringList(slices.Compact(all))
 }
 
-// validateStatusSets checks that the success and failure statuses of a wait
+// ValidateStatusSets checks that the success and failure statuses of a wait
 // do not overlap.
 func ValidateStatusSets(ctx context.Context, success, failure types.Set, diags *diag.Diagnostics) {
 	if success.IsUnknown() || failure.IsUnknown() {
@@ -486,14 +485,14 @@ func ValidateStatusSets(ctx context.Context, success, failure types.Set, diags *
 // Progress of a fleet-wide scheduling: the status of the devices it was
 // scheduled on, read on refresh through the fleet-status reader.
 
-// progressAttributes are the computed attributes of that progress.
+// ProgressAttributes are the computed attributes of that progress.
 var ProgressAttributes = []string{"status_counts", "devices_not_done"}
 
-// noRecord is the status counted for a device that shows no record of the
+// NoRecord is the status counted for a device that shows no record of the
 // job or update (never got it, or the service purged it).
 const NoRecord = "no record"
 
-// fleetProgress returns the status counts and the devices not done (whose
+// FleetProgress returns the status counts and the devices not done (whose
 // status is not "done"), sorted, of the devices of a scheduling: from the
 // reads when res is not nil, else all with status (what the scheduling
 // answered). For a firmware update (fw not nil), a device whose update is
@@ -525,7 +524,7 @@ func FleetProgress(devices []string, status string, res []fleetstatus.Device, fw
 	return CountsMap(counts), kit.SortedList(notDone)
 }
 
-// readProgress reads the status of kind on devices (bounded concurrent
+// ReadProgress reads the status of kind on devices (bounded concurrent
 // reads) for a Read; a failure is a warning and returns ok false: progress
 // is information, and the state keeps its last values.
 func ReadProgress(ctx context.Context, d *connection.ProviderData, devices []string, kind fleetstatus.Kind, diags *diag.Diagnostics) ([]fleetstatus.Device, bool) {
@@ -542,7 +541,7 @@ func ReadProgress(ctx context.Context, d *connection.ProviderData, devices []str
 	return res, true
 }
 
-// progressSchema are the schema attributes of that progress.
+// ProgressSchema are the schema attributes of that progress.
 func ProgressSchema(what string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"status_counts": schema.MapAttribute{
@@ -567,14 +566,14 @@ func ProgressSchema(what string) map[string]schema.Attribute {
 // would run the job again without a change of the configuration. Changing
 // triggers sends it.
 
-// valueNotEchoed tells whether a state's job value is unknown to the
+// ValueNotEchoed tells whether a state's job value is unknown to the
 // provider because the service did not return it (null; "null" in states
 // written before it was kept null).
 func ValueNotEchoed(v types.String) bool {
 	return v.IsNull() || (!v.IsUnknown() && v.ValueString() == "null")
 }
 
-// echoedJobValue is the state's value of a job read back with answer: null
+// EchoedJobValue is the state's value of a job read back with answer: null
 // while the service has never returned it, else refreshedJSON.
 func EchoedJobValue(state types.String, answer []byte) types.String {
 	if kit.CompactJSON(answer) == "null" && (state.IsUnknown() || ValueNotEchoed(state)) {
@@ -583,7 +582,7 @@ func EchoedJobValue(state types.String, answer []byte) types.String {
 	return kit.RefreshedJSON(state, answer)
 }
 
-// valueRecordedOnly is the warning of a change that records the configured
+// ValueRecordedOnly is the warning of a change that records the configured
 // value of a job whose value the service did not return, without sending.
 func ValueRecordedOnly(name, dev string) (string, string) {
 	return "Job value recorded, not sent",

@@ -1,9 +1,6 @@
 package scheduling
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,8 +11,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 // Unfinished schedulings: a scheduling resource whose wait failed on create
@@ -53,7 +52,7 @@ const (
 	adoptKey = "adopt_scheduling"
 )
 
-// unfinishedScheduling is a scheduling whose wait did not succeed.
+// UnfinishedScheduling is a scheduling whose wait did not succeed.
 type UnfinishedScheduling struct {
 	// Key names the scheduling: the resource type, its targets, and the
 	// job name (see schedulingKey).
@@ -67,13 +66,13 @@ type UnfinishedScheduling struct {
 	Devices     []string `json:"devices"`
 }
 
-// schedulingKey is the Key of a scheduling of resource type typ on targets
+// SchedulingKey is the Key of a scheduling of resource type typ on targets
 // (device or workspace and fleets), of job name (empty for firmware).
 func SchedulingKey(typ string, parts ...string) string {
 	return typ + "\x00" + strings.Join(parts, "\x00")
 }
 
-// fleetsKey is the part of a key for the fleets of a scheduling: the sorted
+// FleetsKey is the part of a key for the fleets of a scheduling: the sorted
 // fleet IDs, or "*" for every fleet.
 func FleetsKey(ctx context.Context, fleets types.Set, all types.Bool, diags *diag.Diagnostics) string {
 	if all.ValueBool() {
@@ -84,7 +83,7 @@ func FleetsKey(ctx context.Context, fleets types.Set, all types.Bool, diags *dia
 	return strings.Join(ids, ",")
 }
 
-// triggersJSON is the triggers map as JSON (keys sorted); ok is false when
+// TriggersJSON is the triggers map as JSON (keys sorted); ok is false when
 // it is not known.
 func TriggersJSON(m types.Map) (string, bool) {
 	if m.IsUnknown() {
@@ -108,7 +107,7 @@ func TriggersJSON(m types.Map) (string, bool) {
 	return string(b), true
 }
 
-// firmwareJSON is the Value of a firmware scheduling.
+// FirmwareJSON is the Value of a firmware scheduling.
 func FirmwareJSON(id, version string) string {
 	b, _ := json.Marshal([]string{id, version})
 	return string(b)
@@ -155,7 +154,7 @@ func findUnfinished(d *connection.ProviderData, want UnfinishedScheduling) (Unfi
 	return u, true
 }
 
-// privateData is the private state of a request or response.
+// PrivateData is the private state of a request or response.
 type PrivateData interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
@@ -190,7 +189,7 @@ func setMark(ctx context.Context, private PrivateData, key string, u *Unfinished
 	diags.Append(private.SetKey(ctx, key, raw)...)
 }
 
-// markWait records in the private state of an object whether its wait
+// MarkWait records in the private state of an object whether its wait
 // succeeded: u when it did not, nothing when it did.
 func MarkWait(ctx context.Context, private PrivateData, u UnfinishedScheduling, ok bool, diags *diag.Diagnostics) {
 	if ok {
@@ -200,7 +199,7 @@ func MarkWait(ctx context.Context, private PrivateData, u UnfinishedScheduling, 
 	setMark(ctx, private, unfinishedKey, &u, diags)
 }
 
-// noteRead remembers, in Read, an object whose private state marks an
+// NoteRead remembers, in Read, an object whose private state marks an
 // unfinished wait.
 func NoteRead(ctx context.Context, d *connection.ProviderData, private PrivateData) {
 	if u, ok := getMark(ctx, private, unfinishedKey); ok {
@@ -208,7 +207,7 @@ func NoteRead(ctx context.Context, d *connection.ProviderData, private PrivateDa
 	}
 }
 
-// noteDelete remembers, in Delete, an unfinished scheduling being forgotten:
+// NoteDelete remembers, in Delete, an unfinished scheduling being forgotten:
 // the one its planned private state names (a replacement planned after a
 // refresh), or else fromState when the state shows a wait that did not
 // succeed (stateUnfinished).
@@ -224,7 +223,7 @@ func NoteDelete(ctx context.Context, d *connection.ProviderData, private Private
 	}
 }
 
-// planAdoption, in ModifyPlan of a create, plans to adopt the unfinished
+// PlanAdoption, in ModifyPlan of a create, plans to adopt the unfinished
 // scheduling that planned schedules again, if any: it marks the planned
 // private state and warns. what names the scheduling ("job \"reboot\" of
 // device dev-1").
@@ -251,7 +250,7 @@ func PlanAdoption(ctx context.Context, d *connection.ProviderData, planned Unfin
 	return u, true
 }
 
-// takeAdoption, in Create, returns the unfinished scheduling that planned
+// TakeAdoption, in Create, returns the unfinished scheduling that planned
 // schedules again, if Delete or Read remembered one in this walk, and
 // forgets it: it is adopted once.
 func TakeAdoption(d *connection.ProviderData, planned UnfinishedScheduling, known bool) (UnfinishedScheduling, bool) {
@@ -267,7 +266,7 @@ func TakeAdoption(d *connection.ProviderData, planned UnfinishedScheduling, know
 	return u, ok
 }
 
-// verifyAdoption, in Create, reads the devices of the adopted scheduling u
+// VerifyAdoption, in Create, reads the devices of the adopted scheduling u
 // of kind and checks that each still shows it: a record that matches (the
 // value or firmware) and is not scheduled after u. It returns the devices
 // read; otherwise it adds an error that says nothing was sent, and returns

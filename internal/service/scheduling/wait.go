@@ -1,9 +1,6 @@
 package scheduling
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"context"
 	"fmt"
 	"slices"
@@ -23,7 +20,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 // Waiting and polling: the wait options of the actions, and waitStatuses,
@@ -43,7 +42,7 @@ type waitOptions struct {
 	Interval time.Duration
 }
 
-// parseWaitOptions reads the wait attributes (validated already), applying
+// ParseWaitOptions reads the wait attributes (validated already), applying
 // the defaults.
 func ParseWaitOptions(wait types.Bool, timeout, interval types.String) waitOptions {
 	o := waitOptions{Wait: wait.ValueBool(), Timeout: defaultWaitTimeout, Interval: defaultPollInterval}
@@ -56,7 +55,7 @@ func ParseWaitOptions(wait types.Bool, timeout, interval types.String) waitOptio
 	return o
 }
 
-// progressFunc sends progress messages of an invocation.
+// ProgressFunc sends progress messages of an invocation.
 func ProgressFunc(resp *action.InvokeResponse) func(string) {
 	return func(msg string) {
 		if resp.SendProgress != nil {
@@ -65,7 +64,7 @@ func ProgressFunc(resp *action.InvokeResponse) func(string) {
 	}
 }
 
-// reportScheduled reports what a fleet-wide schedule reached, and warns
+// ReportScheduled reports what a fleet-wide schedule reached, and warns
 // when it reached no device. It returns whether there are devices to wait
 // for.
 func ReportScheduled(what, ws string, fleets, devices []string, progress func(string), diags *diag.Diagnostics) bool {
@@ -79,14 +78,14 @@ func ReportScheduled(what, ws string, fleets, devices []string, progress func(st
 	return true
 }
 
-// statusWait shapes waitStatuses.
+// StatusWait shapes waitStatuses.
 type StatusWait struct {
-	// kind is what is waited for: a job by name, or the firmware update.
+	// Kind is what is waited for: a job by name, or the firmware update.
 	Kind fleetstatus.Kind
-	// firmware, for a firmware update, is the update waited for: a device
+	// Firmware, for a firmware update, is the update waited for: a device
 	// whose update became another firmware has failed.
 	Firmware *fleetstatus.Firmware
-	// success are the statuses that finish a device well (default "done");
+	// Success are the statuses that finish a device well (default "done");
 	// failure those that finish it badly and end the wait at once.
 	Success, Failure  []string
 	Timeout, Interval time.Duration
@@ -94,7 +93,7 @@ type StatusWait struct {
 	parallel int
 }
 
-// waitStatuses polls the devices until each reports a success status of
+// WaitStatuses polls the devices until each reports a success status of
 // w.kind. A device that reports a failure status ends the wait at once. On
 // failure, timeout or cancellation the error is a *fleetstatus.WaitError
 // whose message names each device not done with its last status; the
@@ -149,7 +148,7 @@ func pollIntervalDoc(bound string) string {
 // block does not.
 const defaultResourceWaitTimeout = 10 * time.Minute
 
-// waitModel are the wait attributes of a scheduling resource, embedded in
+// WaitModel are the wait attributes of a scheduling resource, embedded in
 // its model.
 type WaitModel struct {
 	Wait            types.Bool     `tfsdk:"wait"`
@@ -159,7 +158,7 @@ type WaitModel struct {
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
 
-// nullWaitModel is the wait attributes of an imported object: all unset.
+// NullWaitModel is the wait attributes of an imported object: all unset.
 func NullWaitModel() WaitModel {
 	return WaitModel{Wait: types.BoolNull(), SuccessStatuses: types.SetNull(types.StringType),
 		FailureStatuses: types.SetNull(types.StringType), PollInterval: types.StringNull(),
@@ -167,10 +166,10 @@ func NullWaitModel() WaitModel {
 			"create": types.StringType, "update": types.StringType})}}
 }
 
-// enabled tells whether the resource waits.
+// Enabled tells whether the resource waits.
 func (w WaitModel) Enabled() bool { return w.Wait.ValueBool() }
 
-// validate checks the wait attributes at plan time: the statuses do not
+// Validate checks the wait attributes at plan time: the statuses do not
 // overlap, and the others are not set without wait.
 func (w WaitModel) Validate(ctx context.Context, diags *diag.Diagnostics) {
 	ValidateStatusSets(ctx, w.SuccessStatuses, w.FailureStatuses, diags)
@@ -185,7 +184,7 @@ func (w WaitModel) Validate(ctx context.Context, diags *diag.Diagnostics) {
 	}
 }
 
-// doneStatuses are the success statuses as configured, "done" when none
+// DoneStatuses are the success statuses as configured, "done" when none
 // are known: what devices_not_done leaves out.
 func (w WaitModel) DoneStatuses() []string {
 	var out []string
@@ -210,7 +209,7 @@ func (w WaitModel) successes(ctx context.Context, diags *diag.Diagnostics) []str
 	return []string{client.JobStatusDone}
 }
 
-// unfinished tells whether the resource waits and statuses (of the
+// Unfinished tells whether the resource waits and statuses (of the
 // targeted devices, as last read) are not all success statuses. Unknown
 // wait attributes are not unfinished.
 func (w WaitModel) Unfinished(ctx context.Context, statuses []string, diags *diag.Diagnostics) bool {
@@ -226,7 +225,7 @@ func (w WaitModel) Unfinished(ctx context.Context, statuses []string, diags *dia
 	return false
 }
 
-// statusWait is the wait of kind (firmware: the update waited for) for a
+// StatusWait is the wait of kind (firmware: the update waited for) for a
 // create, or an update when update is true.
 func (w WaitModel) StatusWait(ctx context.Context, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, diags *diag.Diagnostics) StatusWait {
 	get := w.Timeouts.Create
@@ -243,7 +242,7 @@ func (w WaitModel) StatusWait(ctx context.Context, kind fleetstatus.Kind, firmwa
 		Failure: kit.SetStrings(ctx, w.FailureStatuses, diags), Timeout: timeout, Interval: interval}
 }
 
-// statusCountKeys are the statuses of a status_counts map.
+// StatusCountKeys are the statuses of a status_counts map.
 func StatusCountKeys(counts types.Map) []string {
 	keys := make([]string, 0, len(counts.Elements()))
 	for k := range counts.Elements() {
@@ -252,7 +251,7 @@ func StatusCountKeys(counts types.Map) []string {
 	return keys
 }
 
-// waitResource waits for what (such as `job "reboot"`) on devices after
+// WaitResource waits for what (such as `job "reboot"`) on devices after
 // a scheduling of a resource. Progress goes to the log at info level. A
 // wait that does not succeed adds an error that names each device not done
 // with its status, and says that applying again only waits; it returns the
@@ -272,7 +271,7 @@ func WaitResource(ctx context.Context, d *connection.ProviderData, devices []str
 	return res, true
 }
 
-// waitsAgain is the plan-time warning of an update that only waits again
+// WaitsAgain is the plan-time warning of an update that only waits again
 // for what (a noun: "job", "firmware update"), whose devices report status
 // (not a success status).
 func WaitsAgain(what, noun, status string) (string, string) {
@@ -282,7 +281,7 @@ func WaitsAgain(what, noun, status string) (string, string) {
 			noun + " again, change triggers."
 }
 
-// waitDevices waits, with w.Wait, until devices report kind (firmware: the
+// WaitDevices waits, with w.Wait, until devices report kind (firmware: the
 // update waited for) in a success status, and stores their progress in
 // counts and notDone. update tells which timeout bounds it. It returns the
 // last statuses read, and whether every device is done (true without
@@ -300,7 +299,7 @@ func WaitDevices(ctx context.Context, d *connection.ProviderData, w WaitModel, d
 	return res.Devices, ok
 }
 
-// listStrings are the strings of a list value (none when null or unknown).
+// ListStrings are the strings of a list value (none when null or unknown).
 func ListStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
 	var out []string
 	if l.IsNull() || l.IsUnknown() {
@@ -310,7 +309,7 @@ func ListStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) []s
 	return out
 }
 
-// describeCounts renders status counts for messages: "done: 2, failed: 1".
+// DescribeCounts renders status counts for messages: "done: 2, failed: 1".
 func DescribeCounts(counts types.Map) string {
 	keys := StatusCountKeys(counts)
 	slices.Sort(keys)
@@ -323,7 +322,7 @@ func DescribeCounts(counts types.Map) string {
 	return strings.Join(parts, ", ")
 }
 
-// actionTargetValidators check the targets of the scheduling actions.
+// ActionTargetValidators check the targets of the scheduling actions.
 func ActionTargetValidators() []action.ConfigValidator {
 	return []action.ConfigValidator{
 		actionvalidator.ExactlyOneOf(path.MatchRoot("device_id"), path.MatchRoot("workspace_id")),
@@ -332,7 +331,7 @@ func ActionTargetValidators() []action.ConfigValidator {
 	}
 }
 
-// validateWaitOptions checks that poll_interval is not longer than timeout,
+// ValidateWaitOptions checks that poll_interval is not longer than timeout,
 // and warns when they are set without wait.
 func ValidateWaitOptions(wait types.Bool, timeout, interval types.String, diags *diag.Diagnostics) {
 	if wait.IsUnknown() || timeout.IsUnknown() || interval.IsUnknown() {

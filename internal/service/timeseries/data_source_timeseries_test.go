@@ -1,9 +1,6 @@
 package timeseries
 
 import (
-	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -31,7 +28,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
