@@ -7,8 +7,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 )
 
@@ -99,4 +102,48 @@ func WithAttributes[T any](ctx context.Context, attrs func(*T) map[string]attr.V
 		}
 		return diags
 	}
+}
+
+// ListResourceBase gives a list resource its type name and the provider's
+// configuration: a list resource embeds it and sets TypeSuffix.
+type ListResourceBase struct {
+	// TypeSuffix follows the provider's type name: "_fleet".
+	TypeSuffix string
+	// Data is what the provider's Configure made; nil before it is known.
+	Data *connection.ProviderData
+}
+
+// Metadata implements list.ListResource.
+func (b *ListResourceBase) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + b.TypeSuffix
+}
+
+// Configure implements list.ListResourceWithConfigure.
+func (b *ListResourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.Data = connection.ConfigureData("List Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+// ListInWorkspace starts the List of objects of a workspace: it reads the
+// config block into cfg (ListConfig) and returns the workspace to list, its
+// workspace_id or the provider's. It returns false after it set the stream
+// to the error.
+func ListInWorkspace(ctx context.Context, d *connection.ProviderData, req list.ListRequest, stream *list.ListResultsStream, cfg any, workspace func() types.String) (string, bool) {
+	if !ListConfig(ctx, d, req, stream, cfg) {
+		return "", false
+	}
+	var diags diag.Diagnostics
+	ws := WorkspaceOrDefault(d, workspace(), path.Root("workspace_id"), &diags)
+	return ws, ListOK(stream, diags)
+}
+
+// ListFleets lists the fleets of ws, sorted (SortFleets), for a List. It
+// returns false after it set the stream to the error.
+func ListFleets(ctx context.Context, d *connection.ProviderData, ws string, stream *list.ListResultsStream) ([]client.Fleet, bool) {
+	fleets, err := d.Client.ListFleets(ctx, ws)
+	if err != nil {
+		ListError(stream, "Cannot list the fleets of workspace "+ws, err.Error())
+		return nil, false
+	}
+	SortFleets(fleets)
+	return fleets, true
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
 	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
 	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
@@ -75,7 +76,7 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 
 	// A change of the provider's default workspace never replaces an
 	// existing device: it stays in its own workspace, with a warning.
-	d = &devices.DeviceResource{Data: &connection.ProviderData{WorkspaceID: "wks-2"}}
+	d = &devices.DeviceResource{ResourceBase: kit.ResourceBase{Data: &connection.ProviderData{WorkspaceID: "wks-2"}}}
 	req = acctest.PlanRequest(t, d, dprior, dprior)
 	cfg := tfsdk.Plan{Schema: req.Plan.Schema, Raw: req.Plan.Raw.Copy()}
 	acctest.MustOK(t, cfg.SetAttribute(ctx, path.Root("workspace_id"), types.StringNull()))

@@ -9,12 +9,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -25,23 +23,19 @@ var (
 )
 
 func NewDeviceListResource() list.ListResource {
-	return &deviceListResource{}
+	return &deviceListResource{ListResourceBase: kit.ListResourceBase{TypeSuffix: "_device"}}
 }
 
 // deviceListResource lists the devices of a workspace for terraform query,
 // with one API call per list block.
 type deviceListResource struct {
-	data *connection.ProviderData
+	kit.ListResourceBase
 }
 
 // deviceListModel maps the config block of a zdm_device list block.
 type deviceListModel struct {
 	WorkspaceID types.String `tfsdk:"workspace_id"`
 	deviceFilterModel
-}
-
-func (r *deviceListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_device"
 }
 
 func (r *deviceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -71,17 +65,13 @@ func (r *deviceListResource) ListResourceConfigValidators(context.Context) []lis
 	return []list.ConfigValidator{listresourcevalidator.Conflicting(deviceNameFilters()...)}
 }
 
-func (r *deviceListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = connection.ConfigureData("List Resource", req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *deviceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg deviceListModel
-	if !kit.ListConfig(ctx, r.data, req, stream, &cfg) {
+	if !kit.ListConfig(ctx, r.Data, req, stream, &cfg) {
 		return
 	}
 	var diags diag.Diagnostics
-	ws := kit.WorkspaceOrDefault(r.data, cfg.WorkspaceID, path.Root("workspace_id"), &diags)
+	ws := kit.WorkspaceOrDefault(r.Data, cfg.WorkspaceID, path.Root("workspace_id"), &diags)
 	match, err := cfg.matcher()
 	if err != nil {
 		diags.AddAttributeError(path.Root("name_regex"), "Invalid name_regex", err.Error())
@@ -90,7 +80,7 @@ func (r *deviceListResource) List(ctx context.Context, req list.ListRequest, str
 		return
 	}
 
-	all, err := r.data.Client.ListDevices(ctx, ws)
+	all, err := r.Data.Client.ListDevices(ctx, ws)
 	if err != nil {
 		kit.ListError(stream, "Cannot list the devices of workspace "+ws, err.Error())
 		return

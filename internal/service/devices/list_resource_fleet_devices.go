@@ -10,8 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -28,24 +26,20 @@ var (
 )
 
 func NewFleetDevicesListResource() list.ListResource {
-	return &fleetDevicesListResource{}
+	return &fleetDevicesListResource{ListResourceBase: kit.ListResourceBase{TypeSuffix: "_fleet_devices"}}
 }
 
 // fleetDevicesListResource lists, for terraform query, one zdm_fleet_devices
 // per fleet of a workspace: the devices of each fleet keyed by name, from
 // one list of the fleets and one of the devices.
 type fleetDevicesListResource struct {
-	data *connection.ProviderData
+	kit.ListResourceBase
 }
 
 // fleetDevicesListModel maps the config block of a zdm_fleet_devices list block.
 type fleetDevicesListModel struct {
 	WorkspaceID types.String `tfsdk:"workspace_id"`
 	FleetID     types.String `tfsdk:"fleet_id"`
-}
-
-func (r *fleetDevicesListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_fleet_devices"
 }
 
 func (r *fleetDevicesListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -73,28 +67,19 @@ func (r *fleetDevicesListResource) ListResourceConfigSchema(_ context.Context, _
 	}
 }
 
-func (r *fleetDevicesListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = connection.ConfigureData("List Resource", req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg fleetDevicesListModel
-	if !kit.ListConfig(ctx, r.data, req, stream, &cfg) {
+	ws, ok := kit.ListInWorkspace(ctx, r.Data, req, stream, &cfg, func() types.String { return cfg.WorkspaceID })
+	if !ok {
 		return
 	}
-	var diags diag.Diagnostics
-	ws := kit.WorkspaceOrDefault(r.data, cfg.WorkspaceID, path.Root("workspace_id"), &diags)
-	if !kit.ListOK(stream, diags) {
-		return
-	}
-	fleets, err := r.data.Client.ListFleets(ctx, ws)
-	if err != nil {
-		kit.ListError(stream, "Cannot list the fleets of workspace "+ws, err.Error())
+	fleets, ok := kit.ListFleets(ctx, r.Data, ws, stream)
+	if !ok {
 		return
 	}
 	var byFleet map[string][]client.Device
 	if req.IncludeResource {
-		devices, err := r.data.Client.ListDevices(ctx, ws)
+		devices, err := r.Data.Client.ListDevices(ctx, ws)
 		if err != nil {
 			kit.ListError(stream, "Cannot list the devices of workspace "+ws, err.Error())
 			return
@@ -105,7 +90,6 @@ func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListReques
 		}
 	}
 	only := cfg.FleetID.ValueString()
-	kit.SortFleets(fleets)
 	stream.Results = kit.StreamResults(ctx, req, fleets,
 		func(f *client.Fleet) bool { return only == "" || f.ID == only },
 		func(f *client.Fleet) (string, string, any) {

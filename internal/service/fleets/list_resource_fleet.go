@@ -4,16 +4,12 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -23,23 +19,19 @@ var (
 )
 
 func NewFleetListResource() list.ListResource {
-	return &fleetListResource{}
+	return &fleetListResource{ListResourceBase: kit.ListResourceBase{TypeSuffix: "_fleet"}}
 }
 
 // fleetListResource lists the fleets of a workspace for terraform query,
 // with one API call per list block.
 type fleetListResource struct {
-	data *connection.ProviderData
+	kit.ListResourceBase
 }
 
 // fleetListModel maps the config block of a zdm_fleet list block.
 type fleetListModel struct {
 	WorkspaceID types.String `tfsdk:"workspace_id"`
 	Name        types.String `tfsdk:"name"`
-}
-
-func (r *fleetListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_fleet"
 }
 
 func (r *fleetListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -65,27 +57,17 @@ func (r *fleetListResource) ListResourceConfigSchema(_ context.Context, _ list.L
 	}
 }
 
-func (r *fleetListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = connection.ConfigureData("List Resource", req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *fleetListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg fleetListModel
-	if !kit.ListConfig(ctx, r.data, req, stream, &cfg) {
+	ws, ok := kit.ListInWorkspace(ctx, r.Data, req, stream, &cfg, func() types.String { return cfg.WorkspaceID })
+	if !ok {
 		return
 	}
-	var diags diag.Diagnostics
-	ws := kit.WorkspaceOrDefault(r.data, cfg.WorkspaceID, path.Root("workspace_id"), &diags)
-	if !kit.ListOK(stream, diags) {
-		return
-	}
-	all, err := r.data.Client.ListFleets(ctx, ws)
-	if err != nil {
-		kit.ListError(stream, "Cannot list the fleets of workspace "+ws, err.Error())
+	all, ok := kit.ListFleets(ctx, r.Data, ws, stream)
+	if !ok {
 		return
 	}
 	name := cfg.Name.ValueString()
-	kit.SortFleets(all)
 	stream.Results = kit.StreamResults(ctx, req, all,
 		func(f *client.Fleet) bool { return name == "" || f.Name == name },
 		func(f *client.Fleet) (string, string, any) { return f.Name, f.ID, kit.NewInWorkspaceIdentity(ws, f.ID) },

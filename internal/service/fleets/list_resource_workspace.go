@@ -6,12 +6,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -21,22 +19,18 @@ var (
 )
 
 func NewWorkspaceListResource() list.ListResource {
-	return &workspaceListResource{}
+	return &workspaceListResource{ListResourceBase: kit.ListResourceBase{TypeSuffix: "_workspace"}}
 }
 
 // workspaceListResource lists the workspaces of the API key's account for
 // terraform query, with one API call per list block.
 type workspaceListResource struct {
-	data *connection.ProviderData
+	kit.ListResourceBase
 }
 
 // workspaceListModel maps the config block of a zdm_workspace list block.
 type workspaceListModel struct {
 	Name types.String `tfsdk:"name"`
-}
-
-func (r *workspaceListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_workspace"
 }
 
 func (r *workspaceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -55,16 +49,12 @@ func (r *workspaceListResource) ListResourceConfigSchema(_ context.Context, _ li
 	}
 }
 
-func (r *workspaceListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = connection.ConfigureData("List Resource", req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *workspaceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg workspaceListModel
-	if !kit.ListConfig(ctx, r.data, req, stream, &cfg) {
+	if !kit.ListConfig(ctx, r.Data, req, stream, &cfg) {
 		return
 	}
-	all, err := r.data.Client.ListWorkspaces(ctx)
+	all, err := r.Data.Client.ListWorkspaces(ctx)
 	if err != nil {
 		kit.ListError(stream, "Cannot list the workspaces", err.Error())
 		return

@@ -2,18 +2,11 @@ package fleets
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
@@ -21,26 +14,16 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
-var (
-	_ resource.Resource                = (*WorkspaceResource)(nil)
-	_ resource.ResourceWithConfigure   = (*WorkspaceResource)(nil)
-	_ resource.ResourceWithImportState = (*WorkspaceResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*WorkspaceResource)(nil)
-	_ resource.ResourceWithIdentity    = (*WorkspaceResource)(nil)
-)
+var _ kit.ObjectResourceInterfaces = (*WorkspaceResource)(nil)
 
 func NewWorkspaceResource() resource.Resource {
-	return &WorkspaceResource{}
+	return &WorkspaceResource{ResourceBase: kit.ResourceBase{TypeSuffix: "_workspace"}}
 }
 
 // WorkspaceResource manages a workspace. The API can create and read
 // workspaces but neither update nor delete them.
 type WorkspaceResource struct {
-	data *connection.ProviderData
-}
-
-func (r *WorkspaceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_workspace"
+	kit.ResourceBase
 }
 
 func (r *WorkspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -50,38 +33,7 @@ func (r *WorkspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"service, and destroying only removes the workspace from the Terraform state (both are announced by a " +
 			"warning at plan time). An API key is bound to one workspace, so fleets and devices can only be created " +
 			"in a new workspace with a key of that workspace.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "Workspace ID, assigned by the service.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": schema.StringAttribute{
-				MarkdownDescription: "Workspace name; must not be blank. Changing it **replaces** the workspace " +
-					"(the old one stays in the service).",
-				Required:      true,
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"description": schema.StringAttribute{
-				MarkdownDescription: "Workspace description; defaults to the empty string. Changing it **replaces** " +
-					"the workspace (the old one stays in the service).",
-				Optional:      true,
-				Computed:      true,
-				Default:       stringdefault.StaticString(""),
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"account_id": schema.StringAttribute{
-				MarkdownDescription: "ID of the account that owns the workspace.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"created_at": schema.StringAttribute{
-				MarkdownDescription: "Creation time (RFC 3339).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-		},
+		Attributes: kit.NamedObjectAttributes("workspace", "Workspace", nil),
 	}
 }
 
@@ -89,16 +41,12 @@ func (r *WorkspaceResource) IdentitySchema(_ context.Context, _ resource.Identit
 	resp.IdentitySchema = kit.WorkspaceIdentitySchema()
 }
 
-func (r *WorkspaceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = connection.ConfigureData("Resource", req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *WorkspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	kit.WarnDestroyOrReplace(ctx, "workspace", req, resp, path.Root("name"), path.Root("description"))
 }
 
 func (r *WorkspaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if r.data == nil {
+	if r.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
@@ -108,27 +56,23 @@ func (r *WorkspaceResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	name, desc := plan.Name.ValueString(), plan.Description.ValueString()
-
-	sent := time.Now()
-	w, err := r.data.Client.CreateWorkspace(client.FinishOnceSent(ctx), name, desc)
-	if errors.Is(err, client.ErrAmbiguous) {
-		w = r.adoptCreated(ctx, name, desc, sent, err, resp)
-		if w == nil {
-			return
-		}
-	} else if err != nil {
-		resp.Diagnostics.AddError("Cannot create workspace "+connection.Quote(name), connection.DescribeError(err, ""))
+	a := kit.AmbiguousCreate{Kind: "workspace", Name: name, Summary: "Cannot create workspace " + connection.Quote(name)}
+	w := kit.CreateObject(ctx, r.Data, a,
+		func(ctx context.Context) (*client.Workspace, error) {
+			return r.Data.Client.CreateWorkspace(ctx, name, desc)
+		},
+		func(a kit.AmbiguousCreate) *client.Workspace { return r.adoptCreated(ctx, a, desc, resp) },
+		func(w *client.Workspace) string { return w.ID }, &resp.Diagnostics)
+	if w == nil {
 		return
 	}
-	r.data.Own("workspace", w.ID)
-	tflog.Trace(ctx, "created workspace", map[string]any{"id": w.ID})
 	state := kit.FlattenWorkspace(w)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	kit.SetIdentity(ctx, resp.Identity, kit.WorkspaceIdentityModel{ID: state.ID}, &resp.Diagnostics)
 }
 
 func (r *WorkspaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if r.data == nil {
+	if r.Data == nil {
 		// The provider configuration is not known yet: keep the state.
 		kit.IdentityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
 		return
@@ -139,7 +83,7 @@ func (r *WorkspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	kit.SetIdentity(ctx, resp.Identity, kit.WorkspaceIdentityModel{ID: state.ID}, &resp.Diagnostics)
-	w, err := findWorkspace(ctx, r.data.Client, state.ID.ValueString())
+	w, err := findWorkspace(ctx, r.Data.Client, state.ID.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read workspace "+state.ID.ValueString(), connection.DescribeError(err, state.ID.ValueString()))
 		return
@@ -153,7 +97,7 @@ func (r *WorkspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	r.data.Own("workspace", w.ID)
+	r.Data.Own("workspace", w.ID)
 	state = kit.FlattenWorkspace(w)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	kit.ClearImported(ctx, resp)
@@ -181,11 +125,11 @@ func (r *WorkspaceResource) ImportState(ctx context.Context, req resource.Import
 	kit.ImportWorkspace(ctx, req, resp)
 }
 
-// adoptCreated resolves an ambiguous create of workspace name with
-// description desc, sent at local time sent (see resolveCreate).
-func (r *WorkspaceResource) adoptCreated(ctx context.Context, name, desc string, sent time.Time, cause error, resp *resource.CreateResponse) *client.Workspace {
-	a := kit.AmbiguousCreate{Kind: "workspace", Name: name, Summary: "Cannot create workspace " + connection.Quote(name), Cause: cause, Sent: sent}
-	return kit.ResolveCreate(ctx, r.data, a, r.data.Client.ListWorkspaces,
+// adoptCreated resolves the ambiguous create a of a workspace with
+// description desc (see kit.ResolveCreate).
+func (r *WorkspaceResource) adoptCreated(ctx context.Context, a kit.AmbiguousCreate, desc string, resp *resource.CreateResponse) *client.Workspace {
+	name := a.Name
+	return kit.ResolveCreate(ctx, r.Data, a, r.Data.Client.ListWorkspaces,
 		func(w client.Workspace) kit.Candidate {
 			return kit.Candidate{ID: w.ID, CreatedAt: w.CreatedAt, Matches: w.Name == name && w.Description == desc}
 		},

@@ -9,12 +9,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
-	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -24,23 +22,19 @@ var (
 )
 
 func NewDeviceJobListResource() list.ListResource {
-	return &deviceJobListResource{}
+	return &deviceJobListResource{ListResourceBase: kit.ListResourceBase{TypeSuffix: "_device_job"}}
 }
 
 // deviceJobListResource lists the jobs of a device for terraform query, with
 // one API call per list block.
 type deviceJobListResource struct {
-	data *connection.ProviderData
+	kit.ListResourceBase
 }
 
 // deviceJobListModel maps the config block of a zdm_device_job list block.
 type deviceJobListModel struct {
 	DeviceID types.String `tfsdk:"device_id"`
 	Status   types.String `tfsdk:"status"`
-}
-
-func (r *deviceJobListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_device_job"
 }
 
 func (r *deviceJobListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
@@ -66,17 +60,13 @@ func (r *deviceJobListResource) ListResourceConfigSchema(_ context.Context, _ li
 	}
 }
 
-func (r *deviceJobListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = connection.ConfigureData("List Resource", req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *deviceJobListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg deviceJobListModel
-	if !kit.ListConfig(ctx, r.data, req, stream, &cfg) {
+	if !kit.ListConfig(ctx, r.Data, req, stream, &cfg) {
 		return
 	}
 	dev := cfg.DeviceID.ValueString()
-	jobs, err := r.data.Client.ListJobs(ctx, dev, cfg.Status.ValueString())
+	jobs, err := r.Data.Client.ListJobs(ctx, dev, cfg.Status.ValueString())
 	if client.IsNotFound(err) {
 		var diags diag.Diagnostics
 		diags.AddAttributeError(path.Root("device_id"), "Device not found", kit.UnknownDevice(dev))
