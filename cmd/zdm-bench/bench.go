@@ -14,6 +14,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
+	"github.com/zdm/terraform-provider-zdm/internal/logging"
 )
 
 // providerAddress is the provider's source address in configurations.
@@ -196,7 +197,7 @@ func (b *bench) terraform(ctx context.Context, c *config, wantCodes []int, args 
 	env := c.env
 	if b.o.reattach && c.provider != "" {
 		var err error
-		if dbg, err = startDebugProvider(ctx, c.provider, quietEnv(env)); err != nil {
+		if dbg, err = startDebugProvider(ctx, c.provider, logging.QuietEnv(env)); err != nil {
 			return res, err
 		}
 		env = append(slices.Clone(env), "TF_REATTACH_PROVIDERS="+dbg.reattach)
@@ -256,12 +257,6 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// quietEnv is env with the provider's logging off, as the provider sets it
-// itself outside debug mode when no TF_LOG variable is set.
-func quietEnv(env []string) []string {
-	return append(slices.Clone(env), "TF_LOG_SDK=off", "TF_LOG_SDK_PROTO=off", "TF_LOG_SDK_FRAMEWORK=off", "TF_LOG_PROVIDER_ZDM=off")
 }
 
 // config is a working directory of one configuration, the environment of

@@ -37,8 +37,10 @@ func CheckServiceURL(raw string, insecure bool) error {
 	return err
 }
 
-// ParseRequestTimeout parses a request_timeout value such as "60s" or "2m".
-func ParseRequestTimeout(s string) (time.Duration, error) {
+// ParseDuration is the one rule of the duration options (request_timeout,
+// timeout, poll_interval, a rollout's waits): a positive Go duration such
+// as "60s" or "2m".
+func ParseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a duration such as \"30s\" or \"2m\"", s)

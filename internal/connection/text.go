@@ -12,7 +12,12 @@ func Quote(s string) string {
 
 // Abbreviate lists at most ten items.
 func Abbreviate(items []string) string {
-	const most = 10
+	return AbbreviateTo(items, 10)
+}
+
+// AbbreviateTo joins items, listing at most most of them and counting the
+// others.
+func AbbreviateTo(items []string, most int) string {
 	if len(items) <= most {
 		return strings.Join(items, ", ")
 	}

@@ -106,7 +106,7 @@ func (Duration) ValidateString(_ context.Context, req validator.StringRequest, r
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if _, err := connection.ParseRequestTimeout(req.ConfigValue.ValueString()); err != nil {
+	if _, err := connection.ParseDuration(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
 			"The value of "+req.Path.String()+" "+err.Error()+".")
 	}

@@ -3,6 +3,7 @@
 package logging
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -10,6 +11,17 @@ import (
 // loggers: the SDK (plugin-go), its protocol and framework subsystems, and
 // the provider's own (named after the provider's type name).
 var quietLogNames = []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER_ZDM"}
+
+// QuietEnv is environ with the provider's logging off, as QuietUnreadLogs
+// sets it when no TF_LOG variable is set (for a provider started in debug
+// mode, which does not set it itself).
+func QuietEnv(environ []string) []string {
+	out := slices.Clone(environ)
+	for _, name := range quietLogNames {
+		out = append(out, name+"=off")
+	}
+	return out
+}
 
 // QuietUnreadLogs turns the provider's logging off when no TF_LOG variable is
 // set in environ. Terraform shows a provider's log lines only when a TF_LOG

@@ -48,3 +48,16 @@ func TestQuietUnreadLogs(t *testing.T) {
 		})
 	}
 }
+
+func TestQuietEnv(t *testing.T) {
+	t.Parallel()
+	env := []string{"HOME=/root"}
+	got := QuietEnv(env)
+	want := []string{"HOME=/root", "TF_LOG_SDK=off", "TF_LOG_SDK_PROTO=off", "TF_LOG_SDK_FRAMEWORK=off", "TF_LOG_PROVIDER_ZDM=off"}
+	if !slices.Equal(got, want) {
+		t.Errorf("QuietEnv = %v, want %v", got, want)
+	}
+	if len(env) != 1 {
+		t.Errorf("QuietEnv changed its argument: %v", env)
+	}
+}

@@ -207,7 +207,7 @@ func resolveSettings(cfg providerModel, lookup func(string) (string, bool)) (set
 	s.workspaceID = strings.TrimSpace(s.workspaceID)
 
 	if timeout, fromEnv := str(cfg.RequestTimeout, connection.EnvRequestTimeout); timeout != "" {
-		d, err := connection.ParseRequestTimeout(timeout)
+		d, err := connection.ParseDuration(timeout)
 		if err != nil {
 			diags.AddAttributeError(path.Root("request_timeout"), "Invalid request_timeout",
 				describeSource("request_timeout", connection.EnvRequestTimeout, fromEnv)+" "+err.Error()+".")

@@ -63,13 +63,13 @@ func TestCheckServiceURLHidesCredentials(t *testing.T) {
 	}
 }
 
-func TestParseRequestTimeout(t *testing.T) {
+func TestParseDuration(t *testing.T) {
 	t.Parallel()
-	if d, err := connection.ParseRequestTimeout("90s"); err != nil || d != 90*time.Second {
+	if d, err := connection.ParseDuration("90s"); err != nil || d != 90*time.Second {
 		t.Errorf(`parseRequestTimeout("90s") = %v, %v`, d, err)
 	}
 	for _, bad := range []string{"", "60", "abc", "0s", "-5s"} {
-		if _, err := connection.ParseRequestTimeout(bad); err == nil {
+		if _, err := connection.ParseDuration(bad); err == nil {
 			t.Errorf("parseRequestTimeout(%q) accepted", bad)
 		}
 	}

@@ -220,6 +220,13 @@ func diagDetails(diags diag.Diagnostics) string {
 // counts the others.
 const maxListed = 20
 
+// Bounds and default of the parallelism of the writes of many devices
+// (zdm_fleet_devices) and of the reads of its list resource.
+const (
+	defaultDeviceParallelism = 16
+	maxDeviceParallelism     = 64
+)
+
 // writeFailures describes the failed writes of a bulk apply, one line per
 // key (the first maxListed with their reason, then the other keys), sorted
 // by key; it returns "" when nothing failed.
@@ -275,8 +282,5 @@ func adoptedKeys(writes []deviceWrite, outcomes []deviceOutcome) []string {
 // listSome joins items, listing at most maxListed of them and counting the
 // others.
 func listSome(items []string) string {
-	if len(items) <= maxListed {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(items[:maxListed], ", ") + fmt.Sprintf(" and %d more", len(items)-maxListed)
+	return connection.AbbreviateTo(items, maxListed)
 }

@@ -34,12 +34,6 @@ func NewFleetDevicesResource() resource.Resource {
 // fleetDevicesResource declares zdm_fleet_devices.
 type fleetDevicesResource struct{}
 
-// Bounds and default of parallelism.
-const (
-	defaultDeviceParallelism = 16
-	maxDeviceParallelism     = 64
-)
-
 func (r *fleetDevicesResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_fleet_devices"
 	// Moving the devices to another fleet changes fleet_id, part of the identity.

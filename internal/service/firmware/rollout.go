@@ -133,7 +133,7 @@ func rolloutDuration(v types.String, def time.Duration) time.Duration {
 	if v.IsNull() || v.IsUnknown() {
 		return def
 	}
-	d, err := connection.ParseRequestTimeout(v.ValueString())
+	d, err := connection.ParseDuration(v.ValueString())
 	if err != nil {
 		return def
 	}

@@ -46,10 +46,10 @@ type waitOptions struct {
 // the defaults.
 func ParseWaitOptions(wait types.Bool, timeout, interval types.String) waitOptions {
 	o := waitOptions{Wait: wait.ValueBool(), Timeout: defaultWaitTimeout, Interval: defaultPollInterval}
-	if d, err := connection.ParseRequestTimeout(timeout.ValueString()); err == nil && !timeout.IsNull() {
+	if d, err := connection.ParseDuration(timeout.ValueString()); err == nil && !timeout.IsNull() {
 		o.Timeout = d
 	}
-	if d, err := connection.ParseRequestTimeout(interval.ValueString()); err == nil && !interval.IsNull() {
+	if d, err := connection.ParseDuration(interval.ValueString()); err == nil && !interval.IsNull() {
 		o.Interval = d
 	}
 	return o
@@ -176,9 +176,15 @@ func (w WaitModel) Validate(ctx context.Context, diags *diag.Diagnostics) {
 	if w.Wait.IsUnknown() || w.Wait.ValueBool() {
 		return
 	}
-	for name, set := range map[string]bool{"success_statuses": !w.SuccessStatuses.IsNull(),
-		"failure_statuses": !w.FailureStatuses.IsNull(), "poll_interval": !w.PollInterval.IsNull()} {
-		if set {
+	warnUnusedWithoutWait(map[string]bool{"success_statuses": !w.SuccessStatuses.IsNull(),
+		"failure_statuses": !w.FailureStatuses.IsNull(), "poll_interval": !w.PollInterval.IsNull()}, diags)
+}
+
+// warnUnusedWithoutWait warns about each wait attribute set (true in set)
+// while wait is false.
+func warnUnusedWithoutWait(set map[string]bool, diags *diag.Diagnostics) {
+	for name, isSet := range set {
+		if isSet {
 			diags.AddAttributeWarning(path.Root(name), "Unused "+name, name+" only applies with wait = true.")
 		}
 	}
@@ -216,7 +222,7 @@ func (w WaitModel) Unfinished(ctx context.Context, statuses []string, diags *dia
 	if !w.Enabled() || w.SuccessStatuses.IsUnknown() {
 		return false
 	}
-	ok := w.successes(ctx, diags)
+	ok := w.DoneStatuses()
 	for _, s := range statuses {
 		if !slices.Contains(ok, s) {
 			return true
@@ -235,7 +241,7 @@ func (w WaitModel) StatusWait(ctx context.Context, kind fleetstatus.Kind, firmwa
 	timeout, d := get(ctx, defaultResourceWaitTimeout)
 	diags.Append(d...)
 	interval := defaultPollInterval
-	if v, err := connection.ParseRequestTimeout(w.PollInterval.ValueString()); err == nil && !w.PollInterval.IsNull() {
+	if v, err := connection.ParseDuration(w.PollInterval.ValueString()); err == nil && !w.PollInterval.IsNull() {
 		interval = v
 	}
 	return StatusWait{Kind: kind, Firmware: firmware, Success: w.successes(ctx, diags),
@@ -338,11 +344,7 @@ func ValidateWaitOptions(wait types.Bool, timeout, interval types.String, diags 
 		return
 	}
 	if !wait.ValueBool() {
-		for name, v := range map[string]types.String{"timeout": timeout, "poll_interval": interval} {
-			if !v.IsNull() {
-				diags.AddAttributeWarning(path.Root(name), "Unused "+name, name+" only applies with wait = true.")
-			}
-		}
+		warnUnusedWithoutWait(map[string]bool{"timeout": !timeout.IsNull(), "poll_interval": !interval.IsNull()}, diags)
 		return
 	}
 	o := ParseWaitOptions(wait, timeout, interval)
