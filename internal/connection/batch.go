@@ -218,35 +218,3 @@ func provingGet[T any](get func(context.Context, string, string) (*T, error), sa
 		return v, err
 	}
 }
-
-// ReadDevice returns device id of workspace ws (see batcher.read).
-func (d *ProviderData) ReadDevice(ctx context.Context, ws, id string) (*client.Device, error) {
-	if d.Batch.devices == nil {
-		return d.Client.GetDevice(ctx, ws, id)
-	}
-	return d.Batch.devices.read(ctx, ws, id)
-}
-
-// ReadFleet returns fleet id of workspace ws (see batcher.read).
-func (d *ProviderData) ReadFleet(ctx context.Context, ws, id string) (*client.Fleet, error) {
-	if d.Batch.fleets == nil {
-		return d.Client.GetFleet(ctx, ws, id)
-	}
-	return d.Batch.fleets.read(ctx, ws, id)
-}
-
-// WroteDevice forgets the shared device list of ws after a create or update
-// of a device there (successful or not).
-func (d *ProviderData) WroteDevice(ws string) {
-	if d.Batch.devices != nil {
-		d.Batch.devices.forget(ws)
-	}
-}
-
-// WroteFleet forgets the shared fleet list of ws after a create of a fleet
-// there (successful or not).
-func (d *ProviderData) WroteFleet(ws string) {
-	if d.Batch.fleets != nil {
-		d.Batch.fleets.forget(ws)
-	}
-}

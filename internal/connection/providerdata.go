@@ -1,6 +1,8 @@
 package connection
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -70,4 +72,76 @@ func Registry[T any](d *ProviderData) *T {
 	}
 	r, _ := v.(*T) // stored under its own type's key
 	return r
+}
+
+// ReadDevice returns device id of workspace ws (see batcher.read).
+func (d *ProviderData) ReadDevice(ctx context.Context, ws, id string) (*client.Device, error) {
+	if d.Batch.devices == nil {
+		return d.Client.GetDevice(ctx, ws, id)
+	}
+	return d.Batch.devices.read(ctx, ws, id)
+}
+
+// ReadFleet returns fleet id of workspace ws (see batcher.read).
+func (d *ProviderData) ReadFleet(ctx context.Context, ws, id string) (*client.Fleet, error) {
+	if d.Batch.fleets == nil {
+		return d.Client.GetFleet(ctx, ws, id)
+	}
+	return d.Batch.fleets.read(ctx, ws, id)
+}
+
+// WroteDevice forgets the shared device list of ws after a create or update
+// of a device there (successful or not).
+func (d *ProviderData) WroteDevice(ws string) {
+	if d.Batch.devices != nil {
+		d.Batch.devices.forget(ws)
+	}
+}
+
+// WroteFleet forgets the shared fleet list of ws after a create of a fleet
+// there (successful or not).
+func (d *ProviderData) WroteFleet(ws string) {
+	if d.Batch.fleets != nil {
+		d.Batch.fleets.forget(ws)
+	}
+}
+
+// Own records that a resource manages the kind object id.
+func (d *ProviderData) Own(kind, id string) {
+	if d == nil || id == "" {
+		return
+	}
+	d.owned.mu.Lock()
+	defer d.owned.mu.Unlock()
+	if d.owned.ids == nil {
+		d.owned.ids = map[string]struct{}{}
+	}
+	d.owned.ids[ownedKey(kind, id)] = struct{}{}
+}
+
+// Owns tells whether a resource manages the kind object id.
+func (d *ProviderData) Owns(kind, id string) bool {
+	d.owned.mu.Lock()
+	defer d.owned.mu.Unlock()
+	_, ok := d.owned.ids[ownedKey(kind, id)]
+	return ok
+}
+
+// SawWorkspace records that an answer 200 on a path of workspace ws proved
+// it visible to this configuration.
+func (d *ProviderData) SawWorkspace(ws string) {
+	d.Visible.saw(ws)
+}
+
+// ConfirmGone decides what a 404 (notFound) for the kind object id of
+// workspace ws means. It returns nil when the object may be removed from the
+// state: the workspace is visible, so the object is gone. Otherwise it
+// returns the error to report instead, which names base_url, the workspace
+// and both answers; the object stays in the state.
+func (d *ProviderData) ConfirmGone(ctx context.Context, kind, ws, id string, notFound error) error {
+	proof := d.Visible.workspace(ctx, ws)
+	if proof == nil {
+		return nil
+	}
+	return errors.New(unprovenNotFound(d.Client.BaseURL(), kind, ws, id, notFound, proof))
 }

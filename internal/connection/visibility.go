@@ -107,25 +107,6 @@ func (v *visibility) workspace(ctx context.Context, ws string) error {
 	}
 }
 
-// SawWorkspace records that an answer 200 on a path of workspace ws proved
-// it visible to this configuration.
-func (d *ProviderData) SawWorkspace(ws string) {
-	d.Visible.saw(ws)
-}
-
-// ConfirmGone decides what a 404 (notFound) for the kind object id of
-// workspace ws means. It returns nil when the object may be removed from the
-// state: the workspace is visible, so the object is gone. Otherwise it
-// returns the error to report instead, which names base_url, the workspace
-// and both answers; the object stays in the state.
-func (d *ProviderData) ConfirmGone(ctx context.Context, kind, ws, id string, notFound error) error {
-	proof := d.Visible.workspace(ctx, ws)
-	if proof == nil {
-		return nil
-	}
-	return errors.New(unprovenNotFound(d.Client.BaseURL(), kind, ws, id, notFound, proof))
-}
-
 // unprovenNotFound is the message of a 404 for an object whose workspace
 // this base_url and key cannot be shown to see.
 func unprovenNotFound(baseURL, kind, ws, id string, notFound, proof error) string {

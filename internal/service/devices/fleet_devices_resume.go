@@ -104,9 +104,9 @@ func (p *partialCreates) match(cfg, plan *fleetDevicesObject) (fleetDevicesObjec
 }
 
 // planResume plans a create that resumes a remembered object: the IDs of
-// its devices are known, and so is its fleet.
-func (s *fleetDevicesServer) planResume(cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
-	d := s.data()
+// its devices are known, and so is its fleet. d is the provider's
+// configuration (nil before it is known).
+func planResume(d *connection.ProviderData, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
 	if d == nil {
 		return
 	}
@@ -141,7 +141,7 @@ func (s *fleetDevicesServer) planResume(cfg, plan *fleetDevicesObject, diags *di
 // (planResume), read with one list of the workspace, and the IDs of all
 // of them (which an ambiguous create never adopts). A device the list
 // lacks is an error of its key.
-func (s *fleetDevicesServer) resumed(ctx context.Context, d *connection.ProviderData, ws string, plan *fleetDevicesObject,
+func resumed(ctx context.Context, d *connection.ProviderData, ws string, plan *fleetDevicesObject,
 	diags *diag.Diagnostics) (map[string]*client.Device, map[string]bool) {
 	found := map[string]*client.Device{}
 	held := map[string]bool{}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
 )
@@ -307,4 +308,22 @@ func (o *fleetDevicesObject) setFound(found map[string]*client.Device) {
 	o.deviceIDs = protoval.StringMap{M: ids}
 	o.elsewhere = protoval.StringMap{M: elsewhere}
 	o.details = fleetDetails{m: details, null: details == nil}
+}
+
+// describeFleetDevices names the resource in messages.
+func describeFleetDevices(ws, fleet string) string {
+	if fleet == "" {
+		return "zdm_fleet_devices of the default fleet of workspace " + connection.Quote(ws)
+	}
+	return "zdm_fleet_devices of fleet " + connection.Quote(fleet) + " of workspace " + connection.Quote(ws)
+}
+
+// devicesRef lists devices as `"key": "name" (id)`, at most maxListed.
+func devicesRef(entries map[string]fleetDevice, keys []string) string {
+	items := make([]string, 0, len(keys))
+	for _, k := range keys {
+		e := entries[k]
+		items = append(items, fmt.Sprintf("%s: %s (%s)", connection.Quote(k), connection.Quote(e.name), e.id))
+	}
+	return listSome(items)
 }

@@ -72,24 +72,6 @@ func (p fleetDevicesPrivate) bytes() []byte {
 // data is the provider's configured data, nil before configuration.
 func (s *fleetDevicesServer) data() *connection.ProviderData { return s.configured() }
 
-// describeFleetDevices names the resource in messages.
-func describeFleetDevices(ws, fleet string) string {
-	if fleet == "" {
-		return "zdm_fleet_devices of the default fleet of workspace " + connection.Quote(ws)
-	}
-	return "zdm_fleet_devices of fleet " + connection.Quote(fleet) + " of workspace " + connection.Quote(ws)
-}
-
-// devicesRef lists devices as `"key": "name" (id)`, at most maxListed.
-func devicesRef(entries map[string]fleetDevice, keys []string) string {
-	items := make([]string, 0, len(keys))
-	for _, k := range keys {
-		e := entries[k]
-		items = append(items, fmt.Sprintf("%s: %s (%s)", connection.Quote(k), connection.Quote(e.name), e.id))
-	}
-	return listSome(items)
-}
-
 func (s *fleetDevicesServer) ValidateResourceConfig(_ context.Context, req *tfprotov6.ValidateResourceConfigRequest) *tfprotov6.ValidateResourceConfigResponse {
 	cfg, _, err := decodeFleetDevices(req.Config)
 	if err != nil {
@@ -441,7 +423,7 @@ func (s *fleetDevicesServer) PlanResourceChange(_ context.Context, req *tfprotov
 	}
 	replace := s.plan(priorPtr, &cfg, &proposed, &diags)
 	if priorNull && !diags.HasError() {
-		s.planResume(&cfg, &proposed, &diags)
+		planResume(s.data(), &cfg, &proposed, &diags)
 	}
 	if diags.HasError() {
 		resp.Diagnostics = protoval.ProtoDiagnostics(diags)
@@ -717,7 +699,7 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *connection.ProviderD
 	keys := slices.Sorted(maps.Keys(plan.devices.M))
 	// Keys planned with a known ID resume a create that failed in part
 	// (planResume): their devices exist and are only read.
-	found, held := s.resumed(ctx, d, ws, plan, diags)
+	found, held := resumed(ctx, d, ws, plan, diags)
 	writes := make([]deviceWrite, 0, len(keys))
 	for _, k := range keys {
 		if id, ok := plan.deviceIDs.M[k]; ok && id.IsKnown() {
