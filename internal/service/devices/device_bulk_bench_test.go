@@ -15,7 +15,7 @@ import (
 // devices, each request waiting 20 ms in the local server, 16 in flight.
 // The network floor is N x 20 ms / 16; the report gives the ratio:
 //
-//	go test ./internal/provider -run '^$' -bench WriteDevices -benchtime 1x
+//	go test ./internal/service/devices -run '^$' -bench WriteDevices -benchtime 1x
 func BenchmarkWriteDevices(b *testing.B) {
 	latency, parallelism := benchLatency(), 16
 	for _, n := range []int{2000, 10000} {

@@ -21,7 +21,7 @@ const benchDevices = 10000
 // and reports the API calls of each run:
 //
 //	TF_ACC_TERRAFORM_PATH=$(scripts/install-terraform.sh) \
-//	  go test ./internal/provider -run '^$' -bench QueryDevices -benchtime 3x
+//	  go test ./internal/service/devices -run '^$' -bench QueryDevices -benchtime 3x
 //
 // "list" lists identities and display names only; "include_resource" also
 // returns every device; "generate_config" runs query -generate-config-out.
