@@ -33,13 +33,13 @@ func NewEnv(t *testing.T) *Env {
 	return New(t, ProviderServer(t))
 }
 
-// ApiClient is a client of the test's server with the test's key.
-func ApiClient(t *testing.T, e *Env) *client.Client {
+// APIClient is a client of the test's server with the test's key.
+func APIClient(t *testing.T, e *Env) *client.Client {
 	t.Helper()
-	return ApiClientWithKey(t, e, e.Bootstrap.APIKey)
+	return APIClientWithKey(t, e, e.Bootstrap.APIKey)
 }
 
-func ApiClientWithKey(t *testing.T, e *Env, key string) *client.Client {
+func APIClientWithKey(t *testing.T, e *Env, key string) *client.Client {
 	t.Helper()
 	c, err := client.New(client.Config{BaseURL: e.Server.BaseURL(), StorageURL: e.Server.StorageURL(), APIKey: key})
 	if err != nil {
@@ -181,7 +181,7 @@ func NewDevices(t *testing.T, e *Env, names ...string) []string {
 // ScheduleJob schedules a job out of band.
 func ScheduleJob(t *testing.T, e *Env, deviceID, name, value string) {
 	t.Helper()
-	if _, err := ApiClient(t, e).ScheduleJob(context.Background(), deviceID, name, json.RawMessage(value)); err != nil {
+	if _, err := APIClient(t, e).ScheduleJob(context.Background(), deviceID, name, json.RawMessage(value)); err != nil {
 		t.Fatalf("schedule job %s on %s: %v", name, deviceID, err)
 	}
 }
@@ -349,7 +349,7 @@ func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter
 // NewFleetWithDevices creates a fleet with devices out of band.
 func NewFleetWithDevices(t *testing.T, e *Env, name string, devices ...string) (string, []string) {
 	t.Helper()
-	f, err := ApiClient(t, e).CreateFleet(context.Background(), e.Bootstrap.WorkspaceID, name, "")
+	f, err := APIClient(t, e).CreateFleet(context.Background(), e.Bootstrap.WorkspaceID, name, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func JobValueNotEchoed(t *testing.T) bool {
 // workspace, as the server lists it.
 func DefaultFleetID(t *testing.T, e *Env) string {
 	t.Helper()
-	fleets, err := ApiClient(t, e).ListFleets(context.Background(), e.Bootstrap.WorkspaceID)
+	fleets, err := APIClient(t, e).ListFleets(context.Background(), e.Bootstrap.WorkspaceID)
 	if err != nil {
 		t.Fatalf("list the fleets: %v", err)
 	}

@@ -44,7 +44,7 @@ func DoneInBackground(t *testing.T, e *Env, name string, devices ...string) func
 // MoveInBackground is doneInBackground moving firmware updates to status.
 func MoveInBackground(t *testing.T, e *Env, name, status string, devices ...string) func() {
 	t.Helper()
-	c := ApiClient(t, e)
+	c := APIClient(t, e)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -82,7 +82,7 @@ func MoveInBackground(t *testing.T, e *Env, name, status string, devices ...stri
 const (
 	JobPOST       = "POST /v3/devices/{device_id}/jobs/{job_name}"
 	FleetJobPOST  = "POST /v3/workspace/{workspace_id}/jobs/{job_name}"
-	FotaPOST      = "POST /v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}"
+	FOTAPOST      = "POST /v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}"
 	FleetFOTAPOST = "POST /v3/workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}"
 )
 
@@ -90,7 +90,7 @@ const (
 // the fleet's ID and the devices' IDs, sorted.
 func NewFleetDevices(t *testing.T, e *Env, name string, n int) (string, []string) {
 	t.Helper()
-	fl, err := ApiClient(t, e).CreateFleet(context.Background(), e.Bootstrap.WorkspaceID, name, "")
+	fl, err := APIClient(t, e).CreateFleet(context.Background(), e.Bootstrap.WorkspaceID, name, "")
 	if err != nil {
 		t.Fatal(err)
 	}

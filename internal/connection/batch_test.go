@@ -481,7 +481,7 @@ resource "zdm_device" "d" {
 	// Outside Terraform: two devices deleted, one renamed. At most one of the
 	// deleted devices can be the first read (a plain GET); the other is read
 	// after the list, which lacks it, and must be confirmed by its own GET.
-	api := acctest.ApiClient(t, fe.Env)
+	api := acctest.APIClient(t, fe.Env)
 	devices, err := api.ListDevices(t.Context(), fe.Bootstrap.WorkspaceID)
 	if err != nil {
 		t.Fatal(err)

@@ -355,8 +355,8 @@ func NewFOTAIdentity(deviceID, workspaceID types.String) fotaIdentityModel {
 	return fotaIdentityModel{DeviceID: types.StringNull(), WorkspaceID: workspaceID}
 }
 
-// FotaIdentitySchema is the identity schema of zdm_fota.
-func FotaIdentitySchema() identityschema.Schema {
+// FOTAIdentitySchema is the identity schema of zdm_fota.
+func FOTAIdentitySchema() identityschema.Schema {
 	return identityschema.Schema{
 		Attributes: map[string]identityschema.Attribute{
 			"device_id": identityschema.StringAttribute{

@@ -43,7 +43,7 @@ func TestSortDevicesByNameThenID(t *testing.T) {
 func TestAccListsSortedUnderShuffle(t *testing.T) {
 	e := acctest.NewEnv(t)
 	ws := e.Bootstrap.WorkspaceID
-	c := acctest.ApiClient(t, e)
+	c := acctest.APIClient(t, e)
 	ctx := t.Context()
 	for _, n := range []string{"zulu", "alpha", "mike", "alpha"} {
 		if _, err := c.CreateFleet(ctx, ws, n, ""); err != nil {

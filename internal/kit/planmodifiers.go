@@ -17,23 +17,23 @@ import (
 
 // Plan modifiers and the plan helpers called from ModifyPlan.
 
-// JsonValuePlan plans a job value (an optional and computed JSON object): a
+// JSONValuePlan plans a job value (an optional and computed JSON object): a
 // configuration that holds the same JSON as the state (white space, key
 // order) keeps the state's text, so that reformatting plans no change, and a
 // missing value is planned as {} (what the service stores).
-type JsonValuePlan struct{}
+type JSONValuePlan struct{}
 
-var _ planmodifier.String = JsonValuePlan{}
+var _ planmodifier.String = JSONValuePlan{}
 
-func (JsonValuePlan) Description(context.Context) string {
+func (JSONValuePlan) Description(context.Context) string {
 	return "Keeps the state's text while the configured JSON is the same value; plans {} when not set."
 }
 
-func (m JsonValuePlan) MarkdownDescription(ctx context.Context) string {
+func (m JSONValuePlan) MarkdownDescription(ctx context.Context) string {
 	return m.Description(ctx)
 }
 
-func (JsonValuePlan) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+func (JSONValuePlan) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
 	if req.ConfigValue.IsUnknown() {
 		return
 	}

@@ -112,20 +112,20 @@ func (Duration) ValidateString(_ context.Context, req validator.StringRequest, r
 	}
 }
 
-// JsonObject validates a string attribute holding a JSON object.
-type JsonObject struct{}
+// JSONObject validates a string attribute holding a JSON object.
+type JSONObject struct{}
 
-var _ validator.String = JsonObject{}
+var _ validator.String = JSONObject{}
 
-func (JsonObject) Description(context.Context) string {
+func (JSONObject) Description(context.Context) string {
 	return "must be a JSON object, such as the result of jsonencode({...})"
 }
 
-func (v JsonObject) MarkdownDescription(ctx context.Context) string {
+func (v JSONObject) MarkdownDescription(ctx context.Context) string {
 	return v.Description(ctx)
 }
 
-func (JsonObject) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (JSONObject) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}

@@ -91,7 +91,7 @@ resource "zdm_device" "d" {
 	list, lout := run("state", "list")
 	_ = list.Run()
 	inState := strings.Count(lout.String(), "zdm_device.d[")
-	inService := len(deviceNames(t, acctest.ApiClient(t, env), env.Bootstrap.WorkspaceID))
+	inService := len(deviceNames(t, acctest.APIClient(t, env), env.Bootstrap.WorkspaceID))
 	t.Logf("after SIGTERM: %d creates received, %d devices in the service, %d in the state",
 		env.Server.Counters()[devicePOST], inService, inState)
 	if inService == 0 {

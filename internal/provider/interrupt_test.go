@@ -115,7 +115,7 @@ func TestAccInterruptedApplyOnce(t *testing.T) {
 		t.Errorf("the CLI did not report the interrupt:\n%s", out)
 	}
 	sent := ie.env.Server.Counters()[devicePOST]
-	inService := len(deviceNames(t, acctest.ApiClient(t, ie.env), ie.env.Bootstrap.WorkspaceID))
+	inService := len(deviceNames(t, acctest.APIClient(t, ie.env), ie.env.Bootstrap.WorkspaceID))
 	inState := ie.stateCount(t)
 	t.Logf("after one SIGINT: %d creates received, %d devices in the service, %d in the state", sent, inService, inState)
 	if inService == 0 || inService == n {
@@ -132,7 +132,7 @@ func TestAccInterruptedApplyOnce(t *testing.T) {
 		t.Errorf("the second apply sent %d creates, want %d (the devices still missing)", got, n-inService)
 	}
 	checkExactly(t, "devices after an interrupted apply and a second apply",
-		deviceNames(t, acctest.ApiClient(t, ie.env), ie.env.Bootstrap.WorkspaceID), ie.want)
+		deviceNames(t, acctest.APIClient(t, ie.env), ie.env.Bootstrap.WorkspaceID), ie.want)
 	if out, code := ie.cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 		t.Errorf("plan after the second apply: exit %d, want 0 (empty plan):\n%s", code, out)
 	}
@@ -158,7 +158,7 @@ func TestAccInterruptedApplyTwice(t *testing.T) {
 	// Let the provider (served by this test process) finish what it sent.
 	ie.env.Server.SetFaults(localzdm.Faults{})
 	time.Sleep(2 * time.Second)
-	c := acctest.ApiClient(t, ie.env)
+	c := acctest.APIClient(t, ie.env)
 	inService := len(deviceNames(t, c, ie.env.Bootstrap.WorkspaceID))
 	inState := ie.stateCount(t)
 	t.Logf("after two SIGINTs: %d devices in the service, %d in the state", inService, inState)

@@ -18,7 +18,7 @@ func TestAccQueryGenerateConfig(t *testing.T) {
 	c := acctest.NewCLI(t)
 	c.SkipWithoutQuery()
 	ws := e.Bootstrap.WorkspaceID
-	east, err := acctest.ApiClient(t, e).CreateFleet(t.Context(), ws, "east", "eastern sites")
+	east, err := acctest.APIClient(t, e).CreateFleet(t.Context(), ws, "east", "eastern sites")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ list "zdm_device" "all" {
 func TestAccImportForEachFromDataSource(t *testing.T) {
 	e := acctest.NewEnv(t)
 	ws := e.Bootstrap.WorkspaceID
-	line, err := acctest.ApiClient(t, e).CreateFleet(t.Context(), ws, "line-a", "")
+	line, err := acctest.APIClient(t, e).CreateFleet(t.Context(), ws, "line-a", "")
 	if err != nil {
 		t.Fatal(err)
 	}

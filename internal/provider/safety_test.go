@@ -375,7 +375,7 @@ func safetyCases() []safetyCase {
 		{
 			name: "device moved to another fleet outside Terraform",
 			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
-				c := acctest.ApiClient(t, s.Env)
+				c := acctest.APIClient(t, s.Env)
 				if _, err := c.UpdateDevice(t.Context(), s.Bootstrap.WorkspaceID, s.ids["zdm_device.d[0]"], "safety-0", s.ids["zdm_fleet.spare"]); err != nil {
 					t.Fatal(err)
 				}
@@ -640,7 +640,7 @@ resource "zdm_device" "gw" {
 	if got := s.creates(); got != 1 {
 		t.Errorf("%d creates, want 1 (the new device in the other workspace)", got)
 	}
-	old, err := acctest.ApiClient(t, s.Env).GetDevice(t.Context(), s.Bootstrap.WorkspaceID, s.ids["zdm_device.gw"])
+	old, err := acctest.APIClient(t, s.Env).GetDevice(t.Context(), s.Bootstrap.WorkspaceID, s.ids["zdm_device.gw"])
 	if err != nil || old.Name != "gateway" {
 		t.Errorf("the old device: %+v, %v; want it kept in the service", old, err)
 	}

@@ -237,7 +237,7 @@ func setPhysID(t *testing.T, e *acctest.Env, deviceID, physID string) {
 func TestAccDevicesDataSourceFilters(t *testing.T) {
 	e := acctest.NewEnv(t)
 	ws := e.Bootstrap.WorkspaceID
-	east, err := acctest.ApiClient(t, e).CreateFleet(t.Context(), ws, "east", "")
+	east, err := acctest.APIClient(t, e).CreateFleet(t.Context(), ws, "east", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // devices east-00001..3 and two devices spare-00001..2 in the default fleet.
 func deviceQueryFixture(t *testing.T, e *acctest.Env) (east *client.Fleet, eastIDs, spareIDs []string) {
 	t.Helper()
-	east, err := acctest.ApiClient(t, e).CreateFleet(t.Context(), e.Bootstrap.WorkspaceID, "east", "")
+	east, err := acctest.APIClient(t, e).CreateFleet(t.Context(), e.Bootstrap.WorkspaceID, "east", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -226,7 +226,7 @@ func TestAccDeviceResourceErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherFleets, err := acctest.ApiClientWithKey(t, e, other.APIKey).ListFleets(context.Background(), other.WorkspaceID)
+	otherFleets, err := acctest.APIClientWithKey(t, e, other.APIKey).ListFleets(context.Background(), other.WorkspaceID)
 	if err != nil || len(otherFleets) == 0 {
 		t.Fatalf("fleets of the other workspace: %v, %v", otherFleets, err)
 	}
@@ -312,7 +312,7 @@ resource "zdm_device" "d" {
 	})
 	e.Server.SetFaults(localzdm.Faults{})
 	ctx := context.Background()
-	c := acctest.ApiClient(t, e)
+	c := acctest.APIClient(t, e)
 	devices, err := c.ListDevices(ctx, e.Bootstrap.WorkspaceID)
 	if err != nil || len(devices) != 1 {
 		t.Errorf("devices after ambiguous create: %+v, %v", devices, err)
@@ -331,7 +331,7 @@ resource "zdm_device" "d" {
 // name (among those the test's key sees), with the ID id.
 func onlyWorkspaceNamed(t *testing.T, e *acctest.Env, name, id string) error {
 	t.Helper()
-	all, err := acctest.ApiClient(t, e).ListWorkspaces(context.Background())
+	all, err := acctest.APIClient(t, e).ListWorkspaces(context.Background())
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ const (
 // (several devices of one name are all kept).
 func serverDevices(t *testing.T, e *acctest.Env) map[string][]client.Device {
 	t.Helper()
-	all, err := acctest.ApiClient(t, e).ListDevices(t.Context(), e.Bootstrap.WorkspaceID)
+	all, err := acctest.APIClient(t, e).ListDevices(t.Context(), e.Bootstrap.WorkspaceID)
 	if err != nil {
 		t.Fatalf("list the devices: %v", err)
 	}
@@ -197,7 +197,7 @@ resource "zdm_fleet_devices" "test" {
 				// back and creates d again.
 				PreConfig: func() {
 					devs := serverDevices(t, e)
-					c := acctest.ApiClient(t, e)
+					c := acctest.APIClient(t, e)
 					if _, err := c.UpdateDevice(t.Context(), e.Bootstrap.WorkspaceID, devs["a"][0].ID, "a-drifted", fleetB); err != nil {
 						t.Fatal(err)
 					}
@@ -427,7 +427,7 @@ func TestAccFleetDevicesImport(t *testing.T) {
 	e := acctest.NewEnv(t)
 	const addr = "zdm_fleet_devices.test"
 	ws := e.Bootstrap.WorkspaceID
-	east, err := acctest.ApiClient(t, e).CreateFleet(t.Context(), ws, "east", "")
+	east, err := acctest.APIClient(t, e).CreateFleet(t.Context(), ws, "east", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -500,7 +500,7 @@ import {
 func TestAccFleetDevicesImportDuplicateNames(t *testing.T) {
 	e := acctest.NewEnv(t)
 	ws := e.Bootstrap.WorkspaceID
-	fleet, err := acctest.ApiClient(t, e).CreateFleet(t.Context(), ws, "twins", "")
+	fleet, err := acctest.APIClient(t, e).CreateFleet(t.Context(), ws, "twins", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +555,7 @@ resource "zdm_fleet_devices" "test" {
 func TestAccFleetDevicesImportErrors(t *testing.T) {
 	e := acctest.NewEnv(t)
 	ws := e.Bootstrap.WorkspaceID
-	empty, err := acctest.ApiClient(t, e).CreateFleet(t.Context(), ws, "empty", "")
+	empty, err := acctest.APIClient(t, e).CreateFleet(t.Context(), ws, "empty", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ action "zdm_schedule_fota" "sensors" {
 				Check: resource.ComposeTestCheckFunc(
 					fotaOnServer(t, e, "5.0.0", "done", ab...),
 					func(*terraform.State) error {
-						if _, err := acctest.ApiClient(t, e).GetFOTA(context.Background(), spare); err == nil {
+						if _, err := acctest.APIClient(t, e).GetFOTA(context.Background(), spare); err == nil {
 							return fmt.Errorf("device %s of another fleet got the update", spare)
 						}
 						return nil

@@ -17,7 +17,7 @@ import (
 func TestAccFotaStatusDataSource(t *testing.T) {
 	e := acctest.NewEnv(t)
 	ids := acctest.NewDevices(t, e, "updated", "never")
-	if _, err := acctest.ApiClient(t, e).ScheduleFOTA(context.Background(), ids[0], "fw-sensor", "1.2.0"); err != nil {
+	if _, err := acctest.APIClient(t, e).ScheduleFOTA(context.Background(), ids[0], "fw-sensor", "1.2.0"); err != nil {
 		t.Fatal(err)
 	}
 	config := e.Config(fmt.Sprintf(`

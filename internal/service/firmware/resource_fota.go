@@ -227,7 +227,7 @@ func (r *fotaResource) ConfigValidators(context.Context) []resource.ConfigValida
 }
 
 func (r *fotaResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = kit.FotaIdentitySchema()
+	resp.IdentitySchema = kit.FOTAIdentitySchema()
 }
 
 func (r *fotaResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

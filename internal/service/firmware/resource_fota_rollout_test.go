@@ -43,7 +43,7 @@ func expectSchedulesOf(t *testing.T, e *acctest.Env, total int64, version string
 		}
 		n := 0
 		for _, dev := range devices {
-			f, err := acctest.ApiClient(t, e).GetFOTA(context.Background(), dev)
+			f, err := acctest.APIClient(t, e).GetFOTA(context.Background(), dev)
 			if err == nil && f.Value.FirmwareVersion == version {
 				n++
 			}
@@ -253,7 +253,7 @@ func TestAccFotaRolloutResumesInPlace(t *testing.T) {
 	failing := order[1] // wave 2 (order[1:5])
 	devicesAnswer(t, e, failing)
 	// Wave 1 (one device) was scheduled earlier, by hand.
-	if _, err := acctest.ApiClient(t, e).ScheduleFOTA(context.Background(), order[0], "fw-sensor", "2.0"); err != nil {
+	if _, err := acctest.APIClient(t, e).ScheduleFOTA(context.Background(), order[0], "fw-sensor", "2.0"); err != nil {
 		t.Fatal(err)
 	}
 	importBlock := fmt.Sprintf(`

@@ -21,7 +21,7 @@ import (
 func fotaOnServer(t *testing.T, e *acctest.Env, version, status string, devices ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		for _, dev := range devices {
-			f, err := acctest.ApiClient(t, e).GetFOTA(context.Background(), dev)
+			f, err := acctest.APIClient(t, e).GetFOTA(context.Background(), dev)
 			if err != nil {
 				return err
 			}
@@ -114,7 +114,7 @@ resource "zdm_fota" "test" {
 				// Another update scheduled outside Terraform: the plan
 				// schedules the configured one again.
 				PreConfig: func() {
-					if _, err := acctest.ApiClient(t, e).ScheduleFOTA(context.Background(), dev, "fw-sensor", "0.9.0"); err != nil {
+					if _, err := acctest.APIClient(t, e).ScheduleFOTA(context.Background(), dev, "fw-sensor", "0.9.0"); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -188,7 +188,7 @@ data "zdm_fota_status" "spare" {
 				Check: resource.ComposeTestCheckFunc(
 					fotaOnServer(t, e, "2.0.0", "pending", append(slices.Clone(devsA), devsB...)...),
 					func(*terraform.State) error {
-						if _, err := acctest.ApiClient(t, e).GetFOTA(context.Background(), other); err == nil {
+						if _, err := acctest.APIClient(t, e).GetFOTA(context.Background(), other); err == nil {
 							return fmt.Errorf("device %s of another fleet got the update", other)
 						}
 						return nil

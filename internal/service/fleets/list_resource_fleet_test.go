@@ -16,7 +16,7 @@ import (
 func TestAccFleetListResource(t *testing.T) {
 	e := acctest.NewEnv(t)
 	ws := e.Bootstrap.WorkspaceID
-	c := acctest.ApiClient(t, e)
+	c := acctest.APIClient(t, e)
 	east, err := c.CreateFleet(t.Context(), ws, "east", "eastern sites")
 	if err != nil {
 		t.Fatal(err)

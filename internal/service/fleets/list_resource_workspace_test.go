@@ -15,7 +15,7 @@ import (
 
 func TestAccWorkspaceListResource(t *testing.T) {
 	e := acctest.NewEnv(t)
-	other, err := acctest.ApiClient(t, e).CreateWorkspace(t.Context(), "staging", "pre-production")
+	other, err := acctest.APIClient(t, e).CreateWorkspace(t.Context(), "staging", "pre-production")
 	if err != nil {
 		t.Fatal(err)
 	}

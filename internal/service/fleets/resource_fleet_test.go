@@ -107,7 +107,7 @@ resource "zdm_fleet" "test" {
 		},
 	})
 	// Nothing is deleted: both fleets named "east" and the default fleet remain.
-	fleets, err := acctest.ApiClient(t, e).ListFleets(context.Background(), e.Bootstrap.WorkspaceID)
+	fleets, err := acctest.APIClient(t, e).ListFleets(context.Background(), e.Bootstrap.WorkspaceID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,7 +95,7 @@ resource "zdm_workspace" "test" {
 				},
 				Check: func(s *terraform.State) error {
 					// The old workspace stays in the service beside the new one.
-					all, err := acctest.ApiClient(t, e).ListWorkspaces(context.Background())
+					all, err := acctest.APIClient(t, e).ListWorkspaces(context.Background())
 					if err != nil {
 						return err
 					}

@@ -68,7 +68,7 @@ func (a *scheduleJobAction) Schema(_ context.Context, _ action.SchemaRequest, re
 		MarkdownDescription: "Arguments of the job: a JSON object, best written with `jsonencode({...})`, checked " +
 			"at plan time; `{}` when not set.",
 		Optional:   true,
-		Validators: []validator.String{kit.JsonObject{}},
+		Validators: []validator.String{kit.JSONObject{}},
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Schedules a job on a device (`device_id`) or on every device of fleets of a workspace " +

@@ -104,7 +104,7 @@ action "zdm_schedule_job" "sync" {
 				Check: resource.ComposeTestCheckFunc(
 					jobsWith(t, e, "sync", "done", `{}`, ab...),
 					func(*terraform.State) error {
-						if _, err := acctest.ApiClient(t, e).GetJob(context.Background(), spare, "sync"); !client.IsNotFound(err) {
+						if _, err := acctest.APIClient(t, e).GetJob(context.Background(), spare, "sync"); !client.IsNotFound(err) {
 							return fmt.Errorf("device %s of another fleet: %v", spare, err)
 						}
 						return nil

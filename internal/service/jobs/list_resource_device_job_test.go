@@ -21,7 +21,7 @@ import (
 func deviceJobFixture(t *testing.T, e *acctest.Env) string {
 	t.Helper()
 	dev := acctest.NewDevices(t, e, "pump")[0]
-	c := acctest.ApiClient(t, e)
+	c := acctest.APIClient(t, e)
 	for _, j := range []struct{ name, value string }{
 		{"reboot", `{}`}, {"configure", `{"interval":30,"mode":"eco"}`}, {"calibrate", `{"offset":-1.5}`},
 	} {

@@ -87,7 +87,7 @@ func TestCompactJSONObject(t *testing.T) {
 // jobOnServer checks the job the service has.
 func jobOnServer(t *testing.T, e *acctest.Env, dev, name, status, value string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		j, err := acctest.ApiClient(t, e).GetJob(context.Background(), dev, name)
+		j, err := acctest.APIClient(t, e).GetJob(context.Background(), dev, name)
 		if err != nil {
 			return err
 		}
@@ -118,7 +118,7 @@ resource "zdm_device_job" "test" {
 		ProtoV6ProviderFactories: e.Factories,
 		CheckDestroy: func(*terraform.State) error {
 			// Destroy only forgets: the job stays in the service.
-			_, err := acctest.ApiClient(t, e).GetJob(context.Background(), dev, "calibrate")
+			_, err := acctest.APIClient(t, e).GetJob(context.Background(), dev, "calibrate")
 			return err
 		},
 		Steps: []resource.TestStep{
@@ -350,7 +350,7 @@ func TestAccDeviceJobImportValueNotEchoed(t *testing.T) {
 		t.Fatal(err)
 	}
 	dev := acctest.NewDevices(t, e, "valve")[0]
-	api := acctest.ApiClient(t, e)
+	api := acctest.APIClient(t, e)
 	if _, err := api.ScheduleJob(t.Context(), dev, "configure", json.RawMessage(`{"interval":30}`)); err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ resource "zdm_fleet_job" "test" {
 	jobsOnServer := func(name, value string, devices ...string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			for _, dev := range devices {
-				j, err := acctest.ApiClient(t, e).GetJob(context.Background(), dev, name)
+				j, err := acctest.APIClient(t, e).GetJob(context.Background(), dev, name)
 				if err != nil {
 					return fmt.Errorf("device %s: %w", dev, err)
 				}
@@ -89,7 +89,7 @@ resource "zdm_fleet_job" "test" {
 				Check: resource.ComposeTestCheckFunc(
 					jobsOnServer("configure", `{"level":1}`, ab...),
 					func(*terraform.State) error {
-						if _, err := acctest.ApiClient(t, e).GetJob(context.Background(), spare, "configure"); !client.IsNotFound(err) {
+						if _, err := acctest.APIClient(t, e).GetJob(context.Background(), spare, "configure"); !client.IsNotFound(err) {
 							return fmt.Errorf("device %s of another fleet: %v", spare, err)
 						}
 						return nil

@@ -24,8 +24,8 @@ func JobValueAttribute(what string) schema.StringAttribute {
 			"reformatting it (white space, order of keys) changes nothing.",
 		Optional:      true,
 		Computed:      true,
-		Validators:    []validator.String{kit.JsonObject{}},
-		PlanModifiers: []planmodifier.String{kit.JsonValuePlan{}},
+		Validators:    []validator.String{kit.JSONObject{}},
+		PlanModifiers: []planmodifier.String{kit.JSONValuePlan{}},
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 func TestAccFleetStatusDataSource(t *testing.T) {
 	e := acctest.NewEnv(t)
 	ctx := context.Background()
-	c := acctest.ApiClient(t, e)
+	c := acctest.APIClient(t, e)
 	fleetA, a := acctest.NewFleetDevices(t, e, "a", 4)
 	fleetB, b := acctest.NewFleetDevices(t, e, "b", 2)
 	if _, err := c.ScheduleFleetFOTA(ctx, e.Bootstrap.WorkspaceID, "fw", "2.0", []string{fleetA}); err != nil {
@@ -201,7 +201,7 @@ func TestAccFleetStatusDataSourceThousand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := acctest.ApiClient(t, e).ScheduleFleetFOTA(ctx, e.Bootstrap.WorkspaceID, "fw", "3.0", []string{fleet}); err != nil {
+	if _, err := acctest.APIClient(t, e).ScheduleFleetFOTA(ctx, e.Bootstrap.WorkspaceID, "fw", "3.0", []string{fleet}); err != nil {
 		t.Fatal(err)
 	}
 	const addr = "data.zdm_fleet_status.big"

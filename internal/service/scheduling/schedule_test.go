@@ -48,7 +48,7 @@ func (s *schedEnv) init() {
 // schedules is the number of scheduling requests the server received.
 func (s *schedEnv) schedules() int64 {
 	c := s.Server.Counters()
-	return c[acctest.JobPOST] + c[acctest.FleetJobPOST] + c[acctest.FotaPOST] + c[acctest.FleetFOTAPOST]
+	return c[acctest.JobPOST] + c[acctest.FleetJobPOST] + c[acctest.FOTAPOST] + c[acctest.FleetFOTAPOST]
 }
 
 // plan runs plan -detailed-exitcode and returns its output and exit code
@@ -330,7 +330,7 @@ output "v%d" {
 	}
 	for i := range valueCases {
 		for addr, name := range map[string]string{fmt.Sprintf("zdm_device_job.d%d", i): "configure", fmt.Sprintf("zdm_fleet_job.f%d", i): fmt.Sprintf("fleet-%d", i)} {
-			j, err := acctest.ApiClient(t, s.Env).GetJob(t.Context(), devs[i], name)
+			j, err := acctest.APIClient(t, s.Env).GetJob(t.Context(), devs[i], name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,9 +443,9 @@ resource "zdm_device_job" "bad" {
 		`(?s)Adopted a fleet-wide scheduling after an interrupted request.*on 3 devices`,
 		`5 added, 0 changed, 0 destroyed`)
 	c := s.Server.Counters()
-	if c[acctest.JobPOST] != 2 || c[acctest.FotaPOST] != 1 || c[acctest.FleetJobPOST] != 1 || c[acctest.FleetFOTAPOST] != 1 {
+	if c[acctest.JobPOST] != 2 || c[acctest.FOTAPOST] != 1 || c[acctest.FleetJobPOST] != 1 || c[acctest.FleetFOTAPOST] != 1 {
 		t.Errorf("scheduling requests: %d device jobs, %d updates, %d fleet jobs, %d fleet updates; want 2, 1, 1, 1",
-			c[acctest.JobPOST], c[acctest.FotaPOST], c[acctest.FleetJobPOST], c[acctest.FleetFOTAPOST])
+			c[acctest.JobPOST], c[acctest.FOTAPOST], c[acctest.FleetJobPOST], c[acctest.FleetFOTAPOST])
 	}
 	st := s.stateValues(t)
 	if devices, _ := st["zdm_fleet_job.all"]["devices"].([]any); len(devices) != 3 {
@@ -457,7 +457,7 @@ resource "zdm_device_job" "bad" {
 
 	// The job failed on its device; a new trigger asks for it again, and the
 	// request is reset before it reaches the service.
-	old, err := acctest.ApiClient(t, s.Env).GetJob(t.Context(), bad, "calibrate")
+	old, err := acctest.APIClient(t, s.Env).GetJob(t.Context(), bad, "calibrate")
 	if err != nil || old.Status != "failed" {
 		t.Fatalf("job on the failing device: %+v, %v; want failed", old, err)
 	}
@@ -475,7 +475,7 @@ resource "zdm_device_job" "bad" {
 	if strings.Contains(out, "Adopted") {
 		t.Errorf("the previous scheduling was adopted for the new request:\n%s", out)
 	}
-	if j, _ := acctest.ApiClient(t, s.Env).GetJob(t.Context(), bad, "calibrate"); j == nil || j.ScheduledAt != old.ScheduledAt {
+	if j, _ := acctest.APIClient(t, s.Env).GetJob(t.Context(), bad, "calibrate"); j == nil || j.ScheduledAt != old.ScheduledAt {
 		t.Errorf("the reset request acted: job %+v, want the old scheduling %s", j, old.ScheduledAt)
 	}
 	st = s.stateValues(t)
@@ -488,7 +488,7 @@ resource "zdm_device_job" "bad" {
 	if n := s.Server.Counters()[acctest.JobPOST]; n != 2 {
 		t.Errorf("%d job requests for the retry (one reset, one sent), want 2", n)
 	}
-	if j, _ := acctest.ApiClient(t, s.Env).GetJob(t.Context(), bad, "calibrate"); j == nil || j.ScheduledAt == old.ScheduledAt {
+	if j, _ := acctest.APIClient(t, s.Env).GetJob(t.Context(), bad, "calibrate"); j == nil || j.ScheduledAt == old.ScheduledAt {
 		t.Errorf("the retry did not schedule the job: %+v", j)
 	}
 	if out, code := s.plan(); code != 0 {
@@ -604,11 +604,11 @@ resource "zdm_fota" "u" {
 	s.write(t, body(a, "1"))
 	s.init()
 	s.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
-	before, err := acctest.ApiClient(t, s.Env).GetJob(t.Context(), devsA[0], "sync")
+	before, err := acctest.APIClient(t, s.Env).GetJob(t.Context(), devsA[0], "sync")
 	if err != nil {
 		t.Fatal(err)
 	}
-	beforeFOTA, err := acctest.ApiClient(t, s.Env).GetFOTA(t.Context(), devsA[0])
+	beforeFOTA, err := acctest.APIClient(t, s.Env).GetFOTA(t.Context(), devsA[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -627,13 +627,13 @@ resource "zdm_fota" "u" {
 	if c[acctest.FleetJobPOST] != 1 || c[acctest.FleetFOTAPOST] != 1 {
 		t.Errorf("fleet-wide requests: %d jobs, %d updates; want 1 each (to the added fleet)", c[acctest.FleetJobPOST], c[acctest.FleetFOTAPOST])
 	}
-	if j, _ := acctest.ApiClient(t, s.Env).GetJob(t.Context(), devsA[0], "sync"); j == nil || j.ScheduledAt != before.ScheduledAt {
+	if j, _ := acctest.APIClient(t, s.Env).GetJob(t.Context(), devsA[0], "sync"); j == nil || j.ScheduledAt != before.ScheduledAt {
 		t.Errorf("the job of fleet A's device was sent again: %+v, before %s", j, before.ScheduledAt)
 	}
-	if f, _ := acctest.ApiClient(t, s.Env).GetFOTA(t.Context(), devsA[0]); f == nil || f.ScheduledAt != beforeFOTA.ScheduledAt {
+	if f, _ := acctest.APIClient(t, s.Env).GetFOTA(t.Context(), devsA[0]); f == nil || f.ScheduledAt != beforeFOTA.ScheduledAt {
 		t.Errorf("the update of fleet A's device was sent again: %+v, before %s", f, beforeFOTA.ScheduledAt)
 	}
-	if _, err := acctest.ApiClient(t, s.Env).GetJob(t.Context(), devsB[0], "sync"); err != nil {
+	if _, err := acctest.APIClient(t, s.Env).GetJob(t.Context(), devsB[0], "sync"); err != nil {
 		t.Errorf("the added fleet's device has no job: %v", err)
 	}
 	st := s.stateValues(t)
@@ -676,7 +676,7 @@ resource "zdm_fota" "u" {
 	// A change of triggers sends to every targeted fleet.
 	s.write(t, body(ab, "2"))
 	s.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
-	if j, _ := acctest.ApiClient(t, s.Env).GetJob(t.Context(), devsA[0], "sync"); j == nil || j.ScheduledAt == before.ScheduledAt {
+	if j, _ := acctest.APIClient(t, s.Env).GetJob(t.Context(), devsA[0], "sync"); j == nil || j.ScheduledAt == before.ScheduledAt {
 		t.Errorf("a change of triggers did not send the job again to fleet A: %+v", j)
 	}
 }
@@ -741,7 +741,7 @@ action %q "a" {
 			{
 				PreConfig: func() {
 					for _, d := range devs {
-						if _, err := acctest.ApiClient(t, e).GetJob(t.Context(), d, "sync"); err == nil {
+						if _, err := acctest.APIClient(t, e).GetJob(t.Context(), d, "sync"); err == nil {
 							t.Errorf("device %s got the job of a reset request", d)
 						}
 					}
@@ -757,7 +757,7 @@ action %q "a" {
 						return fmt.Errorf("%d fleet job requests, want 1", n)
 					}
 					for _, d := range devs {
-						if _, err := acctest.ApiClient(t, e).GetJob(t.Context(), d, "sync"); err != nil {
+						if _, err := acctest.APIClient(t, e).GetJob(t.Context(), d, "sync"); err != nil {
 							return fmt.Errorf("device %s: %w", d, err)
 						}
 					}

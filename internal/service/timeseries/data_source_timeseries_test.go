@@ -52,7 +52,7 @@ func TestAccTimeseriesDataSource(t *testing.T) {
 	e := acctest.NewEnv(t)
 	ws := e.Bootstrap.WorkspaceID
 	devs := acctest.NewDevices(t, e, "even", "odd")
-	fleets, err := acctest.ApiClient(t, e).ListFleets(context.Background(), ws)
+	fleets, err := acctest.APIClient(t, e).ListFleets(context.Background(), ws)
 	if err != nil || len(fleets) != 1 {
 		t.Fatalf("fleets: %v, %v", fleets, err)
 	}
