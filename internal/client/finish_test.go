@@ -43,6 +43,14 @@ func (h *heldCreate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // createAfterCancel sends a create with ctxFor(ctx), cancels ctx once the
 // server holds the request, then lets the server answer.
 func createAfterCancel(t *testing.T, h *heldCreate, ctxFor func(context.Context) context.Context) (*Workspace, error) {
+	return createAfterCancelWait(t, h, ctxFor, false)
+}
+
+// createAfterCancelWait is createAfterCancel; with returnsFirst, the create
+// must return after the cancellation while the server still holds it, and
+// only then does the server answer (so that an answer can never win a race
+// with the cancellation).
+func createAfterCancelWait(t *testing.T, h *heldCreate, ctxFor func(context.Context) context.Context, returnsFirst bool) (*Workspace, error) {
 	t.Helper()
 	c, _ := newTestClient(t, h, nil)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -57,6 +65,16 @@ func createAfterCancel(t *testing.T, h *heldCreate, ctxFor func(context.Context)
 	}()
 	<-h.arrived
 	cancel()
+	if returnsFirst {
+		select {
+		case r := <-done:
+			close(h.release)
+			return r.w, r.err
+		case <-time.After(10 * time.Second):
+			close(h.release)
+			t.Fatal("the create did not return after its context was canceled")
+		}
+	}
 	close(h.release)
 	r := <-done
 	return r.w, r.err
@@ -76,7 +94,7 @@ func TestFinishOnceSentCompletesAfterCancel(t *testing.T) {
 	}
 
 	control := newHeldCreate()
-	w, err = createAfterCancel(t, control, func(ctx context.Context) context.Context { return ctx })
+	w, err = createAfterCancelWait(t, control, func(ctx context.Context) context.Context { return ctx }, true)
 	if err == nil || !errors.Is(err, ErrAmbiguous) {
 		t.Fatalf("control: create with the canceled context: %+v, %v; want an ambiguous abort", w, err)
 	}
