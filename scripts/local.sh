@@ -40,6 +40,12 @@ In a second terminal, in $PWD:
   export TF_CLI_CONFIG_FILE=\$PWD/$rel/dev.tfrc
   # no init needed with dev_overrides; both CLIs warn that they are in use
   terraform -chdir=examples/quickstart apply    # or: tofu -chdir=examples/quickstart apply
+  # a fleet job that waits until every device has run it
+  terraform -chdir=examples/fleet-job apply
+
+The simulated devices complete jobs and firmware updates two seconds after
+they are scheduled (LOCAL_ARGS=-devices-answer=false leaves them pending;
+bin/zdm-local -h lists the -devices-* flags).
 
 STEPS
 

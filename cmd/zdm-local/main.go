@@ -49,7 +49,24 @@
 //	-bootstrap-workspace-id ID  use (or create) this workspace ID
 //	-bootstrap-key KEY          use (or create) this API key
 //	-bootstrap-storage=false    leave the storage service disabled
+//	-devices-answer=false       simulated devices leave jobs and firmware updates pending
+//	-devices-delay D            how long a device takes to answer (default 2s)
+//	-devices-jitter D           adds up to D to each device's delay
+//	-devices-failure-fraction F share of the devices whose firmware updates fail
+//	-devices-silent-fraction F  share of the devices that never answer
+//	-devices-seed N             picks the failing and silent devices and the jitter
 //	-v                          log every request
+//
+// # Simulated devices
+//
+// The devices of zdm-local behave like a fleet: each completes the jobs
+// (status done) and firmware updates (status done) scheduled on it
+// -devices-delay after the scheduling, so configurations that wait for their
+// commands finish. A share of them can fail their firmware updates or stay
+// silent. Work scheduled while devices did not answer (before a restart, or
+// before PUT $ZDM_ADMIN_URL/behavior turned them on) is answered under the
+// behavior in effect. -devices-answer=false turns them off: jobs and
+// updates then stay pending until the admin API sets their status.
 //
 // The admin API (see package internal/localzdm) is served under
 // $ZDM_BASE_URL/admin/ to loopback clients; `curl $ZDM_ADMIN_URL/routes`
@@ -74,6 +91,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
@@ -103,6 +121,11 @@ operating system crash or power loss too; without -sync such a crash can lose
 the changes of the last second. A state file that is not consistent is
 refused at start-up with one line naming the problem.
 
+Simulated devices complete the jobs and firmware updates scheduled on them
+-devices-delay later (some fail or stay silent with the -devices-*-fraction
+flags); -devices-answer=false leaves them pending until the admin API sets
+their status.
+
 Flags:
 `
 
@@ -114,6 +137,7 @@ type config struct {
 	bootstrap         localzdm.Bootstrap
 	storage           bool
 	verbose           bool
+	devices           localzdm.DeviceBehavior
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -134,6 +158,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.bootstrap.WorkspaceID, "bootstrap-workspace-id", "", "use or create this workspace `ID` for the bootstrap")
 	fs.StringVar(&c.bootstrap.APIKey, "bootstrap-key", "", "use or create this API `key` for the bootstrap workspace")
 	fs.BoolVar(&c.storage, "bootstrap-storage", true, "enable the storage service for the bootstrap workspace")
+	fs.BoolVar(&c.devices.Enabled, "devices-answer", true, "simulated devices complete the jobs and firmware updates scheduled on them after -devices-delay (false: they stay pending until the admin API sets their status)")
+	fs.DurationVar(&c.devices.Delay, "devices-delay", 2*time.Second, "how long after its scheduling a device answers a job or firmware update (`duration`)")
+	fs.DurationVar(&c.devices.Jitter, "devices-jitter", 0, "adds up to this `duration` to each device's delay")
+	fs.Float64Var(&c.devices.FailureFraction, "devices-failure-fraction", 0, "`share` (0 to 1) of the devices of a workspace whose firmware updates fail (status failed)")
+	fs.Float64Var(&c.devices.SilentFraction, "devices-silent-fraction", 0, "`share` (0 to 1) of the devices of a workspace that never answer")
+	fs.Uint64Var(&c.devices.Seed, "devices-seed", 0, "`seed` that picks the failing and silent devices and the jitter")
 	fs.BoolVar(&c.verbose, "v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -152,6 +182,19 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.port != 0 && c.port == c.storagePort {
 		return nil, errors.New("-port and -storage-port must differ")
 	}
+	for name, d := range map[string]time.Duration{"-devices-delay": c.devices.Delay, "-devices-jitter": c.devices.Jitter} {
+		if d < 0 || d > localzdm.MaxFaultDelay {
+			return nil, fmt.Errorf("%s must be between 0 and %s, got %s", name, localzdm.MaxFaultDelay, d)
+		}
+	}
+	for name, f := range map[string]float64{"-devices-failure-fraction": c.devices.FailureFraction, "-devices-silent-fraction": c.devices.SilentFraction} {
+		if !(f >= 0 && f <= 1) {
+			return nil, fmt.Errorf("%s must be between 0 and 1, got %g", name, f)
+		}
+	}
+	if c.devices.FailureFraction+c.devices.SilentFraction > 1 {
+		return nil, errors.New("-devices-failure-fraction and -devices-silent-fraction must add up to at most 1")
+	}
 	return &c, nil
 }
 
@@ -165,7 +208,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logger := log.New(stderr, "", log.LstdFlags)
-	srv, err := localzdm.New(localzdm.Options{StateFile: c.stateFile, Sync: c.sync, Logger: logger, LogRequests: c.verbose})
+	srv, err := localzdm.New(localzdm.Options{StateFile: c.stateFile, Sync: c.sync, Logger: logger, LogRequests: c.verbose,
+		DeviceBehavior: c.devices})
 	if err != nil {
 		return err
 	}

@@ -168,6 +168,11 @@ func TestParseFlags(t *testing.T) {
 		{"-port", "8080", "-storage-port", "8080"},
 		{"extra"},
 		{"-nope"},
+		{"-devices-delay", "-1s"},
+		{"-devices-delay", "2h"},
+		{"-devices-failure-fraction", "1.5"},
+		{"-devices-silent-fraction", "NaN"},
+		{"-devices-failure-fraction", "0.6", "-devices-silent-fraction", "0.6"},
 	} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) accepted", args)
@@ -176,6 +181,14 @@ func TestParseFlags(t *testing.T) {
 	c, err := parseFlags([]string{"-port", "8080", "-storage-port", "8081"}, io.Discard)
 	if err != nil || c.port != 8080 || c.storagePort != 8081 || !c.storage {
 		t.Fatalf("parseFlags = %+v, %v", c, err)
+	}
+	// Simulated devices answer by default, after two seconds.
+	if !c.devices.Enabled || c.devices.Delay != 2*time.Second {
+		t.Fatalf("default devices = %+v, want enabled with a 2s delay", c.devices)
+	}
+	c, err = parseFlags([]string{"-devices-answer=false", "-devices-failure-fraction", "0.25"}, io.Discard)
+	if err != nil || c.devices.Enabled || c.devices.FailureFraction != 0.25 {
+		t.Fatalf("parseFlags(-devices-answer=false ...) = %+v, %v", c.devices, err)
 	}
 }
 
@@ -190,5 +203,48 @@ func TestShellQuote(t *testing.T) {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestRunDevicesAnswer: the devices of zdm-local answer a job by default
+// (here without delay); with -devices-answer=false (the control) it stays
+// pending.
+func TestRunDevicesAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-devices-delay", "0s"}, "done"},
+		{[]string{"-devices-answer=false"}, "pending"},
+	} {
+		env, _, stop := start(t, tc.args...)
+		key := env["ZDM_API_KEY"]
+		send := func(method, url, body string) string {
+			t.Helper()
+			req, err := http.NewRequest(method, url, strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("X-API-KEY", key)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode/100 != 2 {
+				t.Fatalf("%s %s: %d %s", method, url, resp.StatusCode, b)
+			}
+			return string(b)
+		}
+		dev := send(http.MethodPost, env["ZDM_BASE_URL"]+"/v3/workspaces/"+env["ZDM_WORKSPACE_ID"]+"/devices", `{"name":"d"}`)
+		id := dev[strings.Index(dev, `"id":"`)+6:]
+		id = id[:strings.Index(id, `"`)]
+		send(http.MethodPost, env["ZDM_BASE_URL"]+"/v3/devices/"+id+"/jobs/reboot", `{}`)
+		if got := send(http.MethodGet, env["ZDM_BASE_URL"]+"/v3/devices/"+id+"/jobs/reboot", ""); !strings.Contains(got, `"status":"`+tc.want+`"`) {
+			t.Errorf("%v: job %s, want status %s", tc.args, got, tc.want)
+		}
+		stop()
 	}
 }

@@ -16,13 +16,15 @@ import (
 // answer, and jobs and FOTA stay pending until SetJobStatus or
 // SetFOTAStatus moves them.
 //
-// With Enabled, every job or FOTA scheduled afterwards (single device or
+// With Enabled, every job or FOTA scheduled (single device or
 // fleet-wide) is answered by its device Delay (plus up to Jitter) after it
 // was scheduled: a job becomes "done" and a FOTA FOTASuccessStatus. Failing
 // devices end a FOTA in FailureStatus and a job in JobFailureStatus (when
 // set; jobs stay pending otherwise, since the specification knows only
 // pending and done). Silent devices never answer. A rescheduling replaces
-// the pending answer; a status set meanwhile by hand is kept.
+// the pending answer; a status set meanwhile by hand is kept. A change of
+// behavior (and a start with a state file) plans anew the work still
+// pending, as if scheduled then.
 //
 // Which devices fail or stay silent is decided when a job or FOTA is
 // scheduled, over the devices of its workspace: those listed in
@@ -181,17 +183,48 @@ func (b DeviceBehavior) normalized() DeviceBehavior {
 	return b
 }
 
-// SetDeviceBehavior replaces the device behavior (see DeviceBehavior) for
-// the jobs and FOTA scheduled from now on; answers already planned stay
-// planned. Invalid settings are refused and change nothing.
+// SetDeviceBehavior replaces the device behavior (see DeviceBehavior). The
+// jobs and FOTA still pending are planned anew under it, as if scheduled
+// now: turning devices on answers the work scheduled while they were off,
+// and a shorter delay applies to the answers already planned. Invalid
+// settings are refused and change nothing.
 func (s *Server) SetDeviceBehavior(b DeviceBehavior) error {
 	if err := s.checkBehavior(b); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	s.behavior = b.normalized()
+	s.replanPendingLocked(time.Now())
 	s.mu.Unlock()
 	return nil
+}
+
+// replanPendingLocked drops the planned answers and plans, under the
+// current behavior, the answer of every device to its pending jobs (by
+// name) and FOTA, as if scheduled at now; s.mu is held for writing.
+func (s *Server) replanPendingLocked(now time.Time) {
+	s.clearAnswers()
+	for _, wsID := range sortedKeys(s.workspaces) {
+		w := s.workspaces[wsID]
+		p := s.newPlannerLocked(w)
+		if p == nil {
+			continue
+		}
+		for _, id := range w.Devices {
+			d := s.devices[id]
+			if d == nil {
+				continue
+			}
+			for _, name := range sortedKeys(d.Jobs) {
+				if j := d.Jobs[name]; j.Status == JobStatusPending {
+					s.planLocked(p, d, target{job: j}, now)
+				}
+			}
+			if d.FOTA != nil && d.FOTA.Status == FOTAStatusPending {
+				s.planLocked(p, d, target{fota: d.FOTA}, now)
+			}
+		}
+	}
 }
 
 // CurrentDeviceBehavior returns the device behavior in effect.

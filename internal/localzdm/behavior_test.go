@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -83,9 +84,10 @@ func TestBehaviorAnswersAtOnce(t *testing.T) {
 			t.Fatalf("FOTA status = %q, want %q", got, success)
 		}
 	}
-	// The jobs answered before stay as they were.
-	if e.jobStatus(d.ID, "j0") != "pending" {
-		t.Fatal("a job scheduled before the behavior was answered")
+	// The job scheduled while devices did not answer was answered when the
+	// behavior was turned on.
+	if got := e.jobStatus(d.ID, "j0"); got != "done" {
+		t.Fatalf("a job scheduled before the behavior: %q, want done", got)
 	}
 	var cur map[string]any
 	e.ok(e.admin(http.MethodGet, "/behavior", nil), &cur)
@@ -115,10 +117,17 @@ func TestBehaviorDelay(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if got := e.jobStatus(d.ID, "slow"); got != "pending" || e.s.PendingAnswers() != 1 {
-		t.Fatalf("slow job %q with %d answers planned", got, e.s.PendingAnswers())
+	// The slow job, still pending, was planned anew under the short delay.
+	e.waitAnswered()
+	if got := e.jobStatus(d.ID, "slow"); got != "done" {
+		t.Fatalf("slow job %q after the delay was shortened, want done", got)
 	}
 	// Reset drops the planned answers.
+	e.setBehavior(false, localzdm.DeviceBehavior{Enabled: true, Delay: 10 * time.Minute})
+	e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/jobs/slow2", nil), nil)
+	if n := e.s.PendingAnswers(); n != 1 {
+		t.Fatalf("%d answers planned before Reset, want 1", n)
+	}
 	e.s.Reset()
 	if n := e.s.PendingAnswers(); n != 0 {
 		t.Fatalf("%d answers planned after Reset", n)
@@ -255,18 +264,22 @@ func TestBehaviorRescheduleAndHandSet(t *testing.T) {
 		e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/jobs/j", nil), nil)
 		e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/fota/fw/versions/1", nil), nil)
 	}
-	// Device a is rescheduled with a silent behavior: the answer planned
-	// for the first scheduling does not touch the second one.
-	e.setBehavior(false, localzdm.DeviceBehavior{Enabled: true, SilentDevices: []string{"a"}})
+	// Device a is rescheduled (same behavior): the answer planned for the
+	// first scheduling does not touch the second one, which gets its own.
 	e.ok(e.api(http.MethodPost, "/devices/"+a.ID+"/jobs/j", nil), nil)
 	e.ok(e.api(http.MethodPost, "/devices/"+a.ID+"/fota/fw/versions/2", nil), nil)
+	if n := e.s.PendingAnswers(); n != 6 {
+		t.Fatalf("%d answers planned, want 6 (2 stale, 4 current)", n)
+	}
+	// A silent behavior for a: the pending work of both devices is planned
+	// anew under it: a stays silent, b now succeeds at once.
+	e.setBehavior(false, localzdm.DeviceBehavior{Enabled: true, SilentDevices: []string{"a"}})
 	e.waitAnswered()
 	if j, f := e.jobStatus(a.ID, "j"), e.fotaStatus(a.ID); j != "pending" || f != "pending" {
-		t.Fatalf("rescheduled device a: job %q, FOTA %q, want both pending", j, f)
+		t.Fatalf("silent device a: job %q, FOTA %q, want both pending", j, f)
 	}
-	// Control: device b got the planned failure.
-	if j, f := e.jobStatus(b.ID, "j"), e.fotaStatus(b.ID); j != "failed" || f != "failed" {
-		t.Fatalf("device b: job %q, FOTA %q, want both failed", j, f)
+	if j, f := e.jobStatus(b.ID, "j"), e.fotaStatus(b.ID); j != "done" || f != "done" {
+		t.Fatalf("device b: job %q, FOTA %q, want both done under the new behavior", j, f)
 	}
 	// The manual admin status setters still work.
 	e.ok(e.admin(http.MethodPut, "/devices/"+a.ID+"/jobs/j/status", map[string]string{"status": "done"}), nil)
@@ -322,5 +335,32 @@ func TestBehaviorInvalid(t *testing.T) {
 	e.ok(e.admin(http.MethodPut, "/behavior", json.RawMessage(`{"enabled":true,"delay":1500,"jitter":"2s"}`)), &got)
 	if got.Delay != "1.5s" || got.Jitter != "2s" {
 		t.Fatalf("behavior = %+v", got)
+	}
+}
+
+// TestBehaviorAnswersPendingAfterRestart: a job left pending in the state
+// file by a server whose devices did not answer is answered by the next
+// server, whose devices do. Control: a restart without a behavior leaves it
+// pending.
+func TestBehaviorAnswersPendingAfterRestart(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "state.json")
+	s1 := localzdm.StartTestWithOptions(t, localzdm.Options{StateFile: file})
+	e := attachEnv(t, s1)
+	d := e.createDevice("d", "")
+	e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/jobs/j", nil), nil)
+	if err := s1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, on := range []bool{false, true} {
+		s := localzdm.StartTestWithOptions(t, localzdm.Options{StateFile: file, DeviceBehavior: localzdm.DeviceBehavior{Enabled: on}})
+		e := &env{t: t, s: s, b: e.b, hc: e.hc} // the same key, restored
+		want := map[bool]string{false: "pending", true: "done"}[on]
+		if got := e.jobStatus(d.ID, "j"); got != want {
+			t.Fatalf("devices answer %v: job %q after the restart, want %q", on, got, want)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

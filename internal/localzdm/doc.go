@@ -161,8 +161,9 @@
 // {job_name}/status, PUT /admin/devices/{device_id}/fota/status) move them.
 // A DeviceBehavior (Options.DeviceBehavior, SetDeviceBehavior, GET and PUT
 // /admin/behavior; a PUT replaces every setting, Reset returns to Options)
-// scripts the devices for the jobs and FOTA scheduled afterwards, single or
-// fleet-wide:
+// scripts the devices for the jobs and FOTA, single or fleet-wide; a change
+// of behavior (and a start with a state file) plans anew the work still
+// pending, as if scheduled at that moment:
 //
 //   - enabled: devices answer, "delay" (plus up to "jitter", fixed by the
 //     seed) after the scheduling; a delay of 0 answers by the time the

@@ -126,6 +126,10 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 	s.hooks = newWebhookQueue(s.log, s.closing)
+	// Work left pending in the state file is answered under this behavior.
+	s.mu.Lock()
+	s.replanPendingLocked(time.Now())
+	s.mu.Unlock()
 	return s, nil
 }
 
