@@ -11,51 +11,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 // Plan modifiers and the plan helpers called from ModifyPlan.
-
-// JSONValuePlan plans a job value (an optional and computed JSON object): a
-// configuration that holds the same JSON as the state (white space, key
-// order) keeps the state's text, so that reformatting plans no change, and a
-// missing value is planned as {} (what the service stores).
-type JSONValuePlan struct{}
-
-var _ planmodifier.String = JSONValuePlan{}
-
-func (JSONValuePlan) Description(context.Context) string {
-	return "Keeps the state's text while the configured JSON is the same value; plans {} when not set."
-}
-
-func (m JSONValuePlan) MarkdownDescription(ctx context.Context) string {
-	return m.Description(ctx)
-}
-
-func (JSONValuePlan) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if req.ConfigValue.IsUnknown() {
-		return
-	}
-	want := emptyJSONObject
-	if !req.ConfigValue.IsNull() {
-		want = req.ConfigValue.ValueString()
-	}
-	if !req.StateValue.IsNull() && !req.StateValue.IsUnknown() && jsonvalue.Equal(req.StateValue.ValueString(), want) {
-		resp.PlanValue = req.StateValue
-		return
-	}
-	if req.ConfigValue.IsNull() {
-		resp.PlanValue = types.StringValue(emptyJSONObject)
-	}
-}
 
 // KeepComputedUnlessChanged plans the computed attributes of a scheduling
 // resource: while none of the inputs changes, they keep the values of the
 // state; otherwise they stay unknown until the service answers. (The
 // framework marks them unknown as soon as the configuration's text differs
 // from the state, even when a plan modifier then keeps the state's value, as
-// jsonValuePlan does for reformatted JSON.) It is called from ModifyPlan,
+// JobValuePlan does for a rewritten value.) It is called from ModifyPlan,
 // after the attribute plan modifiers.
 func KeepComputedUnlessChanged(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, inputs, computed []string) {
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
 // Every validator of the provider.
@@ -108,29 +107,6 @@ func (Duration) ValidateString(_ context.Context, req validator.StringRequest, r
 	}
 	if _, err := connection.ParseDuration(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
-			"The value of "+req.Path.String()+" "+err.Error()+".")
-	}
-}
-
-// JSONObject validates a string attribute holding a JSON object.
-type JSONObject struct{}
-
-var _ validator.String = JSONObject{}
-
-func (JSONObject) Description(context.Context) string {
-	return "must be a JSON object, such as the result of jsonencode({...})"
-}
-
-func (v JSONObject) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (JSONObject) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := jsonvalue.CompactObject(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON in "+req.Path.String(),
 			"The value of "+req.Path.String()+" "+err.Error()+".")
 	}
 }

@@ -31,7 +31,7 @@ func TestAccLocalScript(t *testing.T) {
 	}
 	bin, dir := t.TempDir(), t.TempDir()
 	for _, b := range [][2]string{{"terraform-provider-zdm", "."}, {"zdm-local", "./cmd/zdm-local"}} {
-		build := exec.Command("go", "build", "-o", filepath.Join(bin, b[0]), b[1])
+		build := exec.Command("go", "build", "-o", filepath.Join(bin, b[0]), b[1]) //nolint:gosec // G204: go build of this repository's own packages.
 		build.Dir = root
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
@@ -41,7 +41,7 @@ func TestAccLocalScript(t *testing.T) {
 	// The first terminal: make local (on free ports).
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	local := exec.CommandContext(ctx, filepath.Join(root, "scripts", "local.sh"), bin, dir, "-port", "0", "-storage-port", "0")
+	local := exec.CommandContext(ctx, filepath.Join(root, "scripts", "local.sh"), bin, dir, "-port", "0", "-storage-port", "0") //nolint:gosec // G204: the repository's own script, on the test's binaries.
 	local.Dir = root
 	local.Cancel = func() error { return local.Process.Signal(syscall.SIGTERM) }
 	var logs strings.Builder
@@ -64,7 +64,7 @@ func TestAccLocalScript(t *testing.T) {
 		cliEnv = append(cliEnv, k+"="+v)
 	}
 	run := func(work string, args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, tf, append([]string{"-chdir=" + work}, args...)...)
+		cmd := exec.CommandContext(ctx, tf, append([]string{"-chdir=" + work}, args...)...) //nolint:gosec // G204: the CLI under test (TF_ACC_TERRAFORM_PATH).
 		cmd.Env = cliEnv
 		out, err := cmd.CombinedOutput()
 		return string(out), err
@@ -73,11 +73,11 @@ func TestAccLocalScript(t *testing.T) {
 		work := t.TempDir()
 		files, _ := filepath.Glob(filepath.Join(root, "examples", example, "*.tf"))
 		for _, f := range files {
-			b, err := os.ReadFile(f)
+			b, err := os.ReadFile(f) //nolint:gosec // G304: an example file of this repository.
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(work, filepath.Base(f)), b, 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(work, filepath.Base(f)), b, 0o600); err != nil { //nolint:gosec // G703: a file of the test's own temporary directory.
 				t.Fatal(err)
 			}
 		}
@@ -107,7 +107,7 @@ func readEnvFile(t *testing.T, path string) map[string]string {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		b, err := os.ReadFile(path)
+		b, err := os.ReadFile(path) //nolint:gosec // G304: the env file in the test's own temporary directory.
 		if err == nil && strings.Contains(string(b), "ZDM_API_KEY=") {
 			env := map[string]string{}
 			sc := bufio.NewScanner(strings.NewReader(string(b)))

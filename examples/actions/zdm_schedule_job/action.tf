@@ -4,7 +4,7 @@ action "zdm_schedule_job" "reboot" {
   config {
     device_id = "dev-0123456789abcdef"
     name      = "reboot"
-    value     = jsonencode({ delay_s = 10 })
+    value     = { delay_s = 10 }
   }
 }
 

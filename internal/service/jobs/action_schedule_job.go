@@ -39,17 +39,17 @@ type scheduleJobAction struct {
 
 // scheduleJobActionModel maps the zdm_schedule_job action.
 type scheduleJobActionModel struct {
-	Name            types.String `tfsdk:"name"`
-	Value           types.String `tfsdk:"value"`
-	DeviceID        types.String `tfsdk:"device_id"`
-	WorkspaceID     types.String `tfsdk:"workspace_id"`
-	FleetIDs        types.Set    `tfsdk:"fleet_ids"`
-	AllFleets       types.Bool   `tfsdk:"all_fleets"`
-	SuccessStatuses types.Set    `tfsdk:"success_statuses"`
-	FailureStatuses types.Set    `tfsdk:"failure_statuses"`
-	Wait            types.Bool   `tfsdk:"wait"`
-	Timeout         types.String `tfsdk:"timeout"`
-	PollInterval    types.String `tfsdk:"poll_interval"`
+	Name            types.String  `tfsdk:"name"`
+	Value           types.Dynamic `tfsdk:"value"`
+	DeviceID        types.String  `tfsdk:"device_id"`
+	WorkspaceID     types.String  `tfsdk:"workspace_id"`
+	FleetIDs        types.Set     `tfsdk:"fleet_ids"`
+	AllFleets       types.Bool    `tfsdk:"all_fleets"`
+	SuccessStatuses types.Set     `tfsdk:"success_statuses"`
+	FailureStatuses types.Set     `tfsdk:"failure_statuses"`
+	Wait            types.Bool    `tfsdk:"wait"`
+	Timeout         types.String  `tfsdk:"timeout"`
+	PollInterval    types.String  `tfsdk:"poll_interval"`
 }
 
 func (a *scheduleJobAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
@@ -64,11 +64,10 @@ func (a *scheduleJobAction) Schema(_ context.Context, _ action.SchemaRequest, re
 		Required:   true,
 		Validators: []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
 	}
-	attrs["value"] = schema.StringAttribute{
-		MarkdownDescription: "Arguments of the job: a JSON object, best written with `jsonencode({...})`, checked " +
-			"at plan time; `{}` when not set.",
-		Optional:   true,
-		Validators: []validator.String{kit.JSONObject{}},
+	attrs["value"] = schema.DynamicAttribute{
+		MarkdownDescription: scheduling.JobValueDoc,
+		Optional:            true,
+		Validators:          []validator.Dynamic{kit.JobValueObject{}},
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Schedules a job on a device (`device_id`) or on every device of fleets of a workspace " +
@@ -117,7 +116,7 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 	progress := scheduling.ProgressFunc(resp)
 	name := cfg.Name.ValueString()
 	what := "job " + connection.Quote(name)
-	value, err := kit.JobValue(cfg.Value)
+	value, err := kit.JobValue(kit.JobValueText(cfg.Value))
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("value"), "Invalid JSON in value", "The value of value "+err.Error()+".")
 		return

@@ -96,7 +96,7 @@ func (r *deviceJobListResource) List(ctx context.Context, req list.ListRequest, 
 			// as JSON); a list without the value (which a service need not
 			// echo) leaves it null.
 			if v := kit.SortedJSON(j.Value); v != "null" {
-				attrs["value"] = types.StringValue(v)
+				attrs["value"] = types.DynamicValue(types.StringValue(v))
 			}
 			return attrs
 		}))

@@ -26,11 +26,12 @@ import (
 )
 
 var (
-	_ resource.Resource                = (*deviceJobResource)(nil)
-	_ resource.ResourceWithConfigure   = (*deviceJobResource)(nil)
-	_ resource.ResourceWithImportState = (*deviceJobResource)(nil)
-	_ resource.ResourceWithIdentity    = (*deviceJobResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*deviceJobResource)(nil)
+	_ resource.Resource                 = (*deviceJobResource)(nil)
+	_ resource.ResourceWithConfigure    = (*deviceJobResource)(nil)
+	_ resource.ResourceWithImportState  = (*deviceJobResource)(nil)
+	_ resource.ResourceWithIdentity     = (*deviceJobResource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*deviceJobResource)(nil)
+	_ resource.ResourceWithUpgradeState = (*deviceJobResource)(nil)
 
 	_ resource.ResourceWithValidateConfig = (*deviceJobResource)(nil)
 )
@@ -47,25 +48,28 @@ type deviceJobResource struct {
 
 // deviceJobModel maps the zdm_device_job resource.
 type deviceJobModel struct {
-	ID          types.String `tfsdk:"id"`
-	DeviceID    types.String `tfsdk:"device_id"`
-	Name        types.String `tfsdk:"name"`
-	Value       types.String `tfsdk:"value"`
-	Triggers    types.Map    `tfsdk:"triggers"`
-	Status      types.String `tfsdk:"status"`
-	ScheduledAt types.String `tfsdk:"scheduled_at"`
+	ID          types.String  `tfsdk:"id"`
+	DeviceID    types.String  `tfsdk:"device_id"`
+	Name        types.String  `tfsdk:"name"`
+	Value       types.Dynamic `tfsdk:"value"`
+	Triggers    types.Map     `tfsdk:"triggers"`
+	Status      types.String  `tfsdk:"status"`
+	ScheduledAt types.String  `tfsdk:"scheduled_at"`
 	scheduling.WaitModel
 }
+
+// valueText is the JSON text of the job's value (see kit.JobValueText).
+func (m *deviceJobModel) valueText() types.String { return kit.JobValueText(m.Value) }
 
 // scheduling names the job of m for the registry of unfinished waits
 // (unfinished.go); ok is false while it is not known.
 func (m *deviceJobModel) scheduling() (scheduling.UnfinishedScheduling, bool) {
 	triggers, ok := scheduling.TriggersJSON(m.Triggers)
-	if !ok || !kit.Known(m.DeviceID) || !kit.Known(m.Name) || !kit.Known(m.Value) {
+	if !ok || !kit.Known(m.DeviceID) || !kit.Known(m.Name) || !kit.Known(m.valueText()) {
 		return scheduling.UnfinishedScheduling{}, false
 	}
 	return scheduling.UnfinishedScheduling{Key: scheduling.SchedulingKey("zdm_device_job", m.DeviceID.ValueString(), m.Name.ValueString()),
-		Value: m.Value.ValueString(), Triggers: triggers, ScheduledAt: m.ScheduledAt.ValueString(),
+		Value: m.valueText().ValueString(), Triggers: triggers, ScheduledAt: m.ScheduledAt.ValueString(),
 		Devices: []string{m.DeviceID.ValueString()}}, true
 }
 
@@ -83,6 +87,8 @@ func (r *deviceJobResource) Schema(ctx context.Context, _ resource.SchemaRequest
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
 	resp.Schema = schema.Schema{
+		// Version 1: value is dynamic (an object or JSON text); see UpgradeState.
+		Version: 1,
 		MarkdownDescription: "A named job scheduled on a device, with its arguments. Creating the resource schedules " +
 			"the job; changing `value` or `triggers` schedules it again in place (the service replaces the job of " +
 			"that name and sets it back to `pending`). `status` is read back on every refresh, so it moves from " +
@@ -182,7 +188,7 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		var plan, prior deviceJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-		if resp.Diagnostics.HasError() || plan.Value.IsUnknown() || plan.Triggers.IsUnknown() || jobCommand(plan, prior) ||
+		if resp.Diagnostics.HasError() || plan.valueText().IsUnknown() || plan.Triggers.IsUnknown() || jobCommand(plan, prior) ||
 			!plan.Unfinished(ctx, []string{prior.Status.ValueString()}, &resp.Diagnostics) {
 			return
 		}
@@ -196,7 +202,7 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 // jobCommand tells whether a change from prior to plan sends the job again:
 // a change of its value or triggers.
 func jobCommand(plan, prior deviceJobModel) bool {
-	return !jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) || !prior.Triggers.Equal(plan.Triggers)
+	return !jsonvalue.Equal(prior.valueText().ValueString(), plan.valueText().ValueString()) || !prior.Triggers.Equal(plan.Triggers)
 }
 
 func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -215,7 +221,7 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 		// A replacement of a job whose wait did not succeed: nothing is
 		// sent; the job is checked on the device, then waited for.
 		got, ok := scheduling.VerifyAdoption(ctx, r.data, adopted, fleetstatus.Job(plan.Name.ValueString()),
-			scheduling.JobMatches(kit.CompactJSON([]byte(plan.Value.ValueString()))), plan.what(), &resp.Diagnostics)
+			scheduling.JobMatches(kit.CompactJSON([]byte(plan.valueText().ValueString()))), plan.what(), &resp.Diagnostics)
 		plan.ID = types.StringValue(kit.DeviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
 		plan.ScheduledAt, plan.Status = types.StringValue(adopted.ScheduledAt), types.StringValue(scheduling.NoRecord)
 		if len(got) == 1 && got[0].Found {
@@ -385,7 +391,7 @@ func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
 	m.ID = types.StringValue(kit.DeviceJobID(deviceID, name))
 	m.DeviceID = types.StringValue(deviceID)
 	m.Name = types.StringValue(name)
-	m.Value = scheduling.EchoedJobValue(m.Value, j.Value)
+	m.Value = kit.JobValueDynamic(m.Value, scheduling.EchoedJobValue(m.valueText(), j.Value))
 	m.Status = types.StringValue(j.Status)
 	m.ScheduledAt = types.StringValue(j.ScheduledAt)
 }
@@ -394,7 +400,7 @@ func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
 // configured value of a job whose value the service did not return: the
 // job, its device and its triggers stay the same (see schedule.go).
 func recordOnly(plan, prior deviceJobModel) bool {
-	return scheduling.ValueNotEchoed(prior.Value) && !prior.Status.IsNull() && plan.DeviceID.Equal(prior.DeviceID) &&
+	return scheduling.ValueNotEchoed(prior.valueText()) && !prior.Status.IsNull() && plan.DeviceID.Equal(prior.DeviceID) &&
 		plan.Name.Equal(prior.Name) && plan.Triggers.Equal(prior.Triggers)
 }
 
@@ -406,7 +412,7 @@ func recordOnly(plan, prior deviceJobModel) bool {
 // shows this request's scheduling (see schedule.go).
 func (r *deviceJobResource) schedule(ctx context.Context, plan *deviceJobModel, op, prior string, diags *diag.Diagnostics) bool {
 	dev, name := plan.DeviceID.ValueString(), plan.Name.ValueString()
-	value, err := kit.JobValue(plan.Value)
+	value, err := kit.JobValue(plan.valueText())
 	if err != nil {
 		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
 		return false
@@ -438,4 +444,9 @@ func (r *deviceJobResource) schedule(ctx context.Context, plan *deviceJobModel, 
 	tflog.Trace(ctx, "scheduled job", map[string]any{"device_id": dev, "name": name})
 	flattenDeviceJob(plan, dev, name, job)
 	return true
+}
+
+// UpgradeState upgrades a state of version 0, whose value was JSON text.
+func (r *deviceJobResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
+	return scheduling.JobValueUpgrade(ctx, r)
 }

@@ -31,6 +31,7 @@ var (
 	_ resource.ResourceWithConfigure      = (*fleetJobResource)(nil)
 	_ resource.ResourceWithImportState    = (*fleetJobResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*fleetJobResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*fleetJobResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*fleetJobResource)(nil)
 )
 
@@ -46,32 +47,35 @@ type fleetJobResource struct {
 
 // fleetJobModel maps the zdm_fleet_job resource.
 type fleetJobModel struct {
-	ID          types.String `tfsdk:"id"`
-	WorkspaceID types.String `tfsdk:"workspace_id"`
-	Name        types.String `tfsdk:"name"`
-	Value       types.String `tfsdk:"value"`
-	FleetIDs    types.Set    `tfsdk:"fleet_ids"`
-	AllFleets   types.Bool   `tfsdk:"all_fleets"`
-	Triggers    types.Map    `tfsdk:"triggers"`
-	Devices     types.List   `tfsdk:"devices"`
-	ScheduledAt types.String `tfsdk:"scheduled_at"`
+	ID          types.String  `tfsdk:"id"`
+	WorkspaceID types.String  `tfsdk:"workspace_id"`
+	Name        types.String  `tfsdk:"name"`
+	Value       types.Dynamic `tfsdk:"value"`
+	FleetIDs    types.Set     `tfsdk:"fleet_ids"`
+	AllFleets   types.Bool    `tfsdk:"all_fleets"`
+	Triggers    types.Map     `tfsdk:"triggers"`
+	Devices     types.List    `tfsdk:"devices"`
+	ScheduledAt types.String  `tfsdk:"scheduled_at"`
 	// Progress, read on refresh.
 	StatusCounts   types.Map  `tfsdk:"status_counts"`
 	DevicesNotDone types.List `tfsdk:"devices_not_done"`
 	scheduling.WaitModel
 }
 
+// valueText is the JSON text of the job's value (see kit.JobValueText).
+func (m *fleetJobModel) valueText() types.String { return kit.JobValueText(m.Value) }
+
 // scheduling names the job of m for the registry of unfinished waits
 // (unfinished.go); ok is false while it is not known.
 func (m *fleetJobModel) scheduling(ctx context.Context) (scheduling.UnfinishedScheduling, bool) {
 	triggers, ok := scheduling.TriggersJSON(m.Triggers)
-	if !ok || !kit.Known(m.WorkspaceID) || !kit.Known(m.Name) || !kit.Known(m.Value) || m.FleetIDs.IsUnknown() || m.AllFleets.IsUnknown() {
+	if !ok || !kit.Known(m.WorkspaceID) || !kit.Known(m.Name) || !kit.Known(m.valueText()) || m.FleetIDs.IsUnknown() || m.AllFleets.IsUnknown() {
 		return scheduling.UnfinishedScheduling{}, false
 	}
 	var diags diag.Diagnostics
 	key := scheduling.SchedulingKey("zdm_fleet_job", m.WorkspaceID.ValueString(), scheduling.FleetsKey(ctx, m.FleetIDs, m.AllFleets, &diags),
 		m.Name.ValueString())
-	return scheduling.UnfinishedScheduling{Key: key, Value: m.Value.ValueString(), Triggers: triggers,
+	return scheduling.UnfinishedScheduling{Key: key, Value: m.valueText().ValueString(), Triggers: triggers,
 		ScheduledAt: m.ScheduledAt.ValueString(), Devices: scheduling.ListStrings(ctx, m.Devices, &diags)}, !diags.HasError()
 }
 
@@ -105,6 +109,8 @@ func (r *fleetJobResource) Metadata(_ context.Context, req resource.MetadataRequ
 func (r *fleetJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
 	resp.Schema = schema.Schema{
+		// Version 1: value is dynamic (an object or JSON text); see UpgradeState.
+		Version: 1,
 		MarkdownDescription: "A named job scheduled on every device of fleets of a workspace (named in `fleet_ids`, " +
 			"or every fleet with `all_fleets = true`) with one request. Creating the resource schedules the job; changing `value` or `triggers` " +
 			"schedules it again, in place, on the devices of the fleets at that time; adding fleets sends it to the " +
@@ -196,8 +202,8 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		var plan, prior fleetJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-		if !resp.Diagnostics.HasError() && !plan.Value.IsUnknown() && !plan.Triggers.IsUnknown() &&
-			jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) && prior.Triggers.Equal(plan.Triggers) &&
+		if !resp.Diagnostics.HasError() && !plan.valueText().IsUnknown() && !plan.Triggers.IsUnknown() &&
+			jsonvalue.Equal(prior.valueText().ValueString(), plan.valueText().ValueString()) && prior.Triggers.Equal(plan.Triggers) &&
 			prior.WorkspaceID.Equal(plan.WorkspaceID) {
 			scheduling.WarnTargetsOnly(ctx, "job", prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
 			if scheduling.SameTargets(prior.FleetIDs, plan.FleetIDs, plan.AllFleets) &&
@@ -227,7 +233,7 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 		// sent; the job is checked on the devices, then waited for.
 		name := plan.Name.ValueString()
 		got, ok := scheduling.VerifyAdoption(ctx, r.data, adopted, fleetstatus.Job(name),
-			scheduling.JobMatches(kit.CompactJSON([]byte(plan.Value.ValueString()))), plan.what(ctx), &resp.Diagnostics)
+			scheduling.JobMatches(kit.CompactJSON([]byte(plan.valueText().ValueString()))), plan.what(ctx), &resp.Diagnostics)
 		plan.ID = types.StringValue(kit.DeviceJobID(plan.WorkspaceID.ValueString(), name))
 		plan.Devices, plan.ScheduledAt = kit.SortedList(adopted.Devices), types.StringValue(adopted.ScheduledAt)
 		plan.StatusCounts, plan.DevicesNotDone = scheduling.FleetProgress(adopted.Devices, client.JobStatusPending, got, nil, plan.DoneStatuses())
@@ -279,7 +285,7 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	command := !jsonvalue.Equal(prior.Value.ValueString(), plan.Value.ValueString()) || !prior.Triggers.Equal(plan.Triggers)
+	command := !jsonvalue.Equal(prior.valueText().ValueString(), plan.valueText().ValueString()) || !prior.Triggers.Equal(plan.Triggers)
 	// The targets alone changed: only the added fleets get the job.
 	send, added, ok := scheduling.FleetsToSend(ctx, r.data.Client, plan.WorkspaceID.ValueString(), command, prior.FleetIDs,
 		plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
@@ -370,7 +376,7 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 		ID:          types.StringValue(kit.DeviceJobID(ws, name)),
 		WorkspaceID: types.StringValue(ws),
 		Name:        types.StringValue(name),
-		Value:       types.StringValue(kit.CompactJSON(latest.Value)),
+		Value:       types.DynamicValue(types.StringValue(kit.CompactJSON(latest.Value))),
 		FleetIDs:    types.SetNull(types.StringType),
 		AllFleets:   types.BoolValue(true),
 		Triggers:    types.MapNull(types.StringType),
@@ -405,7 +411,7 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 		return false
 	}
 	name := plan.Name.ValueString()
-	value, err := kit.JobValue(plan.Value)
+	value, err := kit.JobValue(plan.valueText())
 	if err != nil {
 		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
 		return false
@@ -442,7 +448,7 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 	tflog.Trace(ctx, "scheduled fleet job", map[string]any{"workspace_id": ws, "name": name, "devices": len(job.Devices)})
 	plan.ID = types.StringValue(kit.DeviceJobID(ws, name))
 	plan.WorkspaceID = types.StringValue(ws)
-	plan.Value = kit.RefreshedJSON(plan.Value, job.Value)
+	plan.Value = kit.JobValueDynamic(plan.Value, kit.RefreshedJSON(plan.valueText(), job.Value))
 	plan.Devices = kit.SortedList(job.Devices)
 	plan.ScheduledAt = types.StringValue(job.ScheduledAt)
 	status := job.Status
@@ -451,4 +457,9 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 	}
 	plan.StatusCounts, plan.DevicesNotDone = scheduling.FleetProgress(job.Devices, status, nil, nil, plan.DoneStatuses())
 	return true
+}
+
+// UpgradeState upgrades a state of version 0, whose value was JSON text.
+func (r *fleetJobResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
+	return scheduling.JobValueUpgrade(ctx, r)
 }

@@ -2,10 +2,12 @@ package scheduling
 
 import (
 	"context"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -16,17 +18,30 @@ import (
 
 // Schema attributes shared by the resources.
 
-// JobValueAttribute is the value attribute of the job resources.
-func JobValueAttribute(what string) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: "Arguments of the job: a JSON object, best written with `jsonencode({...})`; `{}` when " +
-			"not set. The JSON is checked at plan time. Changing the value " + what + " with the new value; " +
-			"reformatting it (white space, order of keys) changes nothing.",
+// JobValueAttribute is the value attribute of the job resources: a dynamic
+// attribute that takes an object or the JSON text of an object (see
+// kit.JobValueText).
+func JobValueAttribute(what string) schema.DynamicAttribute {
+	return schema.DynamicAttribute{
+		MarkdownDescription: JobValueDoc + " Changing the value " + what + " with the new value; rewriting it " +
+			"(white space, order of keys, an object instead of its `jsonencode`) changes nothing.",
 		Optional:      true,
 		Computed:      true,
-		Validators:    []validator.String{kit.JSONObject{}},
-		PlanModifiers: []planmodifier.String{kit.JSONValuePlan{}},
+		Validators:    []validator.Dynamic{kit.JobValueObject{}},
+		PlanModifiers: []planmodifier.Dynamic{kit.JobValuePlan{}},
 	}
+}
+
+// JobValueDoc describes the value of a job, for the resources and the
+// action.
+const JobValueDoc = "Arguments of the job, a JSON object: write it as an object (`value = { reason = \"maintenance\" }`) " +
+	"or as JSON text (`value = jsonencode({ reason = \"maintenance\" })`, or a string read from a file); `{}` when " +
+	"not set. It is checked at plan time."
+
+// LegacyJobValueAttribute is the value attribute of the job resources in
+// their first schema version (JSON text only), for their state upgrade.
+func LegacyJobValueAttribute() schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, Computed: true}
 }
 
 // TriggersAttribute is the triggers attribute of the scheduling resources.
@@ -127,4 +142,17 @@ func AddWaitSchema(ctx context.Context, s *schema.Schema, what string) {
 	for name, b := range waitTimeoutsBlock(ctx) {
 		s.Blocks[name] = b
 	}
+}
+
+// JobValueUpgrade upgrades the state of a job resource r from version 0,
+// whose value was JSON text only, to its schema (version 1, a dynamic
+// value): the text stays, as a string.
+func JobValueUpgrade(ctx context.Context, r resource.Resource) map[int64]resource.StateUpgrader {
+	var sr resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &sr)
+	prior := sr.Schema
+	prior.Version = 0
+	prior.Attributes = maps.Clone(prior.Attributes)
+	prior.Attributes["value"] = LegacyJobValueAttribute()
+	return map[int64]resource.StateUpgrader{0: kit.StringToDynamicUpgrader(prior, "value")}
 }
