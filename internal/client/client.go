@@ -108,6 +108,9 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("client: the API key is empty")
 	}
 	mgmt, err := parseBaseURL("base URL", cfg.BaseURL, cfg.APIKey)
+	if mgmt != nil {
+		mgmt.setting = "base_url in the provider block (or the ZDM_BASE_URL environment variable when base_url is not set)"
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +127,10 @@ func New(cfg Config) (*Client, error) {
 		sleep:     cfg.Sleep,
 	}
 	if strings.TrimSpace(cfg.StorageURL) != "" {
-		if c.storage, err = parseBaseURL("storage URL", cfg.StorageURL, cfg.APIKey); err != nil {
+		if c.storage, err = parseBaseURL("storage URL", cfg.StorageURL, cfg.APIKey); c.storage != nil {
+			c.storage.setting = "storage_url in the provider block (or the ZDM_STORAGE_URL environment variable when storage_url is not set)"
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -210,6 +216,10 @@ type baseURL struct {
 	scheme, host   string
 	path, escaped  string
 	normalizedText string
+	// setting names where the address comes from, for the messages of a
+	// connection that fails: the provider attribute and its environment
+	// variable.
+	setting string
 }
 
 func (b *baseURL) String() string { return b.normalizedText }

@@ -355,7 +355,9 @@ type requestError struct {
 	msg          string
 	errs         []error
 	ambiguous    bool
-	scrub        func(string) string
+	// hint, when set, says what to check: the request could not connect.
+	hint  string
+	scrub func(string) string
 }
 
 func (e *requestError) Error() string {
@@ -369,6 +371,9 @@ func (e *requestError) Error() string {
 	}
 	if e.ambiguous {
 		b.WriteString("; " + ambiguousHint)
+	}
+	if e.hint != "" {
+		b.WriteString("; " + e.hint)
 	}
 	if e.scrub == nil {
 		return b.String()

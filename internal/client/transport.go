@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -333,6 +334,13 @@ func (c *Client) transportFailure(ctx, actx context.Context, rq *request, path s
 		}
 		e.errs = []error{unwrapURLError(err)}
 	}
+	if hint, ok := connectHint(err, rq.base); ok {
+		// The request never reached a ZDM service: another attempt would
+		// fail the same way, so none is made.
+		e.msg = "cannot connect"
+		e.hint = hint
+		return attemptResult{err: e}
+	}
 	if rq.method == http.MethodPost && wrote && !isDialError(err) {
 		e.ambiguous = true
 		if e.msg == "request failed" {
@@ -372,6 +380,30 @@ type callbackError struct{ err error }
 
 func (e *callbackError) Error() string { return e.err.Error() }
 func (e *callbackError) Unwrap() error { return e.err }
+
+// connectHint explains an error of a request that could not reach the
+// service at all, and how to fix it: nothing listens at the address, its
+// host name is unknown, or an https:// address points at a plain-HTTP
+// server. ok is false for any other error (which may be transient).
+func connectHint(err error, b *baseURL) (hint string, ok bool) {
+	setting := "the service address"
+	host := ""
+	if b != nil {
+		setting, host = b.setting, b.host
+	}
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Sprintf("nothing accepts connections at %s: check that the service (or zdm-local) runs there, "+
+			"and the host and port of %s", host, setting), true
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return fmt.Sprintf("the host %q is unknown: check the host name of %s", dnsErr.Name, setting), true
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return fmt.Sprintf("the server at %s answers plain HTTP, not HTTPS: use an http:// address in %s, "+
+			"with insecure_http = true (or ZDM_INSECURE_HTTP=true), which plain HTTP requires", host, setting), true
+	}
+	return "", false
+}
 
 func isDialError(err error) bool {
 	var op *net.OpError

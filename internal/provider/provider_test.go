@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -162,5 +164,55 @@ func TestWorkspaceOrDefault(t *testing.T) {
 	}
 	if got := resp.Diagnostics[0].Detail(); !regexp.MustCompile(connection.EnvWorkspaceID).MatchString(got) {
 		t.Errorf("error does not name %s: %s", connection.EnvWorkspaceID, got)
+	}
+}
+
+// TestAccConnectionErrors: a base_url where nothing listens, and an https://
+// base_url of a plain-HTTP server, fail the plan at once (no retry), naming
+// base_url and ZDM_BASE_URL and what to fix. The control: the same key and
+// workspace at the server's real address read the workspace.
+func TestAccConnectionErrors(t *testing.T) {
+	e := acctest.NewEnv(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	_ = ln.Close()
+	plainAsHTTPS := "https://" + strings.TrimPrefix(e.Server.BaseURL(), "http://")
+	config := func(baseURL string) string {
+		return fmt.Sprintf(`
+provider "zdm" {
+  base_url      = %q
+  api_key       = %q
+  workspace_id  = %q
+  insecure_http = true
+  max_retries   = 5
+}
+data "zdm_workspace" "test" {
+  id = %q
+}
+`, baseURL, e.Bootstrap.APIKey, e.Bootstrap.WorkspaceID, e.Bootstrap.WorkspaceID)
+	}
+	before := e.Server.TotalRequests()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config:      config(closed),
+				ExpectError: regexp.MustCompile(`(?s)cannot connect.*nothing accepts connections.*base_url.*ZDM_BASE_URL`),
+			},
+			{
+				Config:      config(plainAsHTTPS),
+				ExpectError: regexp.MustCompile(`(?s)answers plain HTTP, not HTTPS.*http://.*insecure_http`),
+			},
+			{
+				Config: config(e.Server.BaseURL()),
+				Check:  resource.TestCheckResourceAttr("data.zdm_workspace.test", "id", e.Bootstrap.WorkspaceID),
+			},
+		},
+	})
+	if n := e.Server.TotalRequests() - before; n == 0 {
+		t.Fatalf("the control made no request")
 	}
 }
