@@ -16,9 +16,13 @@ resource "zdm_fleet_devices" "sensors" {
 
 # Thousands of devices from a list: one resource, created 16 requests at a
 # time (raise parallelism when the service allows more). The devices go to
-# the workspace's default fleet, recorded in fleet_id.
+# the workspace's default fleet, recorded in fleet_id. Terraform's range()
+# stops at 1,024 elements, so 10,000 serials come from two ranges
+# (setproduct: 100 x 100); 100,000 would be range(1000) x range(100). In
+# practice the serials often come from a file:
+#   serials = [for row in csvdecode(file("devices.csv")) : row.serial]
 locals {
-  serials = [for i in range(1, 1001) : format("SN-%05d", i)]
+  serials = [for p in setproduct(range(100), range(100)) : format("SN-%03d%02d", p[0], p[1])]
 }
 
 resource "zdm_fleet_devices" "meters" {

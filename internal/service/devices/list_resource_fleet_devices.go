@@ -31,7 +31,8 @@ func NewFleetDevicesListResource() list.ListResource {
 
 // fleetDevicesListResource lists, for terraform query, one zdm_fleet_devices
 // per fleet of a workspace: the devices of each fleet keyed by name, from
-// one list of the fleets and one of the devices.
+// one list of the fleets, and one of the devices when the results carry
+// their resources.
 type fleetDevicesListResource struct {
 	kit.ListResourceBase
 }
@@ -46,8 +47,8 @@ func (r *fleetDevicesListResource) ListResourceConfigSchema(_ context.Context, _
 	filter := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the fleets of a workspace as `zdm_fleet_devices` for `terraform query`: one result " +
-			"per fleet (the `default` fleet included, and empty fleets), whatever the number of devices, with two API " +
-			"calls per `list` block (the fleets and the devices). Results come sorted by fleet name, then ID; each is " +
+			"per fleet (the `default` fleet included, and empty fleets), whatever the number of devices, with one API " +
+			"call per `list` block (the fleets), and a second one (the devices) with `include_resource = true`. Results come sorted by fleet name, then ID; each is " +
 			"identified by `workspace_id` and `fleet_id` and displayed as `name (id)`. With `include_resource = true` " +
 			"(implied by `-generate-config-out`) it carries the devices of the fleet keyed by name, as an import by " +
 			"identity reads them. A fleet whose devices share a name gets a warning: import it with the ID " +

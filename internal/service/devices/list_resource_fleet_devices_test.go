@@ -85,3 +85,30 @@ func stateAddress(t *testing.T, c *acctest.Cli) string {
 	}
 	return list[0]
 }
+
+// TestAccFleetDevicesQueryOneCall: without include_resource, a list block
+// of zdm_fleet_devices lists the fleets and not the devices: one API call
+// (TestAccFleetDevicesQueryGenerateConfig, with include_resource, counts
+// two).
+func TestAccFleetDevicesQueryOneCall(t *testing.T) {
+	e := acctest.NewEnv(t)
+	c := acctest.NewCLI(t)
+	c.SkipWithoutQuery()
+	east, _ := acctest.NewFleetWithDevices(t, e, "east", "east-1")
+	c.Write("main.tf", acctest.RequiredProviders+e.ProviderConfig())
+	c.Write("fleets.tfquery.hcl", `
+list "zdm_fleet_devices" "all" {
+  provider = zdm
+  config {}
+}
+`)
+	c.MustRun("init", "-no-color")
+	e.Server.ResetCounters()
+	if out := c.MustRun("query", "-no-color"); !strings.Contains(out, "east ("+east+")") {
+		t.Errorf("query output lacks the east fleet:\n%s", out)
+	}
+	counters := e.Server.Counters()
+	if f, d := counters["GET /v3/workspaces/{workspace_id}/fleets"], counters["GET /v3/workspaces/{workspace_id}/devices"]; f != 1 || d != 0 {
+		t.Errorf("the query listed the fleets %d times and the devices %d times, want 1 and 0: %v", f, d, counters)
+	}
+}
