@@ -7,7 +7,9 @@
 #   - images have absolute URLs: the Registry serves the pages, not the files
 #     beside them;
 #   - an absolute link to a file of this repository names a file that exists;
-#   - every page but the index has one of the navigation subcategories.
+#   - every page but the index has one of the navigation subcategories;
+#   - the pages speak to users: no `go run`, `go test`, `make ` or `./cmd/`
+#     (developer material belongs in CONTRIBUTING.md and DESIGN.md).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -26,6 +28,21 @@ links() {
     grep -oE '\]\([^)[:space:]]+|^\[[^]]+\]:[[:space:]]*[^[:space:]]+|(src|href)="[^"]+"' |
     sed -E 's/^\]\(//; s/^\[[^]]+\]:[[:space:]]*//; s/^(src|href)="//; s/"$//' || true
 }
+
+# developer_lines DIR: the lines of the pages under DIR that give developer
+# commands, as FILE:LINE:TEXT.
+developer_lines() {
+  grep -rnE 'go run|go test|make |\./cmd/' "$1" --include='*.md' || true
+}
+
+# The check itself must see a planted developer line (its control).
+planted=$(mktemp -d)
+echo 'Start it with go run ./cmd/zdm-local.' >"$planted/page.md"
+[ -n "$(developer_lines "$planted")" ] || fail "the developer-command check missed a planted line"
+rm -rf "$planted"
+while IFS= read -r line; do
+  fail "$line: a developer command in the user docs (move it to CONTRIBUTING.md or DESIGN.md)"
+done < <(developer_lines docs)
 
 pages=0
 while IFS= read -r -d '' page; do
@@ -65,4 +82,4 @@ done < <(find docs -name '*.md' -print0 | sort -z)
 
 [ "$pages" -gt 0 ] || fail "no pages in docs/"
 [ $failed = 0 ] || exit 1
-echo "check-docs: $pages pages: links stay in docs/ or are absolute, images absolute, every page has a subcategory"
+echo "check-docs: $pages pages: links stay in docs/ or are absolute, images absolute, every page has a subcategory, no developer commands"

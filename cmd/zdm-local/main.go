@@ -159,7 +159,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.bootstrap.APIKey, "bootstrap-key", "", "use or create this API `key` for the bootstrap workspace")
 	fs.BoolVar(&c.storage, "bootstrap-storage", true, "enable the storage service for the bootstrap workspace")
 	fs.BoolVar(&c.devices.Enabled, "devices-answer", true, "simulated devices complete the jobs and firmware updates scheduled on them after -devices-delay (false: they stay pending until the admin API sets their status)")
-	fs.DurationVar(&c.devices.Delay, "devices-delay", 2*time.Second, "how long after its scheduling a device answers a job or firmware update (`duration`)")
+	fs.DurationVar(&c.devices.Delay, "devices-delay", 2*time.Second, "how long after its scheduling a device answers a job or firmware update")
 	fs.DurationVar(&c.devices.Jitter, "devices-jitter", 0, "adds up to this `duration` to each device's delay")
 	fs.Float64Var(&c.devices.FailureFraction, "devices-failure-fraction", 0, "`share` (0 to 1) of the devices of a workspace whose firmware updates fail (status failed)")
 	fs.Float64Var(&c.devices.SilentFraction, "devices-silent-fraction", 0, "`share` (0 to 1) of the devices of a workspace that never answer")

@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-// connectTest runs one ListWorkspaces with cfg and returns its error and
-// the number of retries the client made.
-func connectTest(t *testing.T, cfg Config) (error, int) {
+// connectTest runs one ListWorkspaces with cfg and returns the number of
+// retries the client made and the error.
+func connectTest(t *testing.T, cfg Config) (retries int, err error) {
 	t.Helper()
 	logs := &logRecorder{}
 	cfg.MaxRetries = 2
@@ -27,7 +27,7 @@ func connectTest(t *testing.T, cfg Config) (error, int) {
 		t.Fatal("ListWorkspaces succeeded")
 	}
 	assertNoKey(t, err.Error())
-	return err, len(logs.retryWaits())
+	return len(logs.retryWaits()), err
 }
 
 // dialFailing is an HTTP client whose every dial fails with err, as the
@@ -44,7 +44,7 @@ func TestUnknownHostNotRetried(t *testing.T) {
 	cfg := testConfig("http://zdm.invalid")
 	cfg.HTTPClient = dialFailing(&net.OpError{Op: "dial", Net: "tcp",
 		Err: &net.DNSError{Err: "no such host", Name: "zdm.invalid", IsNotFound: true}})
-	err, retries := connectTest(t, cfg)
+	retries, err := connectTest(t, cfg)
 	for _, want := range []string{"cannot connect", `the host "zdm.invalid" is unknown`, "base_url", "ZDM_BASE_URL"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v, want %q", err, want)
@@ -62,7 +62,7 @@ func TestOtherDialErrorRetried(t *testing.T) {
 	cfg := testConfig("http://zdm.example")
 	cfg.HTTPClient = dialFailing(&net.OpError{Op: "dial", Net: "tcp",
 		Err: &net.DNSError{Err: "i/o timeout", Name: "zdm.example", IsTimeout: true}})
-	err, retries := connectTest(t, cfg)
+	retries, err := connectTest(t, cfg)
 	if retries != 2 || strings.Contains(err.Error(), "cannot connect") {
 		t.Errorf("%d retries, err = %v; want 2 retries and no hint", retries, err)
 	}
@@ -76,7 +76,7 @@ func TestHTTPSToPlainHTTPNotRetried(t *testing.T) {
 	t.Cleanup(srv.Close)
 	url := "https://" + strings.TrimPrefix(srv.URL, "http://")
 	cfg := testConfig(url)
-	err, retries := connectTest(t, cfg)
+	retries, err := connectTest(t, cfg)
 	for _, want := range []string{"cannot connect", "answers plain HTTP, not HTTPS", "use an http:// address",
 		"insecure_http = true", "ZDM_INSECURE_HTTP=true", "base_url"} {
 		if !strings.Contains(err.Error(), want) {
