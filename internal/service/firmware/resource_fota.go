@@ -409,51 +409,28 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(state.DeviceID, state.WorkspaceID), &resp.Diagnostics)
 }
 
+// Update sends the update again on a change of firmware or triggers, and
+// only to the fleets added on a change of the targets alone (a scheduling of
+// one device has no fleets: nothing is added).
 func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if r.data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var plan, prior fotaModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	// The targets alone changed: only the added fleets get the update (a
-	// scheduling of one device has no fleets: nothing is added).
-	send, added, ok := scheduling.FleetsToSend(ctx, r.data.Client, plan.WorkspaceID.ValueString(), plan.command(prior),
-		prior.FleetIDs, plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
-	if !ok {
-		resp.State.Raw = req.State.Raw.Copy()
-		return
-	}
-	if send {
-		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), added, &resp.Diagnostics) {
-			// Nothing shown scheduled: the state keeps the prior scheduling.
-			resp.State.Raw = req.State.Raw.Copy()
-			return
+	scheduling.UpdateFleetScheduling(ctx, r.data, req, resp, func(plan, prior *fotaModel) scheduling.FleetUpdate {
+		diags := &resp.Diagnostics
+		save := func() {
+			diags.Append(resp.State.Set(ctx, plan)...)
+			kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), diags)
 		}
-		if added != nil {
-			plan.Devices = scheduling.MergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
+		keepPrior := func() bool {
+			plan.ID, plan.Status, plan.ScheduledAt, plan.Devices = prior.ID, prior.Status, prior.ScheduledAt, prior.Devices
+			plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
+			return plan.Unfinished(ctx, prior.statuses(), diags)
 		}
-	} else {
-		// No fleet added (fleets removed, all_fleets = true written for an
-		// update scheduled on every fleet, or only the wait attributes
-		// changed): nothing is sent again; with wait, an update not done
-		// yet is waited for again.
-		plan.ID, plan.Status, plan.ScheduledAt, plan.Devices = prior.ID, prior.Status, prior.ScheduledAt, prior.Devices
-		plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
-		if !plan.Unfinished(ctx, prior.statuses(), &resp.Diagnostics) {
-			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-			kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
-			return
-		}
-	}
-	ok = r.wait(ctx, &plan, true, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
-	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
+		return scheduling.FleetUpdate{Command: plan.command(*prior), Workspace: plan.WorkspaceID.ValueString(),
+			PriorFleets: prior.FleetIDs, PlanFleets: plan.FleetIDs, AllFleets: plan.AllFleets, PriorDevices: prior.Devices, PlanDevices: &plan.Devices,
+			Schedule:  func(added []string) bool { return r.schedule(ctx, plan, prior.ScheduledAt.ValueString(), added, diags) },
+			KeepPrior: keepPrior, Save: save,
+			Wait:     func() bool { return r.wait(ctx, plan, true, diags) },
+			MarkWait: func(ok bool) { plan.markWait(ctx, resp.Private, ok, diags) }}
+	})
 }
 
 func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

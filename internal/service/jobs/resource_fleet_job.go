@@ -275,48 +275,23 @@ func (r *fleetJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if r.data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var plan, prior fleetJobModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	command := !jsonvalue.Equal(prior.valueText().ValueString(), plan.valueText().ValueString()) || !prior.Triggers.Equal(plan.Triggers)
-	// The targets alone changed: only the added fleets get the job.
-	send, added, ok := scheduling.FleetsToSend(ctx, r.data.Client, plan.WorkspaceID.ValueString(), command, prior.FleetIDs,
-		plan.FleetIDs, plan.AllFleets, &resp.Diagnostics)
-	if !ok {
-		resp.State.Raw = req.State.Raw.Copy()
-		return
-	}
-	if send {
-		if !r.schedule(ctx, &plan, prior.ScheduledAt.ValueString(), added, &resp.Diagnostics) {
-			// Nothing shown scheduled: the state keeps the prior scheduling.
-			resp.State.Raw = req.State.Raw.Copy()
-			return
+	scheduling.UpdateFleetScheduling(ctx, r.data, req, resp, func(plan, prior *fleetJobModel) scheduling.FleetUpdate {
+		diags := &resp.Diagnostics
+		return scheduling.FleetUpdate{
+			Command:   !jsonvalue.Equal(prior.valueText().ValueString(), plan.valueText().ValueString()) || !prior.Triggers.Equal(plan.Triggers),
+			Workspace: plan.WorkspaceID.ValueString(), PriorFleets: prior.FleetIDs, PlanFleets: plan.FleetIDs, AllFleets: plan.AllFleets,
+			PriorDevices: prior.Devices, PlanDevices: &plan.Devices,
+			Schedule: func(added []string) bool { return r.schedule(ctx, plan, prior.ScheduledAt.ValueString(), added, diags) },
+			KeepPrior: func() bool {
+				plan.Devices, plan.ScheduledAt, plan.ID = prior.Devices, prior.ScheduledAt, prior.ID
+				plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
+				return plan.Unfinished(ctx, scheduling.StatusCountKeys(prior.StatusCounts), diags)
+			},
+			Wait:     func() bool { return r.wait(ctx, plan, true, diags) },
+			Save:     func() { diags.Append(resp.State.Set(ctx, plan)...) },
+			MarkWait: func(ok bool) { plan.markWait(ctx, resp.Private, ok, diags) },
 		}
-		if added != nil {
-			plan.Devices = scheduling.MergeDevices(ctx, prior.Devices, plan.Devices, &resp.Diagnostics)
-		}
-	} else {
-		// No fleet added (fleets removed, all_fleets = true written for a
-		// job scheduled on every fleet, or only the wait attributes
-		// changed): nothing is sent again; with wait, a job not done yet is
-		// waited for again.
-		plan.Devices, plan.ScheduledAt, plan.ID = prior.Devices, prior.ScheduledAt, prior.ID
-		plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
-		if !plan.Unfinished(ctx, scheduling.StatusCountKeys(prior.StatusCounts), &resp.Diagnostics) {
-			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-			return
-		}
-	}
-	ok = r.wait(ctx, &plan, true, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
+	})
 }
 
 func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

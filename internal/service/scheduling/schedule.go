@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -589,4 +590,77 @@ func ValueRecordedOnly(name, dev string) (string, string) {
 		"The service did not return the value of job " + connection.Quote(name) + " of device " + dev + ", so the configured " +
 			"value is recorded in the state and nothing is sent: sending it would run the job again. Change " +
 			"triggers to send it again."
+}
+
+// FleetUpdate is what the update of a fleet-wide scheduling resource
+// (zdm_fleet_job, zdm_fota) says of its plan and prior state, for
+// UpdateFleetScheduling.
+type FleetUpdate struct {
+	// Command tells whether the command itself changed (value, firmware,
+	// triggers): every target gets it again.
+	Command bool
+	// Workspace, the prior and planned fleet_ids, and all_fleets.
+	Workspace               string
+	PriorFleets, PlanFleets types.Set
+	AllFleets               types.Bool
+	// PriorDevices and the planned devices, which a send to added fleets
+	// merges.
+	PriorDevices types.List
+	PlanDevices  *types.List
+	// Schedule sends to every target (added nil) or to the added fleets,
+	// and tells whether the service shows it scheduled.
+	Schedule func(added []string) bool
+	// KeepPrior gives the plan the prior scheduling when nothing is sent,
+	// and tells whether the plan still waits for it.
+	KeepPrior func() bool
+	// Wait waits for the devices; Save saves the plan (and identity);
+	// MarkWait records how the wait ended.
+	Wait     func() bool
+	Save     func()
+	MarkWait func(ok bool)
+}
+
+// UpdateFleetScheduling is the Update of a fleet-wide scheduling resource
+// whose model is M: a change of the command sends it again to every
+// target; a change of the targets alone sends it only to the fleets added
+// (FleetsToSend), and nothing for fleets removed or a wait setting; then,
+// with wait, the devices are waited for. When nothing is shown scheduled,
+// the state keeps the prior scheduling.
+func UpdateFleetScheduling[M any](ctx context.Context, d *connection.ProviderData, req resource.UpdateRequest, resp *resource.UpdateResponse,
+	update func(plan, prior *M) FleetUpdate) {
+	if d == nil {
+		connection.NotConfigured(&resp.Diagnostics)
+		return
+	}
+	var plan, prior M
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	u := update(&plan, &prior)
+	send, added, ok := FleetsToSend(ctx, d.Client, u.Workspace, u.Command, u.PriorFleets, u.PlanFleets, u.AllFleets, &resp.Diagnostics)
+	if !ok {
+		resp.State.Raw = req.State.Raw.Copy()
+		return
+	}
+	if send {
+		if !u.Schedule(added) {
+			// Nothing shown scheduled: the state keeps the prior scheduling.
+			resp.State.Raw = req.State.Raw.Copy()
+			return
+		}
+		if added != nil {
+			*u.PlanDevices = MergeDevices(ctx, u.PriorDevices, *u.PlanDevices, &resp.Diagnostics)
+		}
+	} else if !u.KeepPrior() {
+		// No fleet added (fleets removed, all_fleets = true written for a
+		// scheduling of every fleet, or only the wait attributes changed):
+		// nothing is sent again, and nothing is left to wait for.
+		u.Save()
+		return
+	}
+	ok = u.Wait()
+	u.Save()
+	u.MarkWait(ok)
 }
