@@ -353,3 +353,21 @@ func ValidateWaitOptions(wait types.Bool, timeout, interval types.String, diags 
 			fmt.Sprintf("poll_interval (%s) must not be longer than timeout (%s).", o.Interval, o.Timeout))
 	}
 }
+
+// ValidateStatusSets checks that the success and failure statuses of a wait
+// do not overlap.
+func ValidateStatusSets(ctx context.Context, success, failure types.Set, diags *diag.Diagnostics) {
+	if success.IsUnknown() || failure.IsUnknown() {
+		return
+	}
+	ok := kit.SetStrings(ctx, success, diags)
+	if len(ok) == 0 {
+		ok = []string{client.JobStatusDone}
+	}
+	for _, f := range kit.SetStrings(ctx, failure, diags) {
+		if slices.Contains(ok, f) {
+			diags.AddAttributeError(path.Root("failure_statuses"), "Overlapping statuses",
+				"The status "+connection.Quote(f)+" is both a success status and a failure status: a status means one or the other.")
+		}
+	}
+}
