@@ -141,12 +141,19 @@ func TestRunBounded(t *testing.T) {
 	}
 
 	// A canceled context starts nothing more; the calls started are a prefix.
+	// A call after the 6th waits for the cancel, so that no worker can run
+	// ahead of it: at most limit-1 calls can have started after it.
 	ctx, cancel := context.WithCancel(t.Context())
+	canceled := make(chan struct{})
 	var ran [20]atomic.Bool
 	n = connection.RunBounded(ctx, 20, 2, func(i int) {
 		ran[i].Store(true)
-		if i == 5 {
+		switch {
+		case i == 5:
 			cancel()
+			close(canceled)
+		case i > 5:
+			<-canceled
 		}
 	})
 	if n < 6 || n > 8 {
