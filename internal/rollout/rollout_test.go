@@ -104,6 +104,8 @@ type env struct {
 	ids   []string
 	// outside is a device of the other fleet.
 	outside string
+	// key is the API key of the workspace.
+	key string
 }
 
 func newEnv(t *testing.T, n int) *env {
@@ -117,7 +119,7 @@ func newEnv(t *testing.T, n int) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{srv: srv, c: c, ws: b.WorkspaceID}
+	e := &env{srv: srv, c: c, ws: b.WorkspaceID, key: b.APIKey}
 	ctx := context.Background()
 	fl, err := c.CreateFleet(ctx, e.ws, "target", "")
 	if err != nil {
@@ -399,5 +401,35 @@ func TestRunAmbiguousSchedules(t *testing.T) {
 	}
 	if n := e.schedules(); n != 8 {
 		t.Errorf("%d schedules, want 8: an ambiguous schedule must not be sent again", n)
+	}
+}
+
+// TestRunHeldSchedule: the service holds each schedule longer than the
+// client's request timeout, then acts. The first read-back finds nothing
+// yet; reading again until the request may have landed finds the firmware:
+// the rollout completes and no device is sent the firmware twice. (Reading
+// back once, the rollout failed and told to apply again, which sent it a
+// second time.)
+func TestRunHeldSchedule(t *testing.T) {
+	e := newEnv(t, 2)
+	c, err := client.New(client.Config{BaseURL: e.srv.BaseURL(), APIKey: e.key, RequestTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.srv.AddRequestFault(localzdm.RequestFault{Method: "POST",
+		Path:   "/v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}",
+		Action: "delay", Delay: 3 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.ResetCounters()
+	rec, err := Run(context.Background(), c, e.spec("100%"), nil, nil)
+	if err != nil {
+		t.Fatalf("rollout: %v", err)
+	}
+	if rec.Status != StatusCompleted || rec.Waves[0].Scheduled != 2 {
+		t.Fatalf("record = %+v", rec)
+	}
+	if n := e.schedules(); n != 2 {
+		t.Errorf("%d schedules for 2 devices, want 2", n)
 	}
 }

@@ -370,20 +370,43 @@ func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, m
 
 // scheduleOne schedules the firmware on one device. A request that may have
 // reached the service without an answer is read back: the device counts as
-// scheduled only when it shows the firmware.
+// scheduled only when it shows the firmware. After a timeout the request
+// may still be held or queued by the service, so the device is read again
+// every readBackInterval until the client's resolve deadline (one request
+// timeout, at least a few seconds); after another lost answer, twice.
+// Otherwise the error says the update may still be processed, never that
+// applying again is harmless.
 func scheduleOne(ctx context.Context, c *client.Client, fw fleetstatus.Firmware, id string) error {
 	ctx = context.WithoutCancel(ctx)
 	_, err := c.ScheduleFOTA(ctx, id, fw.ID, fw.Version)
-	if errors.Is(err, client.ErrAmbiguous) {
-		got, gerr := c.GetFOTA(ctx, id)
+	if !errors.Is(err, client.ErrAmbiguous) {
+		return err
+	}
+	rctx, cancel := c.ResolveContext(ctx)
+	defer cancel()
+	timedOut := errors.Is(err, context.DeadlineExceeded)
+	for reads := 1; ; reads++ {
+		got, gerr := c.GetFOTA(rctx, id)
 		if gerr == nil && got.Value.FirmwareID == fw.ID && got.Value.FirmwareVersion == fw.Version {
 			return nil
 		}
-		return fmt.Errorf("%w; reading it back did not show the firmware scheduled, so it is not taken as "+
-			"scheduled: applying again schedules it", err)
+		deadline, _ := rctx.Deadline()
+		if (!timedOut && reads >= 2) || time.Until(deadline) <= readBackInterval {
+			return fmt.Errorf("%w; reading it back %d times did not show the firmware scheduled: the request may "+
+				"not have reached the service, or may still be processed. Check the device's firmware update "+
+				"(zdm_fota_status) before applying again: applying again while it is still processed would send "+
+				"it twice", err, reads)
+		}
+		select {
+		case <-time.After(readBackInterval):
+		case <-rctx.Done():
+		}
 	}
-	return err
 }
+
+// readBackInterval is the wait between two reads of a device after a
+// scheduling whose answer was lost.
+const readBackInterval = time.Second
 
 // countStatuses counts devices by status; a device without an update
 // counts as "not scheduled".

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -395,6 +396,42 @@ resource "zdm_fota_rollout" "all" {
 						knownvalue.ListSizeExact(3)),
 				},
 				Check: expectSchedules(t, e, 5, "1", all),
+			},
+		},
+	})
+}
+
+// TestAccFotaRolloutHeldSchedules: the service holds every firmware POST
+// for 3 s, longer than request_timeout = "1s", then acts. The rollout reads
+// each device back until the request may have landed, takes it as
+// scheduled, and completes: each device is sent the firmware once, and the
+// plan after is empty. (Reading back once, the apply failed and said that
+// applying again schedules it, which sent it twice.)
+func TestAccFotaRolloutHeldSchedules(t *testing.T) {
+	e := acctest.NewEnv(t)
+	fleet, ids := acctest.NewFleetDevices(t, e, "sensors", 2)
+	devicesAnswer(t, e)
+	if _, err := e.Server.AddRequestFault(localzdm.RequestFault{Method: "POST",
+		Path:   "/v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}",
+		Action: "delay", Delay: 3 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	config := strings.Replace(rolloutConfig(e, fleet, "2.0", ""), "provider \"zdm\" {", "provider \"zdm\" {\n  request_timeout = \"1s\"", 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("zdm_fota_rollout.test", "status", rollout.StatusCompleted),
+					expectSchedules(t, e, 2, "2.0", ids)),
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: expectSchedules(t, e, 2, "2.0", ids),
 			},
 		},
 	})
