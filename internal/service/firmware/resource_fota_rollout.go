@@ -290,6 +290,11 @@ func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringUnknown())...)
+	if prior.StartedAt.IsNull() {
+		// A rollout that did not start here (imported): the run records
+		// when it starts.
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("started_at"), types.StringUnknown())...)
+	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("waves_completed"), types.Int64Unknown())...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("wave_results"),
 		types.ListUnknown(types.ObjectType{AttrTypes: waveResultAttrTypes}))...)

@@ -436,3 +436,41 @@ func TestAccFotaRolloutHeldSchedules(t *testing.T) {
 		},
 	})
 }
+
+// TestAccFotaRolloutImportThenApply: a rollout imported into a new state
+// (its devices already have the firmware) is finished by the next apply,
+// which sends nothing and records when the rollout started. (The apply
+// failed with "Provider produced inconsistent result after apply:
+// .started_at: was null".)
+func TestAccFotaRolloutImportThenApply(t *testing.T) {
+	e := acctest.NewEnv(t)
+	fleet, ids := acctest.NewFleetDevices(t, e, "sensors", 3)
+	devicesAnswer(t, e)
+	for _, id := range ids {
+		if _, err := acctest.APIClient(t, e).ScheduleFOTA(context.Background(), id, "fw-sensor", "3.0"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Server.ResetCounters()
+	config := rolloutConfig(e, fleet, "3.0", "")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config:             config,
+				ResourceName:       "zdm_fota_rollout.test",
+				ImportState:        true,
+				ImportStateId:      e.Bootstrap.WorkspaceID + "/fw-sensor/3.0",
+				ImportStatePersist: true,
+			},
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("zdm_fota_rollout.test", tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+					statecheck.ExpectKnownValue("zdm_fota_rollout.test", tfjsonpath.New("started_at"), knownvalue.NotNull()),
+				},
+				Check: expectSchedulesOf(t, e, 0, "3.0", 3, ids),
+			},
+		},
+	})
+}
