@@ -93,6 +93,9 @@ type AmbiguousCreate struct {
 	Cause error
 	// Sent is the local time just before the request was sent.
 	Sent time.Time
+	// Import, when set, says how to bring the object under the resource
+	// that asked for it, instead of an import of a zdm_<Kind>.
+	Import string
 }
 
 // RecheckInterval is the wait between two listings of an ambiguous create
@@ -224,6 +227,9 @@ func (a AmbiguousCreate) findHint(when string) string {
 
 // importHint says how to import an object of the create's kind.
 func (a AmbiguousCreate) importHint() string {
+	if a.Import != "" {
+		return a.Import
+	}
 	id := "<" + a.Kind + "_id>"
 	if a.Ws != "" {
 		id = a.Ws + "/" + id

@@ -240,3 +240,19 @@ func TestAdoptedWarning(t *testing.T) {
 		t.Errorf("adopted: %s", detail)
 	}
 }
+
+// TestAmbiguousCreateImportHint: the advice of an unresolved ambiguous
+// create is the resource's own when it gives one (zdm_fleet_devices), the
+// import of a zdm_<kind> otherwise (the control).
+func TestAmbiguousCreateImportHint(t *testing.T) {
+	t.Parallel()
+	a := AmbiguousCreate{Kind: "device", Name: "d1", Ws: "wks-1", Cause: errors.New("connection reset"), Sent: time.Now()}
+	if got := a.mayExist("why.", time.Time{}); !strings.Contains(got, "terraform import <address of this zdm_device> wks-1/<device_id>") {
+		t.Errorf("without Import: %s", got)
+	}
+	a.Import = "into this zdm_fleet_devices: terraform import <address of this zdm_fleet_devices> wks-1/flt-1."
+	got := a.mayExist("why.", time.Time{})
+	if !strings.Contains(got, "import it: into this zdm_fleet_devices") || strings.Contains(got, "address of this zdm_device>") {
+		t.Errorf("with Import: %s", got)
+	}
+}

@@ -175,7 +175,7 @@ func adoptAmbiguousDevices(ctx context.Context, d *connection.ProviderData, ws s
 	for k, i := range pending {
 		w := writes[i]
 		as[k] = kit.AmbiguousCreate{Kind: "device", Name: w.name, Summary: "Cannot create device " + connection.Quote(w.name) + " in workspace " + ws,
-			Ws: ws, Cause: outcomes[i].err, Sent: outcomes[i].sent}
+			Ws: ws, Cause: outcomes[i].err, Sent: outcomes[i].sent, Import: fleetDevicesImportHint(ws, w.fleet)}
 	}
 	defaultFleet := ""
 	list := func(ctx context.Context) ([]client.Device, error) {
@@ -283,4 +283,16 @@ func adoptedKeys(writes []deviceWrite, outcomes []deviceOutcome) []string {
 // others.
 func listSome(items []string) string {
 	return connection.AbbreviateTo(items, maxListed)
+}
+
+// fleetDevicesImportHint says how a device that an ambiguous create of a
+// zdm_fleet_devices may have made comes under that resource: never as a
+// zdm_device, which would manage it a second time.
+func fleetDevicesImportHint(ws, fleet string) string {
+	if fleet == "" {
+		fleet = "<fleet_id>"
+	}
+	return "not as a zdm_device (which would manage it a second time) but into this zdm_fleet_devices: terraform " +
+		"state rm <address of this zdm_fleet_devices>, then terraform import <address of this zdm_fleet_devices> " +
+		ws + "/" + fleet + ", which takes the fleet's devices keyed by name."
 }

@@ -408,3 +408,17 @@ func TestWriteDevicesInterrupted(t *testing.T) {
 		t.Errorf("the service holds %d devices, the outcomes report %d created", got, created)
 	}
 }
+
+// TestFleetDevicesImportHint: an ambiguous create of a zdm_fleet_devices
+// advises importing the fleet into that resource, never a zdm_device.
+func TestFleetDevicesImportHint(t *testing.T) {
+	t.Parallel()
+	got := fleetDevicesImportHint("wks-1", "flt-1")
+	if !strings.Contains(got, "terraform import <address of this zdm_fleet_devices> wks-1/flt-1") ||
+		!strings.Contains(got, "not as a zdm_device") {
+		t.Errorf("hint = %s", got)
+	}
+	if got := fleetDevicesImportHint("wks-1", ""); !strings.Contains(got, "wks-1/<fleet_id>") {
+		t.Errorf("hint for the default fleet = %s", got)
+	}
+}
