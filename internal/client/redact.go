@@ -7,22 +7,19 @@ import (
 // redacted replaces a part of a URL that may hold a secret.
 const redacted = "[REDACTED]"
 
-// maxShownSegment is the longest path segment RedactURL shows: longer ones
-// may be tokens.
-const maxShownSegment = 16
-
 // RedactURL returns raw, a URL as a user wrote it (valid or not), for
 // messages: every part that may carry a secret is replaced by [REDACTED]:
 //
 //   - the user information (user:password@);
 //   - the query and the fragment, whole;
-//   - path segments that look like a credential: longer than 16 bytes, or
-//     holding "=", ";" or ":" (such as "api_key=...");
+//   - every path segment but an API version such as "v3" (a service address
+//     has no other: a segment there is a mistake, and may be a pasted token);
+//   - a port that is not a number;
 //   - every occurrence of the given secrets (such as the API key), also in
 //     their escaped forms, wherever they are.
 //
-// The scheme, host, port and short path segments stay, so that the message
-// still says which address was meant.
+// The scheme, host, a numeric port and version segments stay, so that the
+// message still says which address was meant.
 func RedactURL(raw string, secrets ...string) string {
 	s := raw
 	for _, secret := range secrets {
@@ -45,6 +42,11 @@ func RedactURL(raw string, secrets ...string) string {
 	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
 		authority = redacted + authority[i:]
 	}
+	if i := strings.LastIndexByte(authority, ':'); i >= 0 && i > strings.LastIndexByte(authority, ']') {
+		if port := authority[i+1:]; strings.Trim(port, "0123456789") != "" {
+			authority = authority[:i+1] + redacted
+		}
+	}
 	if path != "" {
 		segs := strings.Split(path, "/")
 		for i, seg := range segs {
@@ -55,11 +57,17 @@ func RedactURL(raw string, secrets ...string) string {
 			if j := strings.IndexAny(seg, "?#"); j >= 0 {
 				head, tail = seg[:j], seg[j:]
 			}
-			if len(head) > maxShownSegment || strings.ContainsAny(head, "=;:") {
+			if head != "" && !isVersionSegment(head) {
 				segs[i] = redacted + tail
 			}
 		}
 		path = strings.Join(segs, "/")
 	}
 	return prefix + authority + path
+}
+
+// isVersionSegment reports whether a path segment names an API version:
+// "v" and digits.
+func isVersionSegment(seg string) bool {
+	return len(seg) > 1 && seg[0] == 'v' && strings.Trim(seg[1:], "0123456789") == ""
 }

@@ -16,9 +16,12 @@ func TestRedactURL(t *testing.T) {
 		{"https://api.example.com/v3#token=abc", "https://api.example.com/v3#[REDACTED]"},
 		{"https://api.example.com/api_key=abc/v3", "https://api.example.com/[REDACTED]/v3"},
 		{"https://api.example.com/" + key + "/v3", "https://api.example.com/[REDACTED]/v3"},
-		{"https://api.example.com/k/" + key[:10], "https://api.example.com/k/[REDACTED]"},
+		{"https://api.example.com/k/" + key[:10], "https://api.example.com/[REDACTED]/[REDACTED]"},
+		{"https://api.example.com/token/v3", "https://api.example.com/[REDACTED]/v3"},
+		{"https://api.example.com:s3cr3t/v3", "https://api.example.com:[REDACTED]/v3"},
+		{"https://api.example.com:8443/v3", "https://api.example.com:8443/v3"},
 		{"http://[::1]:8080/v3/", "http://[::1]:8080/v3/"},
-		{"ftp://u:p@host/%zz?x=1", "ftp://[REDACTED]@host/%zz?[REDACTED]"},
+		{"ftp://u:p@host/%zz?x=1", "ftp://[REDACTED]@host/[REDACTED]?[REDACTED]"},
 		{"api.example.com/a=b", "api.example.com/[REDACTED]"},
 	} {
 		got := RedactURL(tc.raw, key[:10])

@@ -549,8 +549,8 @@ resource "zdm_fleet" "sensors" {
 }
 
 // TestAccSafetySecretInBaseURL: a secret written in an invalid base_url,
-// in its user information, query, path or fragment, never appears in what
-// the CLI prints; the message still names the address.
+// in its user information, query, path, port or fragment, never appears in
+// what the CLI prints; the message still names the address.
 func TestAccSafetySecretInBaseURL(t *testing.T) {
 	const secret = "Sup3rS3cretT0ken9876"
 	c := acctest.NewCLI(t)
@@ -560,6 +560,9 @@ func TestAccSafetySecretInBaseURL(t *testing.T) {
 		"https://api.example.com/api_key=" + secret + "/v3",
 		"https://api.example.com/" + secret,
 		"https://api.example.com/v3#" + secret,
+		// A short secret in the path, and one in the port's place.
+		"https://api.example.com/" + secret[:12] + "/v3",
+		"https://api.example.com:" + secret[:12] + "/v3",
 	} {
 		c.Write("main.tf", acctest.RequiredProviders+providerBlock(raw, "zdm-key-0000000000", "wks-1", "")+`
 data "zdm_workspaces" "all" {}
