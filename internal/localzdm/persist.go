@@ -67,6 +67,9 @@ type persister struct {
 // openState locks the state file, loads it with its journal, and starts the
 // journal writer and the compaction loop.
 func (s *Server) openState() error {
+	// Every name of one file (a symbolic link, a relative path) shares one
+	// lock and one journal.
+	s.opts.StateFile = realStatePath(s.opts.StateFile)
 	path := s.opts.StateFile
 	lock, err := lockStateFile(path)
 	if err != nil {
@@ -392,4 +395,27 @@ func writeFileAtomic(path string, data []byte) (err error) {
 		return err
 	}
 	return syncDir(path)
+}
+
+// realStatePath is path with its symbolic links resolved (a link to a
+// state file not written yet included), and its directory's.
+func realStatePath(path string) string {
+	for range 40 { // as many links as a system follows
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			break
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(dir, filepath.Base(path))
+	}
+	return filepath.Clean(path)
 }

@@ -19,6 +19,9 @@ import (
 // append to, the size of its intact part, and the snapshot's size. Anything
 // inconsistent is an error naming the first problem found: the server does
 // not start on a state it would have to guess about.
+// maxJournalGen is the largest journal generation a state file may name.
+const maxJournalGen = 1 << 62
+
 func (s *Server) loadState() (gen uint64, size, snapSize int64, err error) {
 	path := s.opts.StateFile
 	data, err := os.ReadFile(filepath.Clean(path))
@@ -55,6 +58,12 @@ func (s *Server) loadState() (gen uint64, size, snapSize int64, err error) {
 		if last {
 			gen, size = g, n
 		}
+	}
+	if gen > maxJournalGen {
+		// Every compaction moves to the next generation: a generation this
+		// large would wrap around and the state file could not be read
+		// back; no real use comes near it.
+		return 0, 0, 0, fmt.Errorf("journal generation %d is beyond the largest the server writes (%d): the state file is not consistent", gen, uint64(maxJournalGen))
 	}
 	if err := s.checkModel(); err != nil {
 		return 0, 0, 0, err

@@ -259,6 +259,8 @@ func TestLoadRejectsInconsistentState(t *testing.T) {
 		{"unknown field", `"saved_at"`, `"savedat"`, `unknown field "savedat"`},
 		{"trailing data", `"payload":null}]}}`, `"payload":null}]}}{}`, `data after the JSON object`},
 		{"duplicate ID across kinds", `"devices":[{"id":"dev"`, `"devices":[{"id":"flt"`, `ID "flt" is used twice`},
+		{"journal generation at the limit", `"saved_at":"2024-01-01T00:00:00Z",`, `"saved_at":"2024-01-01T00:00:00Z","journal_generation":4611686018427387904,`, ""},
+		{"journal generation beyond the limit", `"saved_at":"2024-01-01T00:00:00Z",`, `"saved_at":"2024-01-01T00:00:00Z","journal_generation":18446744073709551615,`, `journal generation 18446744073709551615 is beyond the largest`},
 	}
 	for _, c := range cases {
 		content := validState
@@ -472,4 +474,35 @@ func TestBootstrapRemovedSurvivesRestart(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStateFileLockedThroughSymlink: a second server on the state file of a
+// running one, named through a symbolic link (or a path with ".."), refuses
+// to start; the control, another file, starts.
+func TestStateFileLockedThroughSymlink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "state.json")
+	s := mustNew(t, file)
+	defer func() { _ = s.Close() }()
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{link, filepath.Join(dir, "sub", "..", "state.json")} {
+		if other, err := New(Options{StateFile: name}); err == nil {
+			_ = other.Close()
+			t.Errorf("a second server on %s started", name)
+		} else if !strings.Contains(err.Error(), "is in use by process") {
+			t.Errorf("%s: %v, want the lock's error", name, err)
+		}
+	}
+	other, err := New(Options{StateFile: filepath.Join(dir, "other.json")})
+	if err != nil {
+		t.Fatalf("control: %v", err)
+	}
+	_ = other.Close()
 }
