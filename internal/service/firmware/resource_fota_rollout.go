@@ -190,7 +190,11 @@ func (r *fotaRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Computed: true,
 			},
 			"started_at": schema.StringAttribute{
-				MarkdownDescription: "Devices created after this time (RFC 3339, the service's clock) join the last wave.",
+				MarkdownDescription: "When the rollout started (RFC 3339, the service's clock). While the rollout is " +
+					"not `completed` (`stopped`, or `imported`), devices created in the fleets (or moved into them) after " +
+					"this time join its last wave when the next apply resumes it. A `completed` rollout does nothing more: " +
+					"devices that join the fleets later keep their firmware until a new version is rolled out, or a " +
+					"`zdm_fota` or the `zdm_schedule_fota` action updates them.",
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
