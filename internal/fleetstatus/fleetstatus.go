@@ -98,11 +98,12 @@ type Result struct {
 }
 
 // StatusCounts counts the devices by status; devices without the job or
-// update are not counted.
-func (r *Result) StatusCounts() map[string]int {
+// update are not counted, nor, when fw is not nil, those whose current
+// update is another firmware (they are Missing).
+func (r *Result) StatusCounts(fw *Firmware) map[string]int {
 	out := map[string]int{}
 	for _, d := range r.Devices {
-		if d.Found {
+		if d.Found && (fw == nil || d.Has(*fw)) {
 			out[d.Status]++
 		}
 	}

@@ -111,9 +111,13 @@ func TestReadFOTACountsAndMissing(t *testing.T) {
 			t.Fatalf("devices not sorted by ID: %s before %s", res.Devices[i-1].ID, res.Devices[i].ID)
 		}
 	}
-	counts := res.StatusCounts()
+	counts := res.StatusCounts(nil)
 	if counts["done"] != 2 || counts["failed"] != 1 || counts["pending"] != 4 || len(counts) != 3 {
 		t.Errorf("status counts = %v, want done 2, failed 1, pending 4", counts)
+	}
+	// Of firmware 1.0 only: the device on 0.9 (pending) is not counted.
+	if counts := res.StatusCounts(&Firmware{"fw", "1.0"}); counts["done"] != 2 || counts["failed"] != 1 || counts["pending"] != 3 {
+		t.Errorf("status counts of fw 1.0 = %v, want done 2, failed 1, pending 3", counts)
 	}
 	fw := res.FirmwareCounts()
 	if len(fw) != 2 || fw[0] != (FirmwareCount{Firmware{"fw", "0.9"}, 1}) || fw[1] != (FirmwareCount{Firmware{"fw", "1.0"}, 6}) {

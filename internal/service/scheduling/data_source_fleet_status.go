@@ -142,7 +142,10 @@ func (d *fleetStatusDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 			},
 			"status_counts": schema.MapAttribute{
 				MarkdownDescription: "Number of devices per status, for example `{ done = 40, pending = 2 }`. " +
-					"Devices without the job or update are not counted here: see `missing_device_ids`.",
+					"Devices without the job or update are not counted here: see `missing_device_ids`. With " +
+					"`firmware_id` and `firmware_version`, only the devices whose current update is that firmware are " +
+					"counted (the others are in `missing_device_ids`): `status_counts[\"done\"] == device_count` then " +
+					"means every device finished the requested firmware.",
 				ElementType: types.Int64Type,
 				Computed:    true,
 			},
@@ -232,7 +235,7 @@ func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	cfg.Parallelism = types.Int64Value(int64(parallel))
 	cfg.DeviceCount = types.Int64Value(int64(len(res.Devices)))
 	cfg.Devices = deviceStatusList(kind, res.Devices)
-	cfg.StatusCounts = CountsMap(res.StatusCounts())
+	cfg.StatusCounts = CountsMap(res.StatusCounts(want))
 	cfg.FirmwareCounts = firmwareCountsList(res.FirmwareCounts())
 	cfg.MissingDeviceIDs = kit.StringList(res.Missing(want))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
