@@ -2,7 +2,6 @@ package firmware
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -90,9 +89,10 @@ func (r *fotaRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"state.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				MarkdownDescription: "`<workspace_id>/<firmware_id>/<firmware_version>`, also the import ID.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				MarkdownDescription: "`<workspace_id>/<firmware_id>/<firmware_version>`, also the import ID; a `/` " +
+					"inside the firmware ID or version is written `%2F` (and a `%` `%25`).",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"workspace_id": schema.StringAttribute{
 				MarkdownDescription: doc("workspace_id", newRollout),
@@ -195,8 +195,8 @@ func (r *fotaRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest
 					"this time join its last wave when the next apply resumes it. A `completed` rollout does nothing more: " +
 					"devices that join the fleets later keep their firmware until a new version is rolled out, or a " +
 					"`zdm_fota` or the `zdm_schedule_fota` action updates them.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"waves_completed": schema.Int64Attribute{
 				MarkdownDescription: "Number of waves, from the first, that passed their health gate.",
@@ -331,7 +331,7 @@ func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, p
 
 // rolloutID is the ID of a rollout resource.
 func rolloutID(spec rollout.Spec) string {
-	return spec.WorkspaceID + "/" + spec.Firmware.ID + "/" + spec.Firmware.Version
+	return kit.JoinID(spec.WorkspaceID, spec.Firmware.ID, spec.Firmware.Version)
 }
 
 // flattenRollout copies a record into the model; counts, when not nil,
@@ -430,14 +430,14 @@ func (r *fotaRolloutResource) Delete(ctx context.Context, _ resource.DeleteReque
 // have the firmware (scheduled by an earlier rollout or the action) and
 // scheduling only the others.
 func (r *fotaRolloutResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	first := strings.Index(req.ID, "/")
-	last := strings.LastIndex(req.ID, "/")
-	if first <= 0 || last <= first+1 || last == len(req.ID)-1 {
+	parts, err := kit.SplitID(req.ID, 3)
+	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID",
-			"The import ID of a zdm_fota_rollout is <workspace_id>/<firmware_id>/<firmware_version>, not "+connection.Quote(req.ID)+".")
+			"The import ID of a zdm_fota_rollout is <workspace_id>/<firmware_id>/<firmware_version>, as its id attribute "+
+				"shows; "+connection.Quote(req.ID)+" "+err.Error()+".")
 		return
 	}
-	ws, fw, ver := req.ID[:first], req.ID[first+1:last], req.ID[last+1:]
+	ws, fw, ver := parts[0], parts[1], parts[2]
 	for name, v := range map[string]string{"id": req.ID, "workspace_id": ws, "firmware_id": fw, "firmware_version": ver, "status": statusImported} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
 	}

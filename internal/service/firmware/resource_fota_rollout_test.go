@@ -474,3 +474,62 @@ func TestAccFotaRolloutImportThenApply(t *testing.T) {
 		},
 	})
 }
+
+// TestAccFotaRolloutSlashInVersion: a firmware version with a "/" gives an
+// id that imports back to the same rollout (the "/" in the version is
+// %2F), so the plan after the import does not replace it; the id written
+// without the escape is an error that says how to write it.
+func TestAccFotaRolloutSlashInVersion(t *testing.T) {
+	e := acctest.NewEnv(t)
+	fleet, ids := acctest.NewFleetDevices(t, e, "sensors", 2)
+	devicesAnswer(t, e)
+	const addr = "zdm_fota_rollout.test"
+	config := rolloutConfig(e, fleet, "3.0/rc1", "")
+	id := e.Bootstrap.WorkspaceID + "/fw-sensor/3.0%2Frc1"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(id)),
+				},
+				Check: expectSchedules(t, e, 2, "3.0/rc1", ids),
+			},
+			{
+				Config:        config,
+				ResourceName:  addr,
+				ImportState:   true,
+				ImportStateId: e.Bootstrap.WorkspaceID + "/fw-sensor/3.0/rc1",
+				ExpectError:   regexp.MustCompile(`(?s)Invalid import ID.*has 4 parts.*%2F`),
+			},
+		},
+	})
+	// A new state takes the rollout over by its id: the same rollout, no
+	// replace, nothing sent again.
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config:             config,
+				ResourceName:       addr,
+				ImportState:        true,
+				ImportStateId:      id,
+				ImportStatePersist: true,
+				ImportStateCheck: func(s []*terraform.InstanceState) error {
+					if len(s) != 1 || s[0].Attributes["firmware_id"] != "fw-sensor" || s[0].Attributes["firmware_version"] != "3.0/rc1" {
+						return fmt.Errorf("imported state = %v", s)
+					}
+					return nil
+				},
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: expectSchedules(t, e, 2, "3.0/rc1", ids),
+			},
+		},
+	})
+}
