@@ -12,14 +12,15 @@ const redacted = "[REDACTED]"
 //
 //   - the user information (user:password@);
 //   - the query and the fragment, whole;
-//   - every path segment but an API version such as "v3" (a service address
-//     has no other: a segment there is a mistake, and may be a pasted token);
+//   - every path segment but an API version such as "v3" and a plain word
+//     (at most 16 lower-case letters, such as "workspaces"): a service
+//     address has no other, and one there may be a pasted token;
 //   - a port that is not a number;
 //   - every occurrence of the given secrets (such as the API key), also in
 //     their escaped forms, wherever they are.
 //
-// The scheme, host, a numeric port and version segments stay, so that the
-// message still says which address was meant.
+// The scheme, host, a numeric port, version segments and plain words stay,
+// so that the message still says which address was meant.
 func RedactURL(raw string, secrets ...string) string {
 	s := raw
 	for _, secret := range secrets {
@@ -57,7 +58,7 @@ func RedactURL(raw string, secrets ...string) string {
 			if j := strings.IndexAny(seg, "?#"); j >= 0 {
 				head, tail = seg[:j], seg[j:]
 			}
-			if head != "" && !isVersionSegment(head) {
+			if head != "" && !isVersionSegment(head) && !isPlainWord(head) {
 				segs[i] = redacted + tail
 			}
 		}
@@ -70,4 +71,10 @@ func RedactURL(raw string, secrets ...string) string {
 // "v" and digits.
 func isVersionSegment(seg string) bool {
 	return len(seg) > 1 && seg[0] == 'v' && strings.Trim(seg[1:], "0123456789") == ""
+}
+
+// isPlainWord reports whether a path segment is a plain word: 1 to 16
+// lower-case ASCII letters, which a token is not.
+func isPlainWord(seg string) bool {
+	return len(seg) <= 16 && strings.Trim(seg, "abcdefghijklmnopqrstuvwxyz") == "" && seg != ""
 }
