@@ -102,6 +102,41 @@ func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
 	return b.get(ctx, ws, id)
 }
 
+// all returns every object of workspace ws: the shared list when one is in
+// flight or fresh, else a new list that later reads share.
+func (b *batcher[T]) all(ctx context.Context, ws string) ([]T, error) {
+	b.mu.Lock()
+	w := b.wss[ws]
+	if w == nil {
+		w = &batchWorkspace[T]{}
+		b.wss[ws] = w
+	}
+	c, leader := w.cur, false
+	if c != nil {
+		select {
+		case <-c.done:
+			if c.err != nil || b.now().Sub(c.started) >= b.ttl {
+				c = nil
+			}
+		default:
+		}
+	}
+	if c == nil {
+		c, leader = &listCall[T]{done: make(chan struct{}), started: b.now()}, true
+		w.cur = c
+	}
+	b.mu.Unlock()
+	if leader {
+		b.run(ctx, ws, c)
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return c.items, c.err
+}
+
 // join returns the list call that a read of ws uses, and whether the caller
 // leads it (must run it). A nil call means: read with a GET.
 func (b *batcher[T]) join(ws string) (*listCall[T], bool) {

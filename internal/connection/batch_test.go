@@ -568,3 +568,42 @@ resource "zdm_device" "d" {
 		t.Errorf("refresh after drift: requests %v, want exactly %v", routes, want)
 	}
 }
+
+// TestBatcherAllSharesListsWithReads checks that all lists at once (no
+// read threshold), that reads and later calls within the TTL share its
+// list, and that a write or the TTL makes the next call list again.
+func TestBatcherAllSharesListsWithReads(t *testing.T) {
+	s := newFakeService("ws", 3)
+	b, clock := newTestBatcher(s)
+	got, err := b.all(t.Context(), "ws")
+	if err != nil || len(got) != 3 {
+		t.Fatalf("all = %d devices, %v; want 3", len(got), err)
+	}
+	if lists, _ := s.counts(); lists != 1 {
+		t.Fatalf("first all made %d lists, want 1", lists)
+	}
+	if _, err := b.all(t.Context(), "ws"); err != nil {
+		t.Fatal(err)
+	}
+	mustRead(t, b, "ws", "dev-1")
+	if lists, gets := s.counts(); lists != 1 || gets != 0 {
+		t.Fatalf("after a second all and a read: %d lists, %d gets; want 1 and 0", lists, gets)
+	}
+	b.forget("ws")
+	s.put("ws", "dev-9", "new")
+	if got, _ = b.all(t.Context(), "ws"); len(got) != 4 {
+		t.Fatalf("all after a write = %d devices, want 4 (a fresh list)", len(got))
+	}
+	clock.advance(defaultBatchTTL)
+	if _, err := b.all(t.Context(), "ws"); err != nil {
+		t.Fatal(err)
+	}
+	if lists, _ := s.counts(); lists != 3 {
+		t.Fatalf("lists = %d, want 3 (after the write and after the TTL)", lists)
+	}
+	s.listErr = errors.New("boom")
+	clock.advance(defaultBatchTTL)
+	if _, err := b.all(t.Context(), "ws"); err == nil {
+		t.Fatal("all returned no error when the list failed")
+	}
+}

@@ -90,6 +90,24 @@ func (d *ProviderData) ReadFleet(ctx context.Context, ws, id string) (*client.Fl
 	return d.Batch.fleets.read(ctx, ws, id)
 }
 
+// ListDevices returns the devices of workspace ws from the shared list of
+// this configuration (see batcher.all); callers must not modify them.
+func (d *ProviderData) ListDevices(ctx context.Context, ws string) ([]client.Device, error) {
+	if d.Batch.devices == nil {
+		return d.Client.ListDevices(ctx, ws)
+	}
+	return d.Batch.devices.all(ctx, ws)
+}
+
+// ListFleets returns the fleets of workspace ws from the shared list of this
+// configuration (see batcher.all); callers must not modify them.
+func (d *ProviderData) ListFleets(ctx context.Context, ws string) ([]client.Fleet, error) {
+	if d.Batch.fleets == nil {
+		return d.Client.ListFleets(ctx, ws)
+	}
+	return d.Batch.fleets.all(ctx, ws)
+}
+
 // WroteDevice forgets the shared device list of ws after a create or update
 // of a device there (successful or not).
 func (d *ProviderData) WroteDevice(ws string) {

@@ -62,6 +62,10 @@ type ObjectResource[M InWorkspace, O any] struct {
 	Flatten func(o *O, ws string) M
 	// Check, when set, adds its diagnostics about an object read.
 	Check func(o *O, diags *diag.Diagnostics)
+	// Keep, when set, copies the attributes that only the configuration
+	// sets (not the service) from the plan (at create) or the prior state
+	// (at read) to the new state.
+	Keep func(from M, to *M)
 }
 
 // Create is the resource's Create: the plan, its workspace (the planned
@@ -94,6 +98,9 @@ func (k ObjectResource[M, O]) Create(ctx context.Context, req resource.CreateReq
 		return
 	}
 	state := k.Flatten(o, ws)
+	if k.Keep != nil {
+		k.Keep(plan, &state)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	ws, id := state.Key()
 	SetIdentity(ctx, resp.Identity, NewInWorkspaceIdentity(ws, id), &resp.Diagnostics)
@@ -107,6 +114,11 @@ func (k ObjectResource[M, O]) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	state := k.Flatten(o, ws)
+	if k.Keep != nil {
+		var prior M
+		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+		k.Keep(prior, &state)
+	}
 	if k.Check != nil {
 		k.Check(o, &resp.Diagnostics)
 	}

@@ -61,8 +61,9 @@ resource "zdm_device" "a" {
   name = "twin"
 }
 resource "zdm_device" "b" {
-  name       = "twin"
-  depends_on = [zdm_device.a]
+  name                  = "twin"
+  allow_duplicate_names = true # a second device of the name, on purpose
+  depends_on            = [zdm_device.a]
 }
 `)
 	resource.Test(t, resource.TestCase{

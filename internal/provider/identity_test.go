@@ -5,6 +5,7 @@ import (
 
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -203,7 +204,7 @@ func TestReadUnconfiguredFillsIdentity(t *testing.T) {
 	r.IdentitySchema(ctx, fwresource.IdentitySchemaRequest{}, &ir)
 
 	state := tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(ctx), nil)}
-	model := kittest.TestDeviceModel()
+	model := devices.DeviceResourceModel{DeviceModel: kittest.TestDeviceModel(), AllowDuplicateNames: types.BoolNull()}
 	acctest.MustOK(t, state.Set(ctx, &model))
 	nullIdentity := func() *tfsdk.ResourceIdentity {
 		return &tfsdk.ResourceIdentity{Schema: ir.IdentitySchema, Raw: tftypes.NewValue(ir.IdentitySchema.Type().TerraformType(ctx), nil)}

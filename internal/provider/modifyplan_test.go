@@ -26,7 +26,7 @@ func TestModifyPlanWarnsOnDestroy(t *testing.T) {
 		prior any
 		want  string
 	}{
-		{&devices.DeviceResource{}, kittest.TestDeviceModel(), `device "sensor-1" (id dev-1)`},
+		{&devices.DeviceResource{}, testDevice(), `device "sensor-1" (id dev-1)`},
 		{&fleets.FleetResource{}, kittest.TestFleetModel(), `fleet "east" (id flt-1)`},
 		{&fleets.WorkspaceResource{}, kittest.TestWorkspaceModel(), `workspace "prod" (id wks-1)`},
 	}
@@ -64,7 +64,7 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 	}
 
 	// An in-place update of a device warns about nothing.
-	dprior, dplanned := kittest.TestDeviceModel(), kittest.TestDeviceModel()
+	dprior, dplanned := testDevice(), testDevice()
 	dplanned.Name = types.StringValue("renamed")
 	d := &devices.DeviceResource{}
 	req = acctest.PlanRequest(t, d, dprior, dplanned)
@@ -91,4 +91,9 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 		t.Errorf("default workspace change: replace %v, planned workspace %s, warnings %s",
 			resp.RequiresReplace, plannedWS, acctest.Warnings(resp.Diagnostics))
 	}
+}
+
+// testDevice is the state of a zdm_device resource.
+func testDevice() devices.DeviceResourceModel {
+	return devices.DeviceResourceModel{DeviceModel: kittest.TestDeviceModel(), AllowDuplicateNames: types.BoolNull()}
 }

@@ -304,10 +304,22 @@ func TestAccReliabilityHungServer(t *testing.T) {
 			{
 				Config: fe.Config(settings, `
 resource "zdm_device" "slow" {
-  name = "slow"
+  name                  = "slow"
+  allow_duplicate_names = true # no list before the create: the create itself hangs
 }
 `),
 				ExpectError: errorPattern(`Cannot create device "slow"`, `timed out after 1s`, `request_timeout`),
+			},
+			{
+				// Without the opt-in, the plan first makes sure that no
+				// device of the name exists: its list times out, and the
+				// plan fails before any create.
+				Config: fe.Config(settings, `
+resource "zdm_device" "slow" {
+  name = "slow"
+}
+`),
+				ExpectError: errorPattern(`Cannot check for devices with the same names`, `timed out after 1s`, `request_timeout`, `Plan again`),
 			},
 		},
 	})

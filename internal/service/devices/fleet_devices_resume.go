@@ -38,8 +38,17 @@ import (
 //     sent. Only create_before_destroy with -refresh=false finds nothing.
 //
 // The devices resumed are the object's own (from its state), never found
-// by a lookup, and only for a create of the same workspace whose map gives
-// each of them the same key and name (and the same fleet when it sets one).
+// by a lookup, and only for a create in the same workspace. Whatever else
+// changed meanwhile, the replacement finishes the object instead of
+// starting again: a device whose name or fleet the configuration (or a
+// change outside Terraform) made different is renamed or moved, and a key
+// no longer in the map is forgotten, as an update would. An object is
+// resumed by one create only (the first plan that matches it claims it);
+// a create that matches two objects resumes neither. Either way, the
+// duplicate check (duplicates.go) refuses a create that would repeat a
+// device the resource does not hold, so a plan the rule cannot tie to the
+// object fails instead of duplicating it (so, for instance, with
+// -refresh=false, where nothing is read before the plan).
 
 // partialCreates holds the objects created in part that this provider
 // configuration read or forgot, by workspace. It lives on providerData,
@@ -48,7 +57,13 @@ import (
 // too). Its zero value is ready to use.
 type partialCreates struct {
 	mu sync.Mutex
-	m  map[string][]fleetDevicesObject
+	m  map[string][]*partialCreate
+}
+
+// partialCreate is a remembered object, and whether a create claimed it.
+type partialCreate struct {
+	obj     fleetDevicesObject
+	claimed bool
 }
 
 // remember records an object created in part.
@@ -59,82 +74,118 @@ func (p *partialCreates) remember(o *fleetDevicesObject) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.m == nil {
-		p.m = map[string][]fleetDevicesObject{}
+		p.m = map[string][]*partialCreate{}
 	}
 	ws := o.workspaceID.S
-	for i, prev := range p.m[ws] {
-		if prev.fleetID == o.fleetID && slices.Equal(heldKeys(prev.entries()), heldKeys(o.entries())) {
-			p.m[ws][i] = *o
+	for _, prev := range p.m[ws] {
+		if prev.obj.fleetID == o.fleetID && slices.Equal(heldKeys(prev.obj.entries()), heldKeys(o.entries())) {
+			prev.obj = *o
 			return
 		}
 	}
-	p.m[ws] = append(p.m[ws], *o)
+	p.m[ws] = append(p.m[ws], &partialCreate{obj: *o})
 }
 
-// match returns the one remembered object that a create of plan (and cfg,
-// its configuration) resumes: same workspace, same fleet when cfg sets one,
-// and every device of the object under the same key and name in the plan.
-// Two candidates resume nothing.
-func (p *partialCreates) match(cfg, plan *fleetDevicesObject) (fleetDevicesObject, bool) {
+// resumes tells whether a create of plan (and cfg, its configuration)
+// finishes o: some device of o keeps its key in the plan, and either the
+// fleet is the same (or left to o) or every such device keeps its name. A
+// change of both at once is a new object.
+func resumes(o *fleetDevicesObject, cfg, plan *fleetDevicesObject) bool {
+	overlap, sameNames := false, true
+	for k, e := range o.entries() {
+		if e.id == "" {
+			continue
+		}
+		name, in := plan.devices.M[k]
+		if !in {
+			continue
+		}
+		overlap = true
+		sameNames = sameNames && name.IsKnown() && name.S == e.name
+	}
+	sameFleet := cfg.fleetID.Null || (cfg.fleetID.IsKnown() && cfg.fleetID.S == o.fleetID.S)
+	return overlap && (sameFleet || sameNames)
+}
+
+// claim returns the one remembered object, not claimed yet, that a create
+// of plan resumes, and claims it. Two candidates resume nothing.
+func (p *partialCreates) claim(cfg, plan *fleetDevicesObject) (fleetDevicesObject, bool) {
 	if !plan.workspaceID.IsKnown() || plan.devices.Null || plan.devices.Unknown {
 		return fleetDevicesObject{}, false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var found []fleetDevicesObject
+	var found []*partialCreate
 	for _, o := range p.m[plan.workspaceID.S] {
-		if !cfg.fleetID.Null && (!cfg.fleetID.IsKnown() || cfg.fleetID.S != o.fleetID.S) {
-			continue
-		}
-		ok := true
-		for k, e := range o.entries() {
-			if name, in := plan.devices.M[k]; e.id != "" && (!in || !name.IsKnown() || name.S != e.name) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if !o.claimed && resumes(&o.obj, cfg, plan) {
 			found = append(found, o)
 		}
 	}
 	if len(found) != 1 {
 		return fleetDevicesObject{}, false
 	}
-	return found[0], true
+	found[0].claimed = true
+	return found[0].obj, true
 }
 
 // planResume plans a create that resumes a remembered object: the IDs of
-// its devices are known, and so is its fleet. d is the provider's
-// configuration (nil before it is known).
+// its devices still in the map are known, and so is its fleet when the
+// configuration sets none. d is the provider's configuration (nil before
+// it is known).
 func planResume(d *connection.ProviderData, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
 	if d == nil {
 		return
 	}
-	o, ok := connection.Registry[partialCreates](d).match(cfg, plan)
+	o, ok := connection.Registry[partialCreates](d).claim(cfg, plan)
 	if !ok {
 		return
 	}
 	entries := o.entries()
-	held := heldKeys(entries)
-	for _, k := range held {
+	var kept, dropped, changed []string
+	for _, k := range heldKeys(entries) {
+		name, in := plan.devices.M[k]
+		if !in {
+			dropped = append(dropped, k)
+			continue
+		}
+		kept = append(kept, k)
 		plan.deviceIDs.M[k] = protoval.KnownString(entries[k].id)
+		if name.S != entries[k].name || (cfg.fleetID.IsKnown() && cfg.fleetID.S != o.fleetID.S) {
+			changed = append(changed, k)
+		}
 	}
 	if cfg.fleetID.Null {
 		plan.fleetID = o.fleetID
 	}
 	if plan.includeDetails.B {
-		for _, k := range held {
+		for _, k := range kept {
 			if d, ok := plan.details.m[k]; ok {
 				d.id = protoval.KnownString(entries[k].id)
 				plan.details.m[k] = d
 			}
 		}
 	}
-	missing := len(plan.devices.M) - len(held)
-	diags.AddWarning("Resuming a zdm_fleet_devices created in part",
-		fmt.Sprintf("The create of %s failed for some devices, so Terraform replaces it. The replacement keeps the %d "+
-			"devices that exist, without writing them (%s), and creates the %d keys without a device.",
-			describeFleetDevices(o.workspaceID.S, o.fleetID.S), len(held), devicesRef(entries, held), missing))
+	detail := fmt.Sprintf("The create of %s failed for some devices, so Terraform replaces it. The replacement finishes "+
+		"it: it keeps the %d devices that exist (%s) and creates the %d keys without a device.",
+		describeFleetDevices(o.workspaceID.S, o.fleetID.S), len(kept), devicesRef(entries, kept), len(plan.devices.M)-len(kept))
+	if len(changed) > 0 {
+		detail += fmt.Sprintf(" It renames or moves the %d of them whose name or fleet changed since: %s.", len(changed),
+			listSome(quoteAll(changed)))
+	}
+	if len(dropped) > 0 {
+		detail += fmt.Sprintf(" The %d devices of keys no longer in devices stay in the service and are forgotten: %s.",
+			len(dropped), devicesRef(entries, dropped))
+	}
+	diags.AddWarning("Resuming a zdm_fleet_devices created in part", detail)
+}
+
+// quoteAll quotes each of items.
+func quoteAll(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = connection.Quote(s)
+	}
+	return out
 }
 
 // resumed returns the devices of the keys a create plans with a known ID

@@ -36,6 +36,8 @@ var (
 		"devices_elsewhere": tftypes.Map{ElementType: tftypes.String},
 		"include_details":   tftypes.Bool,
 		"device_details":    tftypes.Map{ElementType: fleetDeviceDetailType},
+
+		"allow_duplicate_names": tftypes.Bool,
 	}}
 	fleetDevicesIdentityType = tftypes.Object{AttributeTypes: map[string]tftypes.Type{
 		"workspace_id": tftypes.String, "fleet_id": tftypes.String,
@@ -47,6 +49,8 @@ type fleetDevicesObject struct {
 	workspaceID, fleetID, fleetName protoval.String
 	parallelism                     protoval.Int
 	includeDetails                  protoval.Bool
+	// allowDuplicates is allow_duplicate_names (see duplicates.go).
+	allowDuplicates protoval.Bool
 	// devices maps each key to the device name: the configured one in
 	// plans, the one the service showed in the state.
 	devices protoval.StringMap
@@ -169,6 +173,9 @@ func fleetDevicesFromValue(v tftypes.Value) (o fleetDevicesObject, null bool, er
 	if o.includeDetails, err = protoval.DecodeBool(attrs["include_details"]); err != nil {
 		return o, false, fmt.Errorf("include_details: %w", err)
 	}
+	if o.allowDuplicates, err = protoval.DecodeBool(attrs[allowDuplicateNamesAttr]); err != nil {
+		return o, false, fmt.Errorf("%s: %w", allowDuplicateNamesAttr, err)
+	}
 	for name, dst := range map[string]*protoval.StringMap{"devices": &o.devices, "device_ids": &o.deviceIDs, "devices_elsewhere": &o.elsewhere} {
 		if *dst, err = protoval.DecodeStringMap(attrs[name]); err != nil {
 			return o, false, fmt.Errorf("%s: %w", name, err)
@@ -192,6 +199,8 @@ func (o *fleetDevicesObject) value() tftypes.Value {
 		"device_ids":        o.deviceIDs.Value(),
 		"devices_elsewhere": o.elsewhere.Value(),
 		"device_details":    o.details.value(),
+
+		allowDuplicateNamesAttr: o.allowDuplicates.Value(),
 	})
 }
 

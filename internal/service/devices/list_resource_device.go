@@ -90,5 +90,7 @@ func (r *deviceListResource) List(ctx context.Context, req list.ListRequest, str
 		func(d *client.Device) (string, string, any) {
 			return d.Name, d.ID, kit.NewInWorkspaceIdentity(ws, d.ID)
 		},
-		kit.WithModel(ctx, func(d *client.Device) kit.DeviceModel { return kit.FlattenDevice(d, ws) }))
+		kit.WithModel(ctx, func(d *client.Device) DeviceResourceModel {
+			return DeviceResourceModel{DeviceModel: kit.FlattenDevice(d, ws), AllowDuplicateNames: types.BoolNull()}
+		}))
 }

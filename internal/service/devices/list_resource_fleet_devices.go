@@ -106,7 +106,8 @@ func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListReques
 func fillFleetDevices(ws string, f *client.Fleet, devices []client.Device, res *tfsdk.Resource) diag.Diagnostics {
 	var diags diag.Diagnostics
 	o := fleetDevicesObject{workspaceID: protoval.KnownString(ws), fleetID: protoval.KnownString(f.ID), fleetName: protoval.KnownString(f.Name),
-		parallelism: protoval.Int{N: defaultDeviceParallelism}, includeDetails: protoval.Bool{}, devices: protoval.StringMap{M: map[string]protoval.String{}}}
+		allowDuplicates: protoval.Bool{Null: true},
+		parallelism:     protoval.Int{N: defaultDeviceParallelism}, includeDetails: protoval.Bool{}, devices: protoval.StringMap{M: map[string]protoval.String{}}}
 	found, shared := fleetDevicesByKey(devices, f.ID, false)
 	if len(shared) > 0 {
 		dups := kit.QuoteAll(slices.Sorted(maps.Keys(shared)))

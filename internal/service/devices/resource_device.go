@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
@@ -36,7 +37,9 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 		MarkdownDescription: "A device in a fleet of a workspace. `name` and `fleet_id` are updated in place. " +
 			"The API has no delete for devices: destroying only removes the device from the Terraform state, and " +
 			"changing `workspace_id` creates a new device and leaves the old one in the service (both are announced " +
-			"by a warning at plan time). An API key is bound to one workspace: devices can only be created in the key's workspace.",
+			"by a warning at plan time). An API key is bound to one workspace: devices can only be created in the key's workspace. " +
+			"A plan that would create a device whose name already exists in its fleet (such as a replacement after " +
+			"`terraform taint` or `-replace`) fails before anything is sent; see `allow_duplicate_names`.",
 		Attributes: map[string]schema.Attribute{
 			"id":           kit.IDAttribute("Device"),
 			"workspace_id": kit.WorkspaceIDAttribute("device"),
@@ -78,6 +81,10 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					"`jsondecode`); null when the device has none.",
 				Computed: true,
 			},
+			allowDuplicateNamesAttr: schema.BoolAttribute{
+				MarkdownDescription: allowDuplicateNamesDescription,
+				Optional:            true,
+			},
 		},
 	}
 }
@@ -86,27 +93,63 @@ func (r *DeviceResource) IdentitySchema(_ context.Context, _ resource.IdentitySc
 	resp.IdentitySchema = kit.InWorkspaceIdentitySchema("device")
 }
 
+// DeviceResourceModel is the state of zdm_device: the device, and what only the
+// configuration sets.
+type DeviceResourceModel struct {
+	kit.DeviceModel
+	AllowDuplicateNames types.Bool `tfsdk:"allow_duplicate_names"`
+}
+
 func (r *DeviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	kit.PlanWorkspace(ctx, r.Data, "device", req, resp)
 	kit.WarnDestroyOrReplace(ctx, "device", req, resp, path.Root("workspace_id"))
+	if resp.Diagnostics.HasError() || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || r.Data == nil {
+		return
+	}
+	// A create, perhaps the replacement of a device that exists: refuse a
+	// second device of the same name (see duplicates.go).
+	var plan DeviceResourceModel
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.AllowDuplicateNames.ValueBool() || plan.AllowDuplicateNames.IsUnknown() ||
+		plan.WorkspaceID.IsUnknown() || plan.WorkspaceID.IsNull() || plan.Name.IsUnknown() || plan.FleetID.IsUnknown() && !fleetUnset(ctx, req) {
+		return
+	}
+	ws, fleet := plan.WorkspaceID.ValueString(), plan.FleetID.ValueString()
+	refuseDuplicates(ctx, r.Data, path.Root("name"), ws, fleet, map[string]bool{plan.Name.ValueString(): true}, nil,
+		func(string) string {
+			return "as zdm_device resources (terraform import <address> " + ws + "/<device_id>)."
+		}, &resp.Diagnostics)
+}
+
+// fleetUnset tells whether the configuration leaves fleet_id out (the
+// workspace's default fleet).
+func fleetUnset(ctx context.Context, req resource.ModifyPlanRequest) bool {
+	var fleet types.String
+	diags := req.Config.GetAttribute(ctx, path.Root("fleet_id"), &fleet)
+	return !diags.HasError() && fleet.IsNull()
 }
 
 // object is what zdm_device adds to the create and read of the objects in a
 // workspace.
-func (r *DeviceResource) object() kit.ObjectResource[kit.DeviceModel, client.Device] {
-	return kit.ObjectResource[kit.DeviceModel, client.Device]{
+func (r *DeviceResource) object() kit.ObjectResource[DeviceResourceModel, client.Device] {
+	return kit.ObjectResource[DeviceResourceModel, client.Device]{
 		Kind: "device",
 		Data: r.Data,
-		Name: func(plan kit.DeviceModel) string { return plan.Name.ValueString() },
+		Name: func(plan DeviceResourceModel) string { return plan.Name.ValueString() },
 		// An unknown fleet_id is "": the workspace's default fleet.
-		Send: func(ctx context.Context, ws string, plan kit.DeviceModel) (*client.Device, error) {
+		Send: func(ctx context.Context, ws string, plan DeviceResourceModel) (*client.Device, error) {
 			return r.Data.Client.CreateDevice(ctx, ws, plan.Name.ValueString(), plan.FleetID.ValueString())
 		},
-		Wrote:   r.Data.WroteDevice,
-		Adopt:   r.adoptCreated,
-		Get:     r.Data.ReadDevice,
-		ID:      func(d *client.Device) string { return d.ID },
-		Flatten: kit.FlattenDevice,
+		Wrote: r.Data.WroteDevice,
+		Adopt: r.adoptCreated,
+		Get:   r.Data.ReadDevice,
+		ID:    func(d *client.Device) string { return d.ID },
+		Flatten: func(d *client.Device, ws string) DeviceResourceModel {
+			return DeviceResourceModel{DeviceModel: kit.FlattenDevice(d, ws)}
+		},
+		Keep: func(from DeviceResourceModel, to *DeviceResourceModel) {
+			to.AllowDuplicateNames = from.AllowDuplicateNames
+		},
 		Check: func(d *client.Device, diags *diag.Diagnostics) {
 			if lines := connection.Registry[deviceClaims](r.Data).claimDevices("zdm_device "+connection.Quote(d.Name), map[string]string{d.ID: ""}); len(lines) > 0 {
 				diags.AddWarning(twiceManagedWarning(lines))
@@ -128,7 +171,7 @@ func (r *DeviceResource) Update(ctx context.Context, req resource.UpdateRequest,
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
-	var plan, prior kit.DeviceModel
+	var plan, prior DeviceResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	if resp.Diagnostics.HasError() {
@@ -147,7 +190,7 @@ func (r *DeviceResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	tflog.Trace(ctx, "updated device", map[string]any{"id": id, "workspace_id": ws})
-	state := kit.FlattenDevice(d, ws)
+	state := DeviceResourceModel{DeviceModel: kit.FlattenDevice(d, ws), AllowDuplicateNames: plan.AllowDuplicateNames}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	kit.SetIdentity(ctx, resp.Identity, kit.InWorkspaceIdentityModel{WorkspaceID: state.WorkspaceID, ID: state.ID}, &resp.Diagnostics)
 }
@@ -162,7 +205,7 @@ func (r *DeviceResource) ImportState(ctx context.Context, req resource.ImportSta
 
 // adoptCreated resolves the ambiguous create a of the planned device (see
 // kit.ResolveCreate); an unknown fleet_id is the workspace's default fleet.
-func (r *DeviceResource) adoptCreated(ctx context.Context, a kit.AmbiguousCreate, plan kit.DeviceModel, diags *diag.Diagnostics) *client.Device {
+func (r *DeviceResource) adoptCreated(ctx context.Context, a kit.AmbiguousCreate, plan DeviceResourceModel, diags *diag.Diagnostics) *client.Device {
 	ws, name, fleet := a.Ws, a.Name, plan.FleetID.ValueString()
 	defaultFleet := ""
 	list := func(ctx context.Context) ([]client.Device, error) {

@@ -51,7 +51,11 @@ func (r *fleetDevicesResource) Schema(_ context.Context, _ resource.SchemaReques
 			"managing the devices (a warning at plan time names them). A device must be managed by one resource only: " +
 			"never put a device in two `zdm_fleet_devices` maps, or in a map and a `zdm_device`.\n\n" +
 			"When some requests of an apply fail, the state keeps every device that exists and the error lists the " +
-			"keys that failed and why; applying again finishes the job without duplicates.\n\n" +
+			"keys that failed and why; applying again finishes the job without duplicates, even after you changed " +
+			"names, keys, `fleet_id` or `parallelism` meanwhile.\n\n" +
+			"A plan that would create a device whose name already exists in the target fleet, held by no key of this " +
+			"resource (after `terraform taint`, `-replace`, a renamed `for_each` key or a changed resource address), " +
+			"fails before anything is sent and says how to keep the devices; see `allow_duplicate_names`.\n\n" +
 			"A refresh costs one list call for the whole workspace, whatever the number of devices.",
 		Attributes: map[string]schema.Attribute{
 			"workspace_id": schema.StringAttribute{
@@ -106,6 +110,10 @@ func (r *fleetDevicesResource) Schema(_ context.Context, _ resource.SchemaReques
 					"with one list call.",
 				Optional: true,
 				Computed: true,
+			},
+			allowDuplicateNamesAttr: schema.BoolAttribute{
+				MarkdownDescription: allowDuplicateNamesDescription,
+				Optional:            true,
 			},
 			"device_details": schema.MapAttribute{
 				MarkdownDescription: "With `include_details = true`, the devices as the service shows them, by the keys " +

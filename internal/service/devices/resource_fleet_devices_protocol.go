@@ -182,7 +182,8 @@ func (s *fleetDevicesServer) ImportResourceState(_ context.Context, req *tfproto
 		ws = s.data().WorkspaceID
 	}
 	o := fleetDevicesObject{workspaceID: protoval.KnownString(ws), fleetID: protoval.KnownString(fleet), fleetName: protoval.NullString,
-		parallelism: protoval.Int{N: defaultDeviceParallelism}, includeDetails: protoval.Bool{}, devices: protoval.StringMap{Null: true},
+		allowDuplicates: protoval.Bool{Null: true},
+		parallelism:     protoval.Int{N: defaultDeviceParallelism}, includeDetails: protoval.Bool{}, devices: protoval.StringMap{Null: true},
 		deviceIDs: protoval.StringMap{Null: true}, elsewhere: protoval.StringMap{Null: true}, details: fleetDetails{null: true}}
 	state, err := o.dynamicValue()
 	if err != nil {
@@ -386,7 +387,7 @@ func (s *fleetDevicesServer) importDevices(ctx context.Context, d *connection.Pr
 	return true
 }
 
-func (s *fleetDevicesServer) PlanResourceChange(_ context.Context, req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
+func (s *fleetDevicesServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) *tfprotov6.PlanResourceChangeResponse {
 	// The identity may change at apply (a move to another fleet changes
 	// fleet_id; the identity is declared mutable).
 	resp := &tfprotov6.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, PlannedPrivate: req.PriorPrivate,
@@ -425,6 +426,9 @@ func (s *fleetDevicesServer) PlanResourceChange(_ context.Context, req *tfprotov
 	if priorNull && !diags.HasError() {
 		planResume(s.data(), &cfg, &proposed, &diags)
 	}
+	if !replace && !diags.HasError() {
+		s.refuseDuplicates(ctx, priorPtr, &cfg, &proposed, &diags)
+	}
 	if diags.HasError() {
 		resp.Diagnostics = protoval.ProtoDiagnostics(diags)
 		return resp
@@ -440,6 +444,50 @@ func (s *fleetDevicesServer) PlanResourceChange(_ context.Context, req *tfprotov
 	}
 	resp.Diagnostics = protoval.ProtoDiagnostics(diags)
 	return resp
+}
+
+// refuseDuplicates fails a plan that creates devices whose names exist in
+// the target fleet outside this resource (see duplicates.go). It sends
+// nothing when the plan creates nothing, or when the workspace, the fleet
+// or the names are not known yet: Terraform's final plan at apply checks
+// them then.
+func (s *fleetDevicesServer) refuseDuplicates(ctx context.Context, prior, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
+	d := s.data()
+	if d == nil || plan.allowDuplicates.B || plan.allowDuplicates.Unknown || !plan.workspaceID.IsKnown() ||
+		plan.devices.Unknown || plan.deviceIDs.Unknown {
+		return
+	}
+	fleet := ""
+	switch {
+	case plan.fleetID.IsKnown():
+		fleet = plan.fleetID.S
+	case !cfg.fleetID.Null:
+		return // a fleet not known yet
+	}
+	names := map[string]bool{}
+	for k, id := range plan.deviceIDs.M {
+		if name := plan.devices.M[k]; !id.IsKnown() && name.IsKnown() {
+			names[name.S] = true
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	held := map[string]bool{}
+	for _, id := range plan.deviceIDs.M {
+		if id.IsKnown() {
+			held[id.S] = true
+		}
+	}
+	if prior != nil {
+		for _, e := range prior.entries() {
+			if e.id != "" {
+				held[e.id] = true
+			}
+		}
+	}
+	refuseDuplicates(ctx, d, path.Root("devices"), plan.workspaceID.S, fleet, names, held,
+		func(fleet string) string { return fleetDevicesImportHint(plan.workspaceID.S, fleet) }, diags)
 }
 
 // plan turns the proposed new state into the planned one (prior is nil for
@@ -686,7 +734,8 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *connection.ProviderD
 		return fleetDevicesObject{}, errNothingSent
 	}
 	state := fleetDevicesObject{workspaceID: protoval.KnownString(ws), fleetID: protoval.NullString, fleetName: protoval.NullString,
-		parallelism: plan.parallelism, includeDetails: plan.includeDetails, devices: plan.devices}
+		allowDuplicates: plan.allowDuplicates,
+		parallelism:     plan.parallelism, includeDetails: plan.includeDetails, devices: plan.devices}
 	fleet := ""
 	if plan.fleetID.IsKnown() {
 		fleet = plan.fleetID.S
@@ -698,17 +747,23 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *connection.ProviderD
 	}
 	keys := slices.Sorted(maps.Keys(plan.devices.M))
 	// Keys planned with a known ID resume a create that failed in part
-	// (planResume): their devices exist and are only read.
+	// (planResume): their devices exist; those whose name or fleet differs
+	// from the plan are updated, the others only read.
 	found, held := resumed(ctx, d, ws, plan, diags)
 	writes := make([]deviceWrite, 0, len(keys))
 	for _, k := range keys {
+		name := plan.devices.M[k].S
 		if id, ok := plan.deviceIDs.M[k]; ok && id.IsKnown() {
+			if dev := found[k]; dev != nil && (dev.Name != name || (fleet != "" && dev.FleetID != fleet)) {
+				writes = append(writes, deviceWrite{key: k, id: dev.ID, name: name, fleet: fleet})
+			}
 			continue
 		}
-		writes = append(writes, deviceWrite{key: k, name: plan.devices.M[k].S, fleet: fleet})
+		writes = append(writes, deviceWrite{key: k, name: name, fleet: fleet})
 	}
 	res := writeDevices(ctx, d, ws, writes, int(plan.parallelism.N), held)
 	for i, w := range writes {
+		// A failed update keeps the device as it was read.
 		if dev := res.outcomes[i].device; dev != nil {
 			found[w.key] = dev
 			if state.fleetName.Null && dev.FleetID == res.fleet {
@@ -728,7 +783,8 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *connection.ProviderD
 func (s *fleetDevicesServer) update(ctx context.Context, d *connection.ProviderData, prior, plan *fleetDevicesObject, diags *diag.Diagnostics) (fleetDevicesObject, error) {
 	ws := prior.workspaceID.S
 	state := fleetDevicesObject{workspaceID: prior.workspaceID, fleetID: prior.fleetID, fleetName: prior.fleetName,
-		parallelism: plan.parallelism, includeDetails: plan.includeDetails}
+		allowDuplicates: plan.allowDuplicates,
+		parallelism:     plan.parallelism, includeDetails: plan.includeDetails}
 	fleet := prior.fleetID.S
 	if plan.fleetID.IsKnown() && plan.fleetID.S != fleet {
 		fleet = plan.fleetID.S

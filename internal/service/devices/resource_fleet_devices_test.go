@@ -298,7 +298,8 @@ func noDeviceWrites(e *acctest.Env) resource.TestCheckFunc {
 // fails naming the key and the reason, the state keeps the four devices
 // created, and Terraform taints it. The next apply replaces it, and the
 // replacement resumes it: it keeps the four devices and sends only the
-// failed key (after a refresh, and with -refresh=false).
+// failed key. With -refresh=false, which reads nothing before the plan,
+// the plan is refused instead of creating the four again.
 func TestAccFleetDevicesPartialFailure(t *testing.T) {
 	e := acctest.NewEnv(t)
 	c := acctest.NewCLI(t)
@@ -356,11 +357,24 @@ resource "zdm_fleet_devices" "test" {
 	}
 	check(4)
 
-	// Without a refresh (no read of the tainted object), the Delete of the
-	// tainted object tells the replacement: with e fixed, one create.
+	// Without a refresh, nothing ties the replacement to the tainted object
+	// before the plan: the plan would create a, b, c and d again, so it is
+	// refused, and nothing is sent.
 	c.Write("main.tf", config("e"))
 	e.Server.ResetCounters()
-	out = c.MustRun("apply", "-no-color", "-auto-approve", "-refresh=false")
+	out, code = c.Run("apply", "-no-color", "-auto-approve", "-refresh=false")
+	if flat := strings.Join(strings.Fields(out), " "); code == 0 || !strings.Contains(flat, "Devices with these names already exist") ||
+		!strings.Contains(flat, "4 devices with names") || !strings.Contains(flat, "untaint") {
+		t.Fatalf("apply -refresh=false of the tainted resource: exit code %d, want the plan refused:\n%s", code, out)
+	}
+	if n := e.Server.Counters()[routeCreateDevice]; n != 0 {
+		t.Errorf("the refused plan sent %d creates, want 0", n)
+	}
+	check(4)
+
+	// With the refresh, the replacement finishes the object: one create.
+	e.Server.ResetCounters()
+	out = c.MustRun("apply", "-no-color", "-auto-approve")
 	if !strings.Contains(out, "1 added, 0 changed, 1 destroyed") {
 		t.Errorf("apply after the fix: want the tainted object replaced:\n%s", out)
 	}
@@ -384,7 +398,8 @@ resource "zdm_fleet_devices" "test" {
 // order that cannot always resume: with create_before_destroy, the Create
 // of the replacement comes before the Delete of the tainted object. A saved
 // plan applied by another provider process then lacks the devices planned
-// earlier, and Terraform stops at its apply-time plan, before any write.
+// earlier, and its apply-time plan, which would create the existing devices
+// again, is refused before any write.
 func TestAccFleetDevicesPartialCreateBeforeDestroy(t *testing.T) {
 	e := acctest.NewEnv(t)
 	c := acctest.NewCLI(t)
@@ -408,8 +423,8 @@ resource "zdm_fleet_devices" "test" {
 	c.MustRun("plan", "-no-color", "-out=tfplan")
 	e.Server.ResetCounters()
 	out, code := c.Run("apply", "-no-color", "tfplan")
-	if flat := strings.Join(strings.Fields(out), " "); code == 0 || !strings.Contains(flat, "inconsistent final plan") {
-		t.Fatalf("apply of the saved plan with create_before_destroy: exit code %d, want Terraform to stop at the final plan:\n%s", code, out)
+	if flat := strings.Join(strings.Fields(out), " "); code == 0 || !strings.Contains(flat, "Devices with these names already exist") {
+		t.Fatalf("apply of the saved plan with create_before_destroy: exit code %d, want the final plan refused:\n%s", code, out)
 	}
 	if n := e.Server.Counters()[routeCreateDevice]; n != 0 {
 		t.Errorf("the stopped apply sent %d creates, want 0", n)
