@@ -392,8 +392,8 @@ func ImportFOTA(ctx context.Context, req resource.ImportStateRequest, resp *reso
 		}
 	} else if strings.TrimSpace(dev) == "" {
 		resp.Diagnostics.AddError("Invalid import ID",
-			"The import ID is empty: it must be a device ID. Only the update of one device can be imported, "+
-				"by its device ID; updates of fleets cannot be read back from the service.")
+			"The import ID is empty: it must be the device ID of the update of one device, or "+
+				"<workspace_id>/<firmware_id>/<firmware_version> for an update of fleets.")
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), dev)...)

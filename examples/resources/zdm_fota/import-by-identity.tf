@@ -1,5 +1,5 @@
 # Import the firmware update of one device by its identity (Terraform 1.12
-# and later). Updates of fleets cannot be imported.
+# and later). Updates of fleets are imported by their id (see import.sh).
 import {
   to = zdm_fota.imported
   identity = {

@@ -33,6 +33,7 @@ var (
 	_ resource.ResourceWithIdentity         = (*fotaResource)(nil)
 	_ resource.ResourceWithModifyPlan       = (*fotaResource)(nil)
 	_ resource.ResourceWithValidateConfig   = (*fotaResource)(nil)
+	_ resource.ResourceWithUpgradeState     = (*fotaResource)(nil)
 )
 
 func NewFOTAResource() resource.Resource {
@@ -139,6 +140,7 @@ func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
+		Version: fotaSchemaVersion,
 		MarkdownDescription: "A firmware-over-the-air (FOTA) update scheduled on one device (`device_id`) or on " +
 			"every device of fleets of a workspace (`workspace_id`, with `fleet_ids`, or `all_fleets = true` for every " +
 			"fleet). Creating the " +
@@ -156,8 +158,9 @@ func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"schedules updates without keeping them in state.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				MarkdownDescription: "The device ID for an update of one device (the import ID), the workspace ID " +
-					"for an update of fleets.",
+				MarkdownDescription: "The device ID for an update of one device; " +
+					"`<workspace_id>/<firmware_id>/<firmware_version>` for an update of fleets (a `/` inside a part is " +
+					"written `%2F`). Either imports the update back.",
 				Computed:      true,
 				PlanModifiers: keep,
 			},
@@ -251,6 +254,7 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	kit.KeepComputedUnlessChanged(ctx, req, resp,
 		[]string{"device_id", "workspace_id", "fleet_ids", "firmware_id", "firmware_version", "triggers"},
 		append([]string{"id", "status", "scheduled_at", "devices"}, scheduling.ProgressAttributes...))
+	planID(ctx, resp)
 	if req.State.Raw.IsNull() {
 		var plan fotaModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
@@ -446,7 +450,12 @@ func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	}
 }
 
+// ImportState imports the update of one device by its device ID (or the
+// identity), or the update of fleets by its id (see fota_id.go).
 func (r *fotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if parts, err := kit.SplitID(req.ID, 3); req.ID != "" && err == nil && r.importFleets(ctx, parts[0], parts[1], parts[2], resp) {
+		return
+	}
 	kit.ImportFOTA(ctx, req, resp)
 }
 
@@ -460,13 +469,12 @@ func fotaFlatten(m *fotaModel, f *client.FOTA) {
 	if f.Value.FirmwareVersion != "" {
 		m.FirmwareVersion = types.StringValue(f.Value.FirmwareVersion)
 	}
+	m.setID()
 	if m.deviceMode() {
-		m.ID = m.DeviceID
 		m.Devices = kit.StringList([]string{m.DeviceID.ValueString()})
 		m.StatusCounts, m.DevicesNotDone = scheduling.FleetProgress([]string{m.DeviceID.ValueString()}, f.Status, nil, nil, m.DoneStatuses())
 		return
 	}
-	m.ID = m.WorkspaceID
 	m.Devices = kit.SortedList(f.Devices)
 	m.StatusCounts, m.DevicesNotDone = scheduling.FleetProgress(f.Devices, f.Status, nil, nil, m.DoneStatuses())
 }

@@ -178,7 +178,7 @@ data "zdm_fota_status" "spare" {
 			{
 				Config: config(both, "2.0.0"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(ws)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(ws+"/fw-sensor/2.0.0")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("devices"), stringSetExact(append(slices.Clone(devsA), devsB...)...)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status"), knownvalue.StringExact("pending")),
 					statecheck.ExpectKnownValue("data.zdm_fota_status.west", tfjsonpath.New("firmware_version"),
