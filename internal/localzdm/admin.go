@@ -335,7 +335,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	s.behavior = s.opts.DeviceBehavior.normalized()
 	s.mu.Unlock()
-	s.hooks.clear()
+	s.hooks.Clear()
 }
 
 // PurgeJob deletes the record of a job of a device, as a service that

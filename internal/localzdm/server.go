@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
 )
 
 // Options configure a Server.
@@ -72,7 +74,7 @@ type Server struct {
 	counters map[string]int64
 	total    atomic.Int64
 
-	hooks *webhookQueue
+	hooks *webhook.Queue
 
 	persist *persister // nil without a state file
 
@@ -125,7 +127,7 @@ func New(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.hooks = newWebhookQueue(s.log, s.closing)
+	s.hooks = webhook.New(s.log, s.closing)
 	// Work left pending in the state file is answered under this behavior.
 	s.mu.Lock()
 	s.replanPendingLocked(time.Now())
@@ -231,7 +233,7 @@ func (s *Server) Close() error {
 			cancel()
 		}
 		s.serveWG.Wait()
-		s.hooks.stop()
+		s.hooks.Stop()
 		if s.persist != nil {
 			if err := s.closeState(); err != nil {
 				errs = append(errs, err)

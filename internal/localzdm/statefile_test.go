@@ -22,7 +22,7 @@ func crash(t *testing.T, s *Server) {
 	close(s.persist.compactStop)
 	<-s.persist.compactDone
 	_ = s.persist.lock.f.Close()
-	s.closeOnce.Do(func() { close(s.closing); s.hooks.stop() })
+	s.closeOnce.Do(func() { close(s.closing); s.hooks.Stop() })
 }
 
 // stateJSON renders the whole state, without the time it was taken.

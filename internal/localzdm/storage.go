@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
 )
 
 // Storage query limits and defaults.
@@ -221,7 +223,7 @@ func decodePoint(enc json.RawMessage) (*point, error) {
 func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
 	now := time.Now()
 	prepared := make([]*point, len(points))
-	var items []dataItem
+	var items []webhook.DataItem
 	var events []event
 	var hook string
 	// s.mu stays read-locked until the points are stored: the workspace
@@ -249,7 +251,7 @@ func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
 				if err := json.Unmarshal(p.enc, &sp); err != nil {
 					return err
 				}
-				items = append(items, dataItem{
+				items = append(items, webhook.DataItem{
 					ID: strconv.Itoa(i), TimestampDevice: sp.TimestampDevice, TimestampIn: sp.TimestampIn,
 					WorkspaceID: w.ID, FleetID: d.FleetID, DeviceID: d.ID, DeviceName: d.Name,
 					Tag: sp.Tag, Payload: sp.Payload,
@@ -278,8 +280,8 @@ func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
 	}
 	s.dataMu.Unlock()
 	if hook != "" && len(items) > 0 {
-		s.hooks.enqueue(hook, BatchTypeData, items)
-		s.hooks.enqueue(hook, BatchTypeEvents, events)
+		s.hooks.Enqueue(hook, BatchTypeData, items)
+		s.hooks.Enqueue(hook, BatchTypeEvents, events)
 	}
 	return accepted, nil
 }
