@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 )
 
 // Bootstrap describes an account, a workspace of it and an API key bound to
@@ -31,7 +33,7 @@ const DefaultBootstrapName = "local"
 
 // CreateAccount creates an account and returns its ID.
 func (s *Server) CreateAccount(name string) (string, error) {
-	n, err := requireName("name", &name)
+	n, err := httpio.RequireName("name", &name)
 	if err != nil {
 		return "", err
 	}
@@ -45,7 +47,7 @@ func (s *Server) CreateAccount(name string) (string, error) {
 // CreateWorkspace creates a workspace of an account, with its default fleet
 // and a new API key bound to it.
 func (s *Server) CreateWorkspace(accountID, name string) (Bootstrap, error) {
-	n, err := requireName("name", &name)
+	n, err := httpio.RequireName("name", &name)
 	if err != nil {
 		return Bootstrap{}, err
 	}
@@ -67,7 +69,7 @@ func (s *Server) Bootstrap(name string) (Bootstrap, error) {
 	if strings.TrimSpace(name) == "" {
 		name = DefaultBootstrapName
 	}
-	n, err := requireName("name", &name)
+	n, err := httpio.RequireName("name", &name)
 	if err != nil {
 		return Bootstrap{}, err
 	}
@@ -98,7 +100,7 @@ func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 	if strings.TrimSpace(name) == "" {
 		name = DefaultBootstrapName
 	}
-	if _, err := requireName("workspace_name", &name); err != nil {
+	if _, err := httpio.RequireName("workspace_name", &name); err != nil {
 		return Bootstrap{}, err
 	}
 	if b.APIKey != "" {
@@ -291,7 +293,7 @@ func (s *Server) DeleteWorkspace(workspaceID string) error {
 // names are validated first: on error nothing is created.
 func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]string, error) {
 	for i := range names {
-		if _, err := requireName("names["+strconv.Itoa(i)+"]", &names[i]); err != nil {
+		if _, err := httpio.RequireName("names["+strconv.Itoa(i)+"]", &names[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -374,7 +376,7 @@ func (s *Server) PurgeFOTA(deviceID string) error {
 
 // RenameFleet renames a fleet, as if it was renamed outside Terraform.
 func (s *Server) RenameFleet(fleetID, name string) error {
-	n, err := requireName("name", &name)
+	n, err := httpio.RequireName("name", &name)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 )
 
 // isLoopback reports whether a request's remote address is a loopback IP.
@@ -35,26 +37,26 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		writeError(rw, newError(http.StatusForbidden, CodeForbidden, "the admin API answers loopback clients only"))
 		return
 	}
-	segs, ok := splitPath(r.URL.EscapedPath())
+	segs, ok := httpio.SplitPath(r.URL.EscapedPath())
 	if !ok {
-		writeRouteNotFound(rw, r)
+		httpio.WriteRouteNotFound(rw, r)
 		return
 	}
-	rte, params, allowed := s.adminRoutes.match(r.Method, segs)
+	rte, params, allowed := s.adminRoutes.Match(r.Method, segs)
 	if params == nil {
 		if rte != nil {
-			writeMethodNotAllowed(rw, r.Method, allowed)
+			httpio.WriteMethodNotAllowed(rw, r.Method, allowed)
 			return
 		}
-		writeRouteNotFound(rw, r)
+		httpio.WriteRouteNotFound(rw, r)
 		return
 	}
-	resp, err := rte.handle(&call{s: s, w: rw, r: r, params: params})
+	resp, err := rte.Handle(&call{s: s, w: rw, r: r, params: params})
 	if err != nil {
 		writeError(rw, err)
 		return
 	}
-	if err := writeJSON(rw, resp); err != nil {
+	if err := httpio.WriteJSON(rw, resp); err != nil {
 		s.log.Printf("localzdm: admin %s %s: writing response: %v", r.Method, r.URL.Path, err)
 	}
 }
@@ -64,85 +66,85 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 // (and what it answers). The package documentation points here, and GET
 // /admin/routes serves this table to a running server's users.
 func (s *Server) newAdminRouter() *router {
-	return newRouter(
-		&route{method: http.MethodGet, pattern: "/admin/health", handle: (*call).adminHealth,
-			doc: `-> {"status","base_url","storage_url"}`},
-		&route{method: http.MethodGet, pattern: "/admin/routes", handle: (*call).adminRouteTable,
-			doc: `-> {"routes":[{"method","path","body","go"}]}: this table`},
-		&route{method: http.MethodPost, pattern: "/admin/accounts", handle: (*call).adminCreateAccount,
-			body: `{"name"}`, doc: `CreateAccount -> {"account_id"}`},
-		&route{method: http.MethodPost, pattern: "/admin/workspaces", handle: (*call).adminCreateWorkspace,
-			body: `{"account_id","name"}`, doc: `CreateWorkspace -> Bootstrap`},
-		&route{method: http.MethodPost, pattern: "/admin/bootstrap", handle: (*call).adminBootstrap,
-			body: `{"name"} (optional)`, doc: `Bootstrap -> Bootstrap`},
-		&route{method: http.MethodDelete, pattern: "/admin/workspaces/{workspace_id}", handle: (*call).adminDeleteWorkspace,
-			doc: `DeleteWorkspace -> {"deleted"}`},
-		&route{method: http.MethodPost, pattern: "/admin/workspaces/{workspace_id}/keys", handle: (*call).adminCreateKey,
-			doc: `CreateKey -> {"api_key","workspace_id"}`},
-		&route{method: http.MethodPost, pattern: "/admin/keys/revoke", handle: (*call).adminRevokeKey,
-			body: `{"api_key"}`, doc: `RevokeKey`},
-		&route{method: http.MethodPut, pattern: "/admin/workspaces/{workspace_id}/storage", handle: (*call).adminSetStorage,
-			body: `{"enabled"}`, doc: `SetStorage`},
-		&route{method: http.MethodPut, pattern: "/admin/workspaces/{workspace_id}/webhook", handle: (*call).adminSetWebhook,
-			body: `{"url"}`, doc: `SetWebhook`},
-		&route{method: http.MethodDelete, pattern: "/admin/workspaces/{workspace_id}/webhook", handle: (*call).adminDeleteWebhook,
-			doc: `SetWebhook(id, "")`},
-		&route{method: http.MethodPost, pattern: "/admin/workspaces/{workspace_id}/devices", handle: (*call).adminCreateDevices,
-			body: `{"fleet_id","names"}`, doc: `CreateDevices -> {"device_ids"}`},
-		&route{method: http.MethodPost, pattern: "/admin/workspaces/{workspace_id}/data", handle: (*call).adminPublish,
-			body: `{"points":[DataPoint]}`, doc: `Publish -> {"accepted","received"}`},
-		&route{method: http.MethodDelete, pattern: "/admin/fleets/{fleet_id}", handle: (*call).adminDeleteFleet,
-			doc: `DeleteFleet -> {"deleted"}`},
-		&route{method: http.MethodPut, pattern: "/admin/fleets/{fleet_id}/name", handle: (*call).adminRenameFleet,
-			body: `{"name"}`, doc: `RenameFleet`},
-		&route{method: http.MethodDelete, pattern: "/admin/devices/{device_id}", handle: (*call).adminDeleteDevice,
-			doc: `DeleteDevice -> {"deleted"}`},
-		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/fleet", handle: (*call).adminMoveDevice,
-			body: `{"fleet_id"}`, doc: `MoveDevice`},
-		&route{method: http.MethodDelete, pattern: "/admin/devices/{device_id}/jobs/{job_name}", handle: (*call).adminPurgeJob,
-			doc: `PurgeJob -> {"deleted"}`},
-		&route{method: http.MethodDelete, pattern: "/admin/devices/{device_id}/fota", handle: (*call).adminPurgeFOTA,
-			doc: `PurgeFOTA -> {"deleted"}`},
-		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/jobs/{job_name}/status", handle: (*call).adminSetJobStatus,
-			body: `{"status"}`, doc: `SetJobStatus`},
-		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/fota/status", handle: (*call).adminSetFOTAStatus,
-			body: `{"status"}`, doc: `SetFOTAStatus`},
-		&route{method: http.MethodPost, pattern: "/admin/devices/{device_id}/connect", handle: (*call).adminConnectDevice,
-			body: `{"device_ip"}`, doc: `ConnectDevice`},
-		&route{method: http.MethodPut, pattern: "/admin/devices/{device_id}/identities", handle: (*call).adminSetIdentities,
-			body: `{"phys_id","identities"}`, doc: `SetDeviceIdentities`},
-		&route{method: http.MethodGet, pattern: "/admin/counters", handle: (*call).adminCounters,
-			doc: `Counters, TotalRequests -> {"counters","total"}`},
-		&route{method: http.MethodDelete, pattern: "/admin/counters", handle: (*call).adminResetCounters,
-			doc: `ResetCounters`},
-		&route{method: http.MethodGet, pattern: "/admin/faults", handle: (*call).adminGetFaults,
-			doc: `CurrentFaults -> Faults`},
-		&route{method: http.MethodPut, pattern: "/admin/faults", handle: (*call).adminSetFaults,
-			body: `{"latency","error_rate","rate_limit","retry_after","drop_after_create","hang"}`, doc: `SetFaults -> Faults`},
-		&route{method: http.MethodGet, pattern: "/admin/faults/requests", handle: (*call).adminRequestFaults,
-			doc: `RequestFaults -> {"faults":[RequestFault]}`},
-		&route{method: http.MethodPost, pattern: "/admin/faults/requests", handle: (*call).adminAddRequestFault,
-			body: `{"method","path","action","count","for","delay","status"}`, doc: `AddRequestFault -> RequestFault (with "id")`},
-		&route{method: http.MethodDelete, pattern: "/admin/faults/requests", handle: (*call).adminClearRequestFaults,
-			doc: `ClearRequestFaults`},
-		&route{method: http.MethodDelete, pattern: "/admin/faults/requests/{fault_id}", handle: (*call).adminRemoveRequestFault,
-			doc: `RemoveRequestFault`},
-		&route{method: http.MethodGet, pattern: "/admin/choices", handle: (*call).adminGetChoices,
-			doc: `CurrentChoices -> Choices`},
-		&route{method: http.MethodPut, pattern: "/admin/choices", handle: (*call).adminSetChoices,
-			body: `{"missing_fota","shuffle_lists","publish_before_read","job_value","workspace_list_limit","hidden_workspaces","seed"}`,
-			doc:  `SetChoices -> Choices (replaces every choice)`},
-		&route{method: http.MethodGet, pattern: "/admin/behavior", handle: (*call).adminGetBehavior,
-			doc: `CurrentDeviceBehavior -> DeviceBehavior, plus "pending_answers": PendingAnswers`},
-		&route{method: http.MethodPut, pattern: "/admin/behavior", handle: (*call).adminSetBehavior,
-			body: `{"enabled","delay","jitter","fota_success_status","failure_status","job_failure_status","failure_fraction","fail_devices","silent_fraction","silent_devices","seed"}`,
-			doc:  `SetDeviceBehavior -> DeviceBehavior (replaces every setting)`},
-		&route{method: http.MethodGet, pattern: "/admin/webhooks", handle: (*call).adminWebhookStats,
-			doc: `WebhookStats`},
-		&route{method: http.MethodPost, pattern: "/admin/webhooks/flush", handle: (*call).adminFlushWebhooks,
-			body: `query ?timeout=10s`, doc: `FlushWebhooks -> WebhookStats`},
-		&route{method: http.MethodPost, pattern: "/admin/reset", handle: (*call).adminReset,
-			doc: `Reset`},
+	return httpio.NewRouter(
+		&route{Method: http.MethodGet, Pattern: "/admin/health", Handle: (*call).adminHealth,
+			Doc: `-> {"status","base_url","storage_url"}`},
+		&route{Method: http.MethodGet, Pattern: "/admin/routes", Handle: (*call).adminRouteTable,
+			Doc: `-> {"routes":[{"method","path","body","go"}]}: this table`},
+		&route{Method: http.MethodPost, Pattern: "/admin/accounts", Handle: (*call).adminCreateAccount,
+			Body: `{"name"}`, Doc: `CreateAccount -> {"account_id"}`},
+		&route{Method: http.MethodPost, Pattern: "/admin/workspaces", Handle: (*call).adminCreateWorkspace,
+			Body: `{"account_id","name"}`, Doc: `CreateWorkspace -> Bootstrap`},
+		&route{Method: http.MethodPost, Pattern: "/admin/bootstrap", Handle: (*call).adminBootstrap,
+			Body: `{"name"} (optional)`, Doc: `Bootstrap -> Bootstrap`},
+		&route{Method: http.MethodDelete, Pattern: "/admin/workspaces/{workspace_id}", Handle: (*call).adminDeleteWorkspace,
+			Doc: `DeleteWorkspace -> {"deleted"}`},
+		&route{Method: http.MethodPost, Pattern: "/admin/workspaces/{workspace_id}/keys", Handle: (*call).adminCreateKey,
+			Doc: `CreateKey -> {"api_key","workspace_id"}`},
+		&route{Method: http.MethodPost, Pattern: "/admin/keys/revoke", Handle: (*call).adminRevokeKey,
+			Body: `{"api_key"}`, Doc: `RevokeKey`},
+		&route{Method: http.MethodPut, Pattern: "/admin/workspaces/{workspace_id}/storage", Handle: (*call).adminSetStorage,
+			Body: `{"enabled"}`, Doc: `SetStorage`},
+		&route{Method: http.MethodPut, Pattern: "/admin/workspaces/{workspace_id}/webhook", Handle: (*call).adminSetWebhook,
+			Body: `{"url"}`, Doc: `SetWebhook`},
+		&route{Method: http.MethodDelete, Pattern: "/admin/workspaces/{workspace_id}/webhook", Handle: (*call).adminDeleteWebhook,
+			Doc: `SetWebhook(id, "")`},
+		&route{Method: http.MethodPost, Pattern: "/admin/workspaces/{workspace_id}/devices", Handle: (*call).adminCreateDevices,
+			Body: `{"fleet_id","names"}`, Doc: `CreateDevices -> {"device_ids"}`},
+		&route{Method: http.MethodPost, Pattern: "/admin/workspaces/{workspace_id}/data", Handle: (*call).adminPublish,
+			Body: `{"points":[DataPoint]}`, Doc: `Publish -> {"accepted","received"}`},
+		&route{Method: http.MethodDelete, Pattern: "/admin/fleets/{fleet_id}", Handle: (*call).adminDeleteFleet,
+			Doc: `DeleteFleet -> {"deleted"}`},
+		&route{Method: http.MethodPut, Pattern: "/admin/fleets/{fleet_id}/name", Handle: (*call).adminRenameFleet,
+			Body: `{"name"}`, Doc: `RenameFleet`},
+		&route{Method: http.MethodDelete, Pattern: "/admin/devices/{device_id}", Handle: (*call).adminDeleteDevice,
+			Doc: `DeleteDevice -> {"deleted"}`},
+		&route{Method: http.MethodPut, Pattern: "/admin/devices/{device_id}/fleet", Handle: (*call).adminMoveDevice,
+			Body: `{"fleet_id"}`, Doc: `MoveDevice`},
+		&route{Method: http.MethodDelete, Pattern: "/admin/devices/{device_id}/jobs/{job_name}", Handle: (*call).adminPurgeJob,
+			Doc: `PurgeJob -> {"deleted"}`},
+		&route{Method: http.MethodDelete, Pattern: "/admin/devices/{device_id}/fota", Handle: (*call).adminPurgeFOTA,
+			Doc: `PurgeFOTA -> {"deleted"}`},
+		&route{Method: http.MethodPut, Pattern: "/admin/devices/{device_id}/jobs/{job_name}/status", Handle: (*call).adminSetJobStatus,
+			Body: `{"status"}`, Doc: `SetJobStatus`},
+		&route{Method: http.MethodPut, Pattern: "/admin/devices/{device_id}/fota/status", Handle: (*call).adminSetFOTAStatus,
+			Body: `{"status"}`, Doc: `SetFOTAStatus`},
+		&route{Method: http.MethodPost, Pattern: "/admin/devices/{device_id}/connect", Handle: (*call).adminConnectDevice,
+			Body: `{"device_ip"}`, Doc: `ConnectDevice`},
+		&route{Method: http.MethodPut, Pattern: "/admin/devices/{device_id}/identities", Handle: (*call).adminSetIdentities,
+			Body: `{"phys_id","identities"}`, Doc: `SetDeviceIdentities`},
+		&route{Method: http.MethodGet, Pattern: "/admin/counters", Handle: (*call).adminCounters,
+			Doc: `Counters, TotalRequests -> {"counters","total"}`},
+		&route{Method: http.MethodDelete, Pattern: "/admin/counters", Handle: (*call).adminResetCounters,
+			Doc: `ResetCounters`},
+		&route{Method: http.MethodGet, Pattern: "/admin/faults", Handle: (*call).adminGetFaults,
+			Doc: `CurrentFaults -> Faults`},
+		&route{Method: http.MethodPut, Pattern: "/admin/faults", Handle: (*call).adminSetFaults,
+			Body: `{"latency","error_rate","rate_limit","retry_after","drop_after_create","hang"}`, Doc: `SetFaults -> Faults`},
+		&route{Method: http.MethodGet, Pattern: "/admin/faults/requests", Handle: (*call).adminRequestFaults,
+			Doc: `RequestFaults -> {"faults":[RequestFault]}`},
+		&route{Method: http.MethodPost, Pattern: "/admin/faults/requests", Handle: (*call).adminAddRequestFault,
+			Body: `{"method","path","action","count","for","delay","status"}`, Doc: `AddRequestFault -> RequestFault (with "id")`},
+		&route{Method: http.MethodDelete, Pattern: "/admin/faults/requests", Handle: (*call).adminClearRequestFaults,
+			Doc: `ClearRequestFaults`},
+		&route{Method: http.MethodDelete, Pattern: "/admin/faults/requests/{fault_id}", Handle: (*call).adminRemoveRequestFault,
+			Doc: `RemoveRequestFault`},
+		&route{Method: http.MethodGet, Pattern: "/admin/choices", Handle: (*call).adminGetChoices,
+			Doc: `CurrentChoices -> Choices`},
+		&route{Method: http.MethodPut, Pattern: "/admin/choices", Handle: (*call).adminSetChoices,
+			Body: `{"missing_fota","shuffle_lists","publish_before_read","job_value","workspace_list_limit","hidden_workspaces","seed"}`,
+			Doc:  `SetChoices -> Choices (replaces every choice)`},
+		&route{Method: http.MethodGet, Pattern: "/admin/behavior", Handle: (*call).adminGetBehavior,
+			Doc: `CurrentDeviceBehavior -> DeviceBehavior, plus "pending_answers": PendingAnswers`},
+		&route{Method: http.MethodPut, Pattern: "/admin/behavior", Handle: (*call).adminSetBehavior,
+			Body: `{"enabled","delay","jitter","fota_success_status","failure_status","job_failure_status","failure_fraction","fail_devices","silent_fraction","silent_devices","seed"}`,
+			Doc:  `SetDeviceBehavior -> DeviceBehavior (replaces every setting)`},
+		&route{Method: http.MethodGet, Pattern: "/admin/webhooks", Handle: (*call).adminWebhookStats,
+			Doc: `WebhookStats`},
+		&route{Method: http.MethodPost, Pattern: "/admin/webhooks/flush", Handle: (*call).adminFlushWebhooks,
+			Body: `query ?timeout=10s`, Doc: `FlushWebhooks -> WebhookStats`},
+		&route{Method: http.MethodPost, Pattern: "/admin/reset", Handle: (*call).adminReset,
+			Doc: `Reset`},
 	)
 }
 
@@ -154,15 +156,15 @@ func (c *call) adminRouteTable() (any, error) {
 		Body   string `json:"body,omitempty"`
 		Go     string `json:"go"`
 	}
-	rows := make([]row, 0, len(c.s.adminRoutes.routes))
-	for _, r := range c.s.adminRoutes.routes {
-		rows = append(rows, row{Method: r.method, Path: r.pattern, Body: r.body, Go: r.doc})
+	rows := make([]row, 0, len(c.s.adminRoutes.Routes))
+	for _, r := range c.s.adminRoutes.Routes {
+		rows = append(rows, row{Method: r.Method, Path: r.Pattern, Body: r.Body, Go: r.Doc})
 	}
 	return map[string]any{"routes": rows}, nil
 }
 
 func (c *call) adminBody(dst any) error {
-	return decodeAdminBody(c.w, c.r, dst, true, maxAdminBody)
+	return httpio.DecodeStrictBody(c.w, c.r, dst, true, maxAdminBody)
 }
 
 func (c *call) adminHealth() (any, error) {
@@ -176,7 +178,7 @@ func (c *call) adminCreateAccount() (any, error) {
 	if err := c.adminBody(&in); err != nil {
 		return nil, err
 	}
-	name, err := requireName("name", in.Name)
+	name, err := httpio.RequireName("name", in.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +197,7 @@ func (c *call) adminCreateWorkspace() (any, error) {
 	if err := c.adminBody(&in); err != nil {
 		return nil, err
 	}
-	name, err := requireName("name", in.Name)
+	name, err := httpio.RequireName("name", in.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +208,7 @@ func (c *call) adminBootstrap() (any, error) {
 	var in struct {
 		Name string `json:"name"`
 	}
-	if err := decodeAdminBody(c.w, c.r, &in, false, maxAdminBody); err != nil {
+	if err := httpio.DecodeStrictBody(c.w, c.r, &in, false, maxAdminBody); err != nil {
 		return nil, err
 	}
 	return c.s.Bootstrap(in.Name)
@@ -292,7 +294,7 @@ func (c *call) adminPublish() (any, error) {
 	var in struct {
 		Points []DataPoint `json:"points"`
 	}
-	if err := decodeAdminBody(c.w, c.r, &in, true, maxPublishBody); err != nil {
+	if err := httpio.DecodeStrictBody(c.w, c.r, &in, true, maxPublishBody); err != nil {
 		return nil, err
 	}
 	n, err := c.s.Publish(c.params["workspace_id"], in.Points)
@@ -348,7 +350,7 @@ func (c *call) adminConnectDevice() (any, error) {
 	var in struct {
 		DeviceIP string `json:"device_ip"`
 	}
-	if err := decodeAdminBody(c.w, c.r, &in, false, maxAdminBody); err != nil {
+	if err := httpio.DecodeStrictBody(c.w, c.r, &in, false, maxAdminBody); err != nil {
 		return nil, err
 	}
 	if err := c.s.ConnectDevice(c.params["device_id"], in.DeviceIP); err != nil {
@@ -429,7 +431,7 @@ func (c *call) adminRenameFleet() (any, error) {
 	if err := c.adminBody(&in); err != nil {
 		return nil, err
 	}
-	name, err := requireName("name", in.Name)
+	name, err := httpio.RequireName("name", in.Name)
 	if err != nil {
 		return nil, err
 	}

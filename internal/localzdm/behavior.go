@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 )
 
 // DeviceBehavior scripts how the simulated devices answer the jobs and FOTA
@@ -93,14 +95,14 @@ func (b DeviceBehavior) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON accepts durations as Go duration strings or milliseconds.
 func (b *DeviceBehavior) UnmarshalJSON(data []byte) error {
 	var in deviceBehaviorJSON
-	if err := strictUnmarshal(data, &in); err != nil {
+	if err := httpio.StrictUnmarshal(data, &in); err != nil {
 		return err
 	}
-	delay, err := parseDurationJSON("delay", in.Delay, MaxFaultDelay)
+	delay, err := httpio.ParseDurationJSON("delay", in.Delay, MaxFaultDelay)
 	if err != nil {
 		return err
 	}
-	jitter, err := parseDurationJSON("jitter", in.Jitter, MaxFaultDelay)
+	jitter, err := httpio.ParseDurationJSON("jitter", in.Jitter, MaxFaultDelay)
 	if err != nil {
 		return err
 	}
@@ -115,10 +117,10 @@ func (b *DeviceBehavior) UnmarshalJSON(data []byte) error {
 
 // validate reports the first invalid setting.
 func (b DeviceBehavior) validate() error {
-	if err := checkDuration("delay", b.Delay, MaxFaultDelay); err != nil {
+	if err := httpio.CheckDuration("delay", b.Delay, MaxFaultDelay); err != nil {
 		return err
 	}
-	if err := checkDuration("jitter", b.Jitter, MaxFaultDelay); err != nil {
+	if err := httpio.CheckDuration("jitter", b.Jitter, MaxFaultDelay); err != nil {
 		return err
 	}
 	switch {

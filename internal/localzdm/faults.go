@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 )
 
 // Faults are injected into API requests (both services, never the admin API)
@@ -59,14 +61,14 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON accepts durations as Go duration strings or milliseconds.
 func (f *Faults) UnmarshalJSON(data []byte) error {
 	var in faultsJSON
-	if err := strictUnmarshal(data, &in); err != nil {
+	if err := httpio.StrictUnmarshal(data, &in); err != nil {
 		return err
 	}
-	lat, err := parseDurationJSON("latency", in.Latency, MaxFaultDelay)
+	lat, err := httpio.ParseDurationJSON("latency", in.Latency, MaxFaultDelay)
 	if err != nil {
 		return err
 	}
-	ra, err := parseDurationJSON("retry_after", in.RetryAfter, MaxFaultDelay)
+	ra, err := httpio.ParseDurationJSON("retry_after", in.RetryAfter, MaxFaultDelay)
 	if err != nil {
 		return err
 	}
@@ -79,10 +81,10 @@ func (f *Faults) UnmarshalJSON(data []byte) error {
 
 // validate reports the first out-of-range setting of the admin API.
 func (f Faults) validate() error {
-	if err := checkDuration("latency", f.Latency, MaxFaultDelay); err != nil {
+	if err := httpio.CheckDuration("latency", f.Latency, MaxFaultDelay); err != nil {
 		return err
 	}
-	if err := checkDuration("retry_after", f.RetryAfter, MaxFaultDelay); err != nil {
+	if err := httpio.CheckDuration("retry_after", f.RetryAfter, MaxFaultDelay); err != nil {
 		return err
 	}
 	switch {

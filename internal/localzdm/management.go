@@ -9,27 +9,29 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 )
 
 func (s *Server) newAPIRouter() *router {
-	return newRouter(
-		&route{method: http.MethodGet, pattern: "/v3/workspaces", handle: (*call).listWorkspaces},
-		&route{method: http.MethodPost, pattern: "/v3/workspaces", mutating: true, handle: (*call).createWorkspace},
-		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}", handle: (*call).getWorkspace},
-		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/fleets", handle: (*call).listFleets},
-		&route{method: http.MethodPost, pattern: "/v3/workspaces/{workspace_id}/fleets", mutating: true, handle: (*call).createFleet},
-		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/fleets/{fleet_id}", handle: (*call).getFleet},
-		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/devices", handle: (*call).listDevices},
-		&route{method: http.MethodPost, pattern: "/v3/workspaces/{workspace_id}/devices", mutating: true, handle: (*call).createDevice},
-		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/devices/{device_id}", handle: (*call).getDevice},
-		&route{method: http.MethodPut, pattern: "/v3/workspaces/{workspace_id}/devices/{device_id}", handle: (*call).updateDevice},
-		&route{method: http.MethodGet, pattern: "/v3/devices/{device_id}/jobs", handle: (*call).listJobs},
-		&route{method: http.MethodGet, pattern: "/v3/devices/{device_id}/jobs/{job_name}", handle: (*call).getJob},
-		&route{method: http.MethodPost, pattern: "/v3/devices/{device_id}/jobs/{job_name}", mutating: true, handle: (*call).scheduleJob},
-		&route{method: http.MethodPost, pattern: "/v3/workspace/{workspace_id}/jobs/{job_name}", mutating: true, handle: (*call).scheduleFleetJob},
-		&route{method: http.MethodGet, pattern: "/v3/devices/{device_id}/fota", handle: (*call).getFOTA},
-		&route{method: http.MethodPost, pattern: "/v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}", mutating: true, handle: (*call).scheduleFOTA},
-		&route{method: http.MethodPost, pattern: "/v3/workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}", mutating: true, handle: (*call).scheduleFleetFOTA},
+	return httpio.NewRouter(
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces", Handle: (*call).listWorkspaces},
+		&route{Method: http.MethodPost, Pattern: "/v3/workspaces", Mutating: true, Handle: (*call).createWorkspace},
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces/{workspace_id}", Handle: (*call).getWorkspace},
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces/{workspace_id}/fleets", Handle: (*call).listFleets},
+		&route{Method: http.MethodPost, Pattern: "/v3/workspaces/{workspace_id}/fleets", Mutating: true, Handle: (*call).createFleet},
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces/{workspace_id}/fleets/{fleet_id}", Handle: (*call).getFleet},
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces/{workspace_id}/devices", Handle: (*call).listDevices},
+		&route{Method: http.MethodPost, Pattern: "/v3/workspaces/{workspace_id}/devices", Mutating: true, Handle: (*call).createDevice},
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces/{workspace_id}/devices/{device_id}", Handle: (*call).getDevice},
+		&route{Method: http.MethodPut, Pattern: "/v3/workspaces/{workspace_id}/devices/{device_id}", Handle: (*call).updateDevice},
+		&route{Method: http.MethodGet, Pattern: "/v3/devices/{device_id}/jobs", Handle: (*call).listJobs},
+		&route{Method: http.MethodGet, Pattern: "/v3/devices/{device_id}/jobs/{job_name}", Handle: (*call).getJob},
+		&route{Method: http.MethodPost, Pattern: "/v3/devices/{device_id}/jobs/{job_name}", Mutating: true, Handle: (*call).scheduleJob},
+		&route{Method: http.MethodPost, Pattern: "/v3/workspace/{workspace_id}/jobs/{job_name}", Mutating: true, Handle: (*call).scheduleFleetJob},
+		&route{Method: http.MethodGet, Pattern: "/v3/devices/{device_id}/fota", Handle: (*call).getFOTA},
+		&route{Method: http.MethodPost, Pattern: "/v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}", Mutating: true, Handle: (*call).scheduleFOTA},
+		&route{Method: http.MethodPost, Pattern: "/v3/workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}", Mutating: true, Handle: (*call).scheduleFleetFOTA},
 	)
 }
 
@@ -114,7 +116,7 @@ func (c *call) listWorkspaces() (any, error) {
 		out = append(out, s.workspaces[id].toJSON())
 	}
 	out = shuffled(s, "workspaces "+a.ID, out, func(w *workspaceJSON) string { return w.ID })
-	return jsonList[workspaceJSON]{key: "workspaces", items: out}, nil
+	return httpio.List[workspaceJSON]{Key: "workspaces", Items: out}, nil
 }
 
 func (c *call) getWorkspace() (any, error) {
@@ -142,11 +144,11 @@ type nameDescriptionBody struct {
 }
 
 func (b nameDescriptionBody) validate() (string, string, error) {
-	name, err := requireName("name", b.Name)
+	name, err := httpio.RequireName("name", b.Name)
 	if err != nil {
 		return "", "", err
 	}
-	desc, err := optionalDescription(b.Description)
+	desc, err := httpio.OptionalDescription(b.Description)
 	if err != nil {
 		return "", "", err
 	}
@@ -155,7 +157,7 @@ func (b nameDescriptionBody) validate() (string, string, error) {
 
 func (c *call) createWorkspace() (any, error) {
 	var body nameDescriptionBody
-	if err := decodeBody(c.w, c.r, &body, true); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
 	name, desc, err := body.validate()
@@ -187,7 +189,7 @@ func (c *call) listFleets() (any, error) {
 		out = append(out, s.fleets[id].toJSON())
 	}
 	out = shuffled(s, "fleets "+w.ID, out, func(f *fleetJSON) string { return f.ID })
-	return jsonList[fleetJSON]{key: "fleets", items: out}, nil
+	return httpio.List[fleetJSON]{Key: "fleets", Items: out}, nil
 }
 
 func (c *call) getFleet() (any, error) {
@@ -212,7 +214,7 @@ func (c *call) createFleet() (any, error) {
 		return nil, err
 	}
 	var body nameDescriptionBody
-	if err := decodeBody(c.w, c.r, &body, true); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
 	name, desc, err := body.validate()
@@ -243,7 +245,7 @@ func (c *call) listDevices() (any, error) {
 		out = append(out, s.deviceJSONLocked(s.devices[id]))
 	}
 	out = shuffled(s, "devices "+w.ID, out, func(d *deviceJSON) string { return d.ID })
-	return jsonList[deviceJSON]{key: "devices", items: out}, nil
+	return httpio.List[deviceJSON]{Key: "devices", Items: out}, nil
 }
 
 func (c *call) getDevice() (any, error) {
@@ -290,10 +292,10 @@ func (c *call) createDevice() (any, error) {
 		return nil, err
 	}
 	var body deviceBody
-	if err := decodeBody(c.w, c.r, &body, true); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
-	name, err := requireName("name", body.Name)
+	name, err := httpio.RequireName("name", body.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -318,10 +320,10 @@ func (c *call) updateDevice() (any, error) {
 		return nil, err
 	}
 	var body deviceBody
-	if err := decodeBody(c.w, c.r, &body, true); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
-	name, err := requireName("name", body.Name)
+	name, err := httpio.RequireName("name", body.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +353,7 @@ func (c *call) listJobs() (any, error) {
 	if err := c.checkDevicePath(); err != nil {
 		return nil, err
 	}
-	status, present, err := singleQuery(c.r.URL.Query(), "status")
+	status, present, err := httpio.SingleQuery(c.r.URL.Query(), "status")
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +377,7 @@ func (c *call) listJobs() (any, error) {
 	for _, name := range names {
 		out = append(out, s.jobAnswer(d.Jobs[name]))
 	}
-	return jsonList[any]{key: "jobs", items: out}, nil
+	return httpio.List[any]{Key: "jobs", Items: out}, nil
 }
 
 func (c *call) getJob() (any, error) {
@@ -465,7 +467,7 @@ func validJobName(name string) error {
 // validPathName checks a name that a path segment gives to a stored object
 // (job, firmware): not blank, not "." or ".." (path steps, which many
 // clients and proxies resolve away, so the name could not be reached), at
-// most maxNameLen characters, and valid UTF-8, since a JSON answer could
+// most httpio.MaxNameLen characters, and valid UTF-8, since a JSON answer could
 // not carry the name back unchanged (invalid bytes would come back as
 // U+FFFD, a name that finds nothing).
 func validPathName(what, v string) error {
@@ -478,8 +480,8 @@ func validPathName(what, v string) error {
 	case v == "." || v == "..":
 		return invalidArgument("%s %q is not allowed: \".\" and \"..\" are path steps, not names", what, v)
 	}
-	if utf8.RuneCountInString(v) > maxNameLen {
-		return invalidArgument("%s is longer than %d characters", what, maxNameLen)
+	if utf8.RuneCountInString(v) > httpio.MaxNameLen {
+		return invalidArgument("%s is longer than %d characters", what, httpio.MaxNameLen)
 	}
 	return nil
 }
@@ -504,7 +506,7 @@ func (c *call) scheduleJob() (any, error) {
 		return nil, err
 	}
 	var body jobBody
-	if err := decodeBody(c.w, c.r, &body, false); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, false); err != nil {
 		return nil, err
 	}
 	value, err := jobValue(body.Value)
@@ -596,7 +598,7 @@ func (c *call) scheduleFleetJob() (any, error) {
 	if err := c.checkWorkspacePath(); err != nil {
 		return nil, err
 	}
-	fleetIDs, err := repeatedQuery(c.r.URL.Query(), "fleet")
+	fleetIDs, err := httpio.RepeatedQuery(c.r.URL.Query(), "fleet")
 	if err != nil {
 		return nil, err
 	}
@@ -605,7 +607,7 @@ func (c *call) scheduleFleetJob() (any, error) {
 		return nil, err
 	}
 	var body jobBody
-	if err := decodeBody(c.w, c.r, &body, false); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, false); err != nil {
 		return nil, err
 	}
 	value, err := jobValue(body.Value)
@@ -682,7 +684,7 @@ func (c *call) scheduleFleetFOTA() (any, error) {
 	if err := validFirmware(fw, ver); err != nil {
 		return nil, err
 	}
-	fleetIDs, err := repeatedQuery(c.r.URL.Query(), "fleet")
+	fleetIDs, err := httpio.RepeatedQuery(c.r.URL.Query(), "fleet")
 	if err != nil {
 		return nil, err
 	}

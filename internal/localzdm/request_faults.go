@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 )
 
 // Actions of a RequestFault.
@@ -97,14 +99,14 @@ func (f RequestFault) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON accepts durations as Go duration strings or milliseconds.
 func (f *RequestFault) UnmarshalJSON(data []byte) error {
 	var in requestFaultJSON
-	if err := strictUnmarshal(data, &in); err != nil {
+	if err := httpio.StrictUnmarshal(data, &in); err != nil {
 		return err
 	}
-	window, err := parseDurationJSON("for", in.For, MaxFaultWindow)
+	window, err := httpio.ParseDurationJSON("for", in.For, MaxFaultWindow)
 	if err != nil {
 		return err
 	}
-	delay, err := parseDurationJSON("delay", in.Delay, MaxFaultDelay)
+	delay, err := httpio.ParseDurationJSON("delay", in.Delay, MaxFaultDelay)
 	if err != nil {
 		return err
 	}
@@ -120,7 +122,7 @@ func (f *RequestFault) validate() error {
 	switch f.Action {
 	case FaultReset, FaultDropAnswer, FaultNotFound:
 	case FaultDelay:
-		if err := checkDuration("delay", f.Delay, MaxFaultDelay); err != nil {
+		if err := httpio.CheckDuration("delay", f.Delay, MaxFaultDelay); err != nil {
 			return err
 		}
 		if f.Delay == 0 {
@@ -151,7 +153,7 @@ func (f *RequestFault) validate() error {
 	case f.Count < 0:
 		return invalidArgument("\"count\" must not be negative (0 means every matching request), got %d", f.Count)
 	}
-	if err := checkDuration("for", f.For, MaxFaultWindow); err != nil {
+	if err := httpio.CheckDuration("for", f.For, MaxFaultWindow); err != nil {
 		return err
 	}
 	f.segs, f.prefix = nil, false
@@ -185,7 +187,7 @@ func (f *RequestFault) matches(method string, segs []string) bool {
 		return false
 	}
 	for i, p := range f.segs {
-		if isWildcard(p) {
+		if httpio.IsWildcard(p) {
 			if segs[i] == "" {
 				return false
 			}
@@ -331,12 +333,12 @@ func (s *Server) applyRequestFault(w http.ResponseWriter, r *http.Request, f *Re
 	return r, false, false
 }
 
-// bufferBody reads the body of r (up to one byte more than maxAPIBody, so
+// bufferBody reads the body of r (up to one byte more than httpio.MaxAPIBody, so
 // the handler still sees an oversized body) into memory and puts it back.
 // Once a body has been read to its end, net/http watches the connection:
 // a client that goes away then cancels the request's context.
 func bufferBody(r *http.Request) error {
-	data, err := io.ReadAll(io.LimitReader(r.Body, maxAPIBody+1))
+	data, err := io.ReadAll(io.LimitReader(r.Body, httpio.MaxAPIBody+1))
 	if err != nil {
 		return err
 	}

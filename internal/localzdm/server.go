@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
 )
 
@@ -273,16 +274,16 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, rt *router) {
 			s.log.Printf("localzdm: %s %s -> %d (%s)", r.Method, r.URL.RequestURI(), rw.status, time.Since(start).Round(time.Microsecond))
 		}
 	}()
-	segs, ok := splitPath(r.URL.EscapedPath())
+	segs, ok := httpio.SplitPath(r.URL.EscapedPath())
 	var rte *route
 	var params map[string]string
 	var allowed []string
 	if ok {
-		rte, params, allowed = rt.match(r.Method, segs)
+		rte, params, allowed = rt.Match(r.Method, segs)
 	}
 	switch {
 	case rte != nil:
-		s.count(r.Method + " " + rte.pattern)
+		s.count(r.Method + " " + rte.Pattern)
 	default:
 		s.count(r.Method + " (no route)")
 	}
@@ -299,15 +300,15 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, rt *router) {
 	resp, err := func() (any, error) {
 		if rte == nil || params == nil {
 			if len(allowed) > 0 {
-				return nil, methodNotAllowed(rw, r.Method, allowed)
+				return nil, httpio.MethodNotAllowed(rw, r.Method, allowed)
 			}
-			return nil, routeNotFound(r)
+			return nil, httpio.RouteNotFound(r)
 		}
 		keyWS, err := s.authenticate(r)
 		if err != nil {
 			return nil, err
 		}
-		return rte.handle(&call{s: s, w: rw, r: r, params: params, keyWorkspace: keyWS})
+		return rte.Handle(&call{s: s, w: rw, r: r, params: params, keyWorkspace: keyWS})
 	}()
 	if dropAnswer {
 		dropConnection(rw)
@@ -317,11 +318,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, rt *router) {
 		writeError(rw, err)
 		return
 	}
-	if rte.mutating && s.faults.Load().DropAfterCreate {
+	if rte.Mutating && s.faults.Load().DropAfterCreate {
 		dropConnection(rw)
 		return
 	}
-	if err := writeJSON(rw, resp); err != nil {
+	if err := httpio.WriteJSON(rw, resp); err != nil {
 		s.log.Printf("localzdm: %s %s: writing response: %v", r.Method, r.URL.Path, err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 )
 
 // loadState loads the snapshot (when there is one) and replays the journal
@@ -375,7 +377,7 @@ func (s *Server) checkDevice(d *device, indexed map[string]bool) error {
 
 // checkName checks a stored name as the API checks a new one.
 func checkName(kind, id, name string) error {
-	if strings.TrimSpace(name) == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxNameLen {
+	if strings.TrimSpace(name) == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > httpio.MaxNameLen {
 		return fmt.Errorf("%s %q: name %q is blank, too long or not UTF-8", kind, id, name)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
 )
 
@@ -144,8 +145,8 @@ func preparePoint(i int, in DataPoint, fleetID string, now time.Time) (*point, e
 	if strings.TrimSpace(in.Tag) == "" {
 		return nil, invalidArgument("points[%d].tag is required (not blank)", i)
 	}
-	if utf8.RuneCountInString(in.Tag) > maxNameLen {
-		return nil, invalidArgument("points[%d].tag is longer than %d characters", i, maxNameLen)
+	if utf8.RuneCountInString(in.Tag) > httpio.MaxNameLen {
+		return nil, invalidArgument("points[%d].tag is longer than %d characters", i, httpio.MaxNameLen)
 	}
 	td, ok := parseTimestamp(in.TimestampDevice)
 	if !ok {
@@ -287,8 +288,8 @@ func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
 }
 
 func (s *Server) newStorageRouter() *router {
-	return newRouter(
-		&route{method: http.MethodGet, pattern: "/v3/timeseries/{workspace_id}/data", handle: (*call).getData},
+	return httpio.NewRouter(
+		&route{Method: http.MethodGet, Pattern: "/v3/timeseries/{workspace_id}/data", Handle: (*call).getData},
 	)
 }
 
@@ -301,7 +302,7 @@ type dataQuery struct {
 }
 
 func parseIntParam(q map[string][]string, name string, def, maxVal int) (int, error) {
-	v, present, err := singleQuery(q, name)
+	v, present, err := httpio.SingleQuery(q, name)
 	if err != nil || !present {
 		return def, err
 	}
@@ -319,7 +320,7 @@ func parseIntParam(q map[string][]string, name string, def, maxVal int) (int, er
 }
 
 func parseTimeParam(q map[string][]string, name string) (*time.Time, error) {
-	v, present, err := singleQuery(q, name)
+	v, present, err := httpio.SingleQuery(q, name)
 	if err != nil || !present {
 		return nil, err
 	}
@@ -345,7 +346,7 @@ func parseDataQuery(q map[string][]string) (*dataQuery, error) {
 	if dq.size, err = parseIntParam(q, "size", DefaultPageSize, MaxPageSize); err != nil {
 		return nil, err
 	}
-	order, present, err := singleQuery(q, "sort")
+	order, present, err := httpio.SingleQuery(q, "sort")
 	if err != nil {
 		return nil, err
 	}
@@ -356,11 +357,11 @@ func parseDataQuery(q map[string][]string) (*dataQuery, error) {
 	default:
 		return nil, invalidArgument("query parameter \"sort\" must be %q or %q, not %q", SortAscending, SortDescending, order)
 	}
-	devices, err := repeatedQuery(q, "device")
+	devices, err := httpio.RepeatedQuery(q, "device")
 	if err != nil {
 		return nil, err
 	}
-	tags, err := repeatedQuery(q, "tag")
+	tags, err := httpio.RepeatedQuery(q, "tag")
 	if err != nil {
 		return nil, err
 	}
@@ -478,7 +479,7 @@ type rawList struct {
 	items [][]byte
 }
 
-func (l rawList) writeJSON(w *bufio.Writer) error {
+func (l rawList) WriteJSON(w *bufio.Writer) error {
 	if _, err := w.WriteString(`{"` + l.key + `":[`); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
 )
 
@@ -107,7 +108,7 @@ func (s *Server) FlushWebhooks(ctx context.Context) error {
 // "connection" event (direction d2c) to its workspace's webhook.
 // deviceIP is empty (unknown) or an IPv4 or IPv6 address.
 func (s *Server) ConnectDevice(deviceID, deviceIP string) error {
-	if err := checkDeviceIP(deviceIP); err != nil {
+	if err := httpio.CheckDeviceIP(deviceIP); err != nil {
 		return err
 	}
 	s.mu.Lock()
