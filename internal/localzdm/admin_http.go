@@ -391,7 +391,7 @@ func (c *call) adminSetFaults() (any, error) {
 	if err := c.adminBody(&f); err != nil {
 		return nil, err
 	}
-	if err := f.validate(); err != nil {
+	if err := f.Validate(); err != nil {
 		return nil, err
 	}
 	c.s.SetFaults(f)

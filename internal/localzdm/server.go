@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/faults"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
 )
@@ -64,12 +65,9 @@ type Server struct {
 	dataMu sync.RWMutex
 	series map[string]*series // workspace ID -> data points
 
-	faults  atomic.Pointer[Faults]
-	limiter rateLimiter
-	// reqFaults are the faults aimed at chosen requests.
-	reqFaults requestFaults
-	choices   choiceState
-	answers   answers
+	faults  *faults.Set
+	choices choiceState
+	answers answers
 
 	cmu      sync.Mutex
 	counters map[string]int64
@@ -109,7 +107,6 @@ func New(opts Options) (*Server, error) {
 		s.log = log.New(io.Discard, "", 0)
 	}
 	s.resetStateLocked()
-	s.faults.Store(&Faults{})
 	if err := opts.Choices.validate(); err != nil {
 		return nil, fmt.Errorf("localzdm: choices: %w", err)
 	}
@@ -119,7 +116,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.behavior = opts.DeviceBehavior.normalized()
 	s.answers.wake = make(chan struct{}, 1)
-	s.limiter.init()
+	s.faults = faults.New(s.closing)
 	s.apiRoutes = s.newAPIRouter()
 	s.storageRoutes = s.newStorageRouter()
 	s.adminRoutes = s.newAdminRouter()
@@ -288,13 +285,13 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, rt *router) {
 		s.count(r.Method + " (no route)")
 	}
 	var dropAnswer bool
-	if f := s.takeRequestFault(r.Method, segs); f != nil {
+	if f := s.faults.TakeRequestFault(r.Method, segs); f != nil {
 		var answered bool
-		if r, answered, dropAnswer = s.applyRequestFault(rw, r, f); answered {
+		if r, answered, dropAnswer = s.faults.ApplyRequestFault(rw, r, f); answered {
 			return
 		}
 	}
-	if s.injectFaults(rw, r) {
+	if s.faults.Inject(rw, r) {
 		return
 	}
 	resp, err := func() (any, error) {
@@ -311,15 +308,15 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, rt *router) {
 		return rte.Handle(&call{s: s, w: rw, r: r, params: params, keyWorkspace: keyWS})
 	}()
 	if dropAnswer {
-		dropConnection(rw)
+		httpio.DropConnection(rw)
 		return
 	}
 	if err != nil {
 		writeError(rw, err)
 		return
 	}
-	if rte.Mutating && s.faults.Load().DropAfterCreate {
-		dropConnection(rw)
+	if rte.Mutating && s.faults.CurrentFaults().DropAfterCreate {
+		httpio.DropConnection(rw)
 		return
 	}
 	if err := httpio.WriteJSON(rw, resp); err != nil {
@@ -340,15 +337,6 @@ func (s *Server) authenticate(r *http.Request) (string, error) {
 		return "", newError(http.StatusUnauthorized, CodeUnauthenticated, "invalid API key")
 	}
 	return ws, nil
-}
-
-// dropConnection closes the client connection without answering.
-func dropConnection(w http.ResponseWriter) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	_ = conn.Close()
 }
 
 // statusWriter records the status code for request logs.

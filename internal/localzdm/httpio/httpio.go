@@ -360,3 +360,12 @@ func RepeatedQuery(q url.Values, name string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// DropConnection closes the client connection without answering.
+func DropConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
