@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/admin"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/faults"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
@@ -90,7 +91,7 @@ type Server struct {
 
 	apiRoutes     *router
 	storageRoutes *router
-	adminRoutes   *router
+	admin         *admin.API[Choices, DeviceBehavior, DataPoint, Bootstrap]
 }
 
 // New creates a server, loading Options.StateFile when it exists. It does
@@ -119,7 +120,7 @@ func New(opts Options) (*Server, error) {
 	s.faults = faults.New(s.closing)
 	s.apiRoutes = s.newAPIRouter()
 	s.storageRoutes = s.newStorageRouter()
-	s.adminRoutes = s.newAdminRouter()
+	s.admin = admin.New[Choices, DeviceBehavior, DataPoint, Bootstrap](s, s.log, opts.LogRequests)
 	if opts.StateFile != "" {
 		if err := s.openState(); err != nil {
 			return nil, err
@@ -247,7 +248,7 @@ func (s *Server) Close() error {
 func (s *Server) ManagementHandler() http.Handler {
 	return s.awaitSaved(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
-			s.serveAdmin(w, r)
+			s.admin.ServeHTTP(w, r)
 			return
 		}
 		s.serveAPI(w, r, s.apiRoutes)
@@ -265,10 +266,10 @@ func (s *Server) StorageHandler() http.Handler {
 // authenticate, handle.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, rt *router) {
 	start := time.Now()
-	rw := &statusWriter{ResponseWriter: w}
+	rw := &httpio.StatusWriter{ResponseWriter: w}
 	defer func() {
 		if s.opts.LogRequests {
-			s.log.Printf("localzdm: %s %s -> %d (%s)", r.Method, r.URL.RequestURI(), rw.status, time.Since(start).Round(time.Microsecond))
+			s.log.Printf("localzdm: %s %s -> %d (%s)", r.Method, r.URL.RequestURI(), rw.Status, time.Since(start).Round(time.Microsecond))
 		}
 	}()
 	segs, ok := httpio.SplitPath(r.URL.EscapedPath())
@@ -338,29 +339,6 @@ func (s *Server) authenticate(r *http.Request) (string, error) {
 	}
 	return ws, nil
 }
-
-// statusWriter records the status code for request logs.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // count adds one to the counter of a route key.
 func (s *Server) count(key string) {

@@ -1,4 +1,4 @@
-package localzdm
+package admin
 
 // Limits of the admin API's input.
 const (
