@@ -3,29 +3,17 @@ package localzdm
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
 
 // Bootstrap describes an account, a workspace of it and an API key bound to
 // the workspace.
-type Bootstrap struct {
-	AccountID     string `json:"account_id"`
-	WorkspaceID   string `json:"workspace_id"`
-	WorkspaceName string `json:"workspace_name"`
-	APIKey        string `json:"api_key"`
-}
-
-// matches reports whether b agrees with every non-empty field of want.
-func (b *Bootstrap) matches(want Bootstrap) bool {
-	eq := func(have, want string) bool { return want == "" || have == want }
-	return eq(b.AccountID, want.AccountID) && eq(b.WorkspaceID, want.WorkspaceID) &&
-		eq(b.WorkspaceName, want.WorkspaceName) && eq(b.APIKey, want.APIKey)
-}
+type Bootstrap = store.Bootstrap
 
 // DefaultBootstrapName names the account and workspace of Bootstrap("") and
 // of EnsureBootstrap when no name is given.
@@ -37,10 +25,10 @@ func (s *Server) CreateAccount(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.newAccountLocked("", n)
-	s.changed(a)
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	a := s.NewAccountLocked("", n)
+	s.Changed(a)
 	return a.ID, nil
 }
 
@@ -51,15 +39,15 @@ func (s *Server) CreateWorkspace(accountID, name string) (Bootstrap, error) {
 	if err != nil {
 		return Bootstrap{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.accounts[accountID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	a := s.Accounts[accountID]
 	if a == nil {
 		return Bootstrap{}, notFound("account %q not found", accountID)
 	}
-	w := s.newWorkspaceLocked("", a, n, "")
-	key := s.newKeyLocked(w, "")
-	s.changed(w, s.fleets[w.DefaultFleetID], apiKey{key, w.ID})
+	w := s.NewWorkspaceLocked("", a, n, "")
+	key := s.NewKeyLocked(w, "")
+	s.Changed(w, s.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID))
 	return Bootstrap{AccountID: a.ID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}, nil
 }
 
@@ -73,12 +61,12 @@ func (s *Server) Bootstrap(name string) (Bootstrap, error) {
 	if err != nil {
 		return Bootstrap{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.newAccountLocked("", n)
-	w := s.newWorkspaceLocked("", a, n, "")
-	key := s.newKeyLocked(w, "")
-	s.changed(a, w, s.fleets[w.DefaultFleetID], apiKey{key, w.ID})
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	a := s.NewAccountLocked("", n)
+	w := s.NewWorkspaceLocked("", a, n, "")
+	key := s.NewKeyLocked(w, "")
+	s.Changed(a, w, s.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID))
 	return Bootstrap{AccountID: a.ID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}, nil
 }
 
@@ -89,10 +77,10 @@ func (s *Server) Bootstrap(name string) (Bootstrap, error) {
 // file too): while its key is valid and it agrees with every field set in b,
 // it is returned as is, so a restarted server prints the same key.
 func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sb := s.bootstrap; sb != nil && sb.matches(b) {
-		if ws, ok := s.keys[sb.APIKey]; ok && ws == sb.WorkspaceID && s.workspaces[ws] != nil {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if sb := s.Boot; sb != nil && sb.Matches(b) {
+		if ws, ok := s.Keys[sb.APIKey]; ok && ws == sb.WorkspaceID && s.Workspaces[ws] != nil {
 			return *sb, nil
 		}
 	}
@@ -104,7 +92,7 @@ func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 		return Bootstrap{}, err
 	}
 	if b.APIKey != "" {
-		if ws, ok := s.keys[b.APIKey]; ok {
+		if ws, ok := s.Keys[b.APIKey]; ok {
 			if b.WorkspaceID != "" && b.WorkspaceID != ws {
 				return Bootstrap{}, conflict("API key is bound to workspace %q, not %q", ws, b.WorkspaceID)
 			}
@@ -113,8 +101,8 @@ func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 	}
 	var w *workspace
 	if b.WorkspaceID != "" {
-		w = s.workspaces[b.WorkspaceID]
-		if w == nil && s.idTakenLocked(b.WorkspaceID) {
+		w = s.Workspaces[b.WorkspaceID]
+		if w == nil && s.IDTakenLocked(b.WorkspaceID) {
 			return Bootstrap{}, conflict("ID %q is taken by an object that is not a workspace", b.WorkspaceID)
 		}
 	}
@@ -123,35 +111,35 @@ func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 			return Bootstrap{}, conflict("workspace %q belongs to account %q, not %q", w.ID, w.AccountID, b.AccountID)
 		}
 	} else {
-		a := s.accounts[b.AccountID]
+		a := s.Accounts[b.AccountID]
 		if a == nil {
-			if b.AccountID != "" && s.idTakenLocked(b.AccountID) {
+			if b.AccountID != "" && s.IDTakenLocked(b.AccountID) {
 				return Bootstrap{}, conflict("ID %q is taken by an object that is not an account", b.AccountID)
 			}
-			a = s.newAccountLocked(b.AccountID, name)
+			a = s.NewAccountLocked(b.AccountID, name)
 		}
-		w = s.newWorkspaceLocked(b.WorkspaceID, a, name, "")
+		w = s.NewWorkspaceLocked(b.WorkspaceID, a, name, "")
 	}
 	key := b.APIKey
-	if _, ok := s.keys[key]; !ok || key == "" {
-		key = s.newKeyLocked(w, key)
+	if _, ok := s.Keys[key]; !ok || key == "" {
+		key = s.NewKeyLocked(w, key)
 	}
 	out := Bootstrap{AccountID: w.AccountID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}
-	s.bootstrap = &out
-	s.changed(s.accounts[w.AccountID], w, s.fleets[w.DefaultFleetID], apiKey{key, w.ID}, s.bootstrap)
+	s.Boot = &out
+	s.Changed(s.Accounts[w.AccountID], w, s.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID), s.Boot)
 	return out, nil
 }
 
 // CreateKey creates a new API key bound to a workspace.
 func (s *Server) CreateKey(workspaceID string) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := s.workspaces[workspaceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	w := s.Workspaces[workspaceID]
 	if w == nil {
 		return "", notFound("workspace %q not found", workspaceID)
 	}
-	key := s.newKeyLocked(w, "")
-	s.changed(apiKey{key, w.ID})
+	key := s.NewKeyLocked(w, "")
+	s.Changed(store.KeyChange(key, w.ID))
 	return key, nil
 }
 
@@ -161,9 +149,9 @@ func (s *Server) SetJobStatus(deviceID, jobName, status string) error {
 	if status != JobStatusPending && status != JobStatusDone {
 		return invalidArgument("\"status\" must be %q or %q, not %q", JobStatusPending, JobStatusDone, status)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	d := s.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -172,12 +160,12 @@ func (s *Server) SetJobStatus(deviceID, jobName, status string) error {
 		return notFound("job %q not found on device %q", jobName, deviceID)
 	}
 	j.Status = status
-	s.changed(d)
-	s.emitLocked(s.workspaces[d.WorkspaceID], []event{jobEvent(d, j, directionD2C, time.Now())})
+	s.Changed(d)
+	s.emitLocked(s.Workspaces[d.WorkspaceID], []event{jobEvent(d, j, directionD2C, time.Now())})
 	return nil
 }
 
-var fotaStatusRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+var fotaStatusRE = store.FOTAStatusRE
 
 // SetFOTAStatus sets the status of a device's current FOTA (any lower-case
 // word such as "done" or "failed") and emits a "fota" event (direction d2c).
@@ -185,9 +173,9 @@ func (s *Server) SetFOTAStatus(deviceID, status string) error {
 	if !fotaStatusRE.MatchString(status) {
 		return invalidArgument("\"status\" must be a lower-case word of at most 32 characters (e.g. \"done\", \"failed\"), not %q", status)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	d := s.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -195,8 +183,8 @@ func (s *Server) SetFOTAStatus(deviceID, status string) error {
 		return notFound("no FOTA scheduled on device %q", deviceID)
 	}
 	d.FOTA.Status = status
-	s.changed(d)
-	s.emitLocked(s.workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionD2C, time.Now())})
+	s.Changed(d)
+	s.emitLocked(s.Workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionD2C, time.Now())})
 	return nil
 }
 
@@ -221,70 +209,70 @@ func (s *Server) SetDeviceIdentities(deviceID, physID string, identities json.Ra
 			ids = nil // none is answered as null
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	d := s.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
 	d.PhysID = physID
 	d.Identities = ids
-	s.changed(d)
+	s.Changed(d)
 	return nil
 }
 
 // DeleteDevice deletes a device with its jobs and FOTA, as if it was
 // removed outside Terraform. Its stored data points stay.
 func (s *Server) DeleteDevice(deviceID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	d := s.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
-	s.deleteDeviceLocked(d)
-	s.changed(goneDevice(d.ID))
+	s.DeleteDeviceLocked(d)
+	s.Changed(store.GoneDevice(d.ID))
 	return nil
 }
 
 // DeleteFleet deletes an empty fleet. The default fleet and fleets that hold
 // devices cannot be deleted (409).
 func (s *Server) DeleteFleet(fleetID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f := s.fleets[fleetID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	f := s.Fleets[fleetID]
 	if f == nil {
 		return notFound("fleet %q not found", fleetID)
 	}
-	w := s.workspaces[f.WorkspaceID]
+	w := s.Workspaces[f.WorkspaceID]
 	if w.DefaultFleetID == f.ID {
 		return conflict("fleet %q is the default fleet of workspace %q", f.ID, w.ID)
 	}
 	n := 0
 	for _, id := range w.Devices {
-		if s.devices[id].FleetID == f.ID {
+		if s.Devices[id].FleetID == f.ID {
 			n++
 		}
 	}
 	if n > 0 {
 		return conflict("fleet %q still holds %d devices; delete or move them first", f.ID, n)
 	}
-	s.deleteFleetLocked(f)
-	s.changed(goneFleet(f.ID))
+	s.DeleteFleetLocked(f)
+	s.Changed(store.GoneFleet(f.ID))
 	return nil
 }
 
 // DeleteWorkspace deletes a workspace with its fleets, devices, data points
 // and webhook, and revokes the API keys bound to it.
 func (s *Server) DeleteWorkspace(workspaceID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := s.workspaces[workspaceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	w := s.Workspaces[workspaceID]
 	if w == nil {
 		return notFound("workspace %q not found", workspaceID)
 	}
-	s.deleteWorkspaceLocked(w)
-	s.changed(goneWorkspace(w.ID))
+	s.DeleteWorkspaceLocked(w)
+	s.Changed(store.GoneWorkspace(w.ID))
 	return nil
 }
 
@@ -297,9 +285,9 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 			return nil, err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := s.workspaces[workspaceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	w := s.Workspaces[workspaceID]
 	if w == nil {
 		return nil, notFound("workspace %q not found", workspaceID)
 	}
@@ -313,7 +301,7 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 		created[i] = s.newDeviceLocked(w, f, n)
 		ids[i] = created[i].ID
 	}
-	s.changed(devicesChanged(created)...)
+	s.Changed(store.DevicesChanged(created)...)
 	return ids, nil
 }
 
@@ -322,30 +310,30 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 // answers, returns to the choices and device behavior of Options and drops
 // queued webhook batches.
 func (s *Server) Reset() {
-	s.mu.Lock()
-	s.dataMu.Lock()
-	s.resetStateLocked()
-	s.series = map[string]*series{}
-	s.changed(resetAll{})
-	s.dataMu.Unlock()
-	s.mu.Unlock()
+	s.Mu.Lock()
+	s.DataMu.Lock()
+	s.ResetStateLocked()
+	s.Series = map[string]*series{}
+	s.Changed(store.ResetAll())
+	s.DataMu.Unlock()
+	s.Mu.Unlock()
 	s.ResetCounters()
 	s.SetFaults(Faults{})
 	s.ClearRequestFaults()
 	s.choices.set(s.opts.Choices)
 	s.clearAnswers()
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.behavior = s.opts.DeviceBehavior.normalized()
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	s.hooks.Clear()
 }
 
 // PurgeJob deletes the record of a job of a device, as a service that
 // forgets finished jobs would; the device stays.
 func (s *Server) PurgeJob(deviceID, jobName string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	d := s.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -353,16 +341,16 @@ func (s *Server) PurgeJob(deviceID, jobName string) error {
 		return notFound("job %q not found on device %q", jobName, deviceID)
 	}
 	delete(d.Jobs, jobName)
-	s.changed(d)
+	s.Changed(d)
 	return nil
 }
 
 // PurgeFOTA deletes the FOTA record of a device: GET .../fota then answers
 // as for a device that never had one (see Choices.MissingFOTA).
 func (s *Server) PurgeFOTA(deviceID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	d := s.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -370,7 +358,7 @@ func (s *Server) PurgeFOTA(deviceID string) error {
 		return notFound("no FOTA scheduled on device %q", deviceID)
 	}
 	d.FOTA = nil
-	s.changed(d)
+	s.Changed(d)
 	return nil
 }
 
@@ -380,27 +368,27 @@ func (s *Server) RenameFleet(fleetID, name string) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f := s.fleets[fleetID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	f := s.Fleets[fleetID]
 	if f == nil {
 		return notFound("fleet %q not found", fleetID)
 	}
 	f.Name = n
-	s.changed(f)
+	s.Changed(f)
 	return nil
 }
 
 // MoveDevice moves a device to another fleet of its workspace, as if it was
 // moved outside Terraform. Its stored data points keep their fleet.
 func (s *Server) MoveDevice(deviceID, fleetID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	d := s.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
-	f := s.fleets[fleetID]
+	f := s.Fleets[fleetID]
 	switch {
 	case f == nil:
 		return notFound("fleet %q not found", fleetID)
@@ -408,19 +396,19 @@ func (s *Server) MoveDevice(deviceID, fleetID string) error {
 		return conflict("fleet %q is in workspace %q, device %q in workspace %q", f.ID, f.WorkspaceID, d.ID, d.WorkspaceID)
 	}
 	d.FleetID = f.ID
-	s.changed(d)
+	s.Changed(d)
 	return nil
 }
 
 // RevokeKey revokes an API key, as if it was revoked in the web console:
 // requests with it then answer 401.
 func (s *Server) RevokeKey(apiKey string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.keys[apiKey]; !ok || apiKey == "" {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if _, ok := s.Keys[apiKey]; !ok || apiKey == "" {
 		return notFound("no such API key")
 	}
-	s.deleteKeyLocked(apiKey)
-	s.changed(goneKey(apiKey))
+	s.DeleteKeyLocked(apiKey)
+	s.Changed(store.GoneKey(apiKey))
 	return nil
 }

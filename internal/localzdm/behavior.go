@@ -194,26 +194,26 @@ func (s *Server) SetDeviceBehavior(b DeviceBehavior) error {
 	if err := s.checkBehavior(b); err != nil {
 		return err
 	}
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.behavior = b.normalized()
 	s.replanPendingLocked(time.Now())
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	return nil
 }
 
 // replanPendingLocked drops the planned answers and plans, under the
 // current behavior, the answer of every device to its pending jobs (by
-// name) and FOTA, as if scheduled at now; s.mu is held for writing.
+// name) and FOTA, as if scheduled at now; s.Mu is held for writing.
 func (s *Server) replanPendingLocked(now time.Time) {
 	s.clearAnswers()
-	for _, wsID := range sortedKeys(s.workspaces) {
-		w := s.workspaces[wsID]
+	for _, wsID := range sortedKeys(s.Workspaces) {
+		w := s.Workspaces[wsID]
 		p := s.newPlannerLocked(w)
 		if p == nil {
 			continue
 		}
 		for _, id := range w.Devices {
-			d := s.devices[id]
+			d := s.Devices[id]
 			if d == nil {
 				continue
 			}
@@ -231,8 +231,8 @@ func (s *Server) replanPendingLocked(now time.Time) {
 
 // CurrentDeviceBehavior returns the device behavior in effect.
 func (s *Server) CurrentDeviceBehavior() DeviceBehavior {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
 	return s.behavior.normalized()
 }
 
@@ -298,7 +298,7 @@ type planner struct {
 	n    int
 }
 
-// newPlannerLocked returns nil when devices do not answer; s.mu is held.
+// newPlannerLocked returns nil when devices do not answer; s.Mu is held.
 func (s *Server) newPlannerLocked(w *workspace) *planner {
 	b := s.behavior
 	if !b.Enabled {
@@ -313,7 +313,7 @@ func (s *Server) newPlannerLocked(w *workspace) *planner {
 		}
 		rs := make([]ranked, 0, len(w.Devices))
 		for i, id := range w.Devices {
-			rs = append(rs, ranked{id, seededHash(b.Seed, s.devices[id].Name), i})
+			rs = append(rs, ranked{id, seededHash(b.Seed, s.Devices[id].Name), i})
 		}
 		slices.SortFunc(rs, func(a, b ranked) int {
 			switch {
@@ -360,7 +360,7 @@ func (p *planner) outcome(d *device) string {
 }
 
 // planLocked plans the answer of device d to the scheduling t made at now,
-// giving it at once when it is due at once; s.mu is held for writing.
+// giving it at once when it is due at once; s.Mu is held for writing.
 func (s *Server) planLocked(p *planner, d *device, t target, now time.Time) {
 	if p == nil {
 		return
@@ -404,10 +404,10 @@ func (s *Server) planLocked(p *planner, d *device, t target, now time.Time) {
 }
 
 // giveAnswerLocked applies a device's answer when its scheduling is still
-// the current one and pending; s.mu is held for writing.
+// the current one and pending; s.Mu is held for writing.
 func (s *Server) giveAnswerLocked(a *answer, now time.Time) {
 	d := a.dev
-	if s.devices[d.ID] != d {
+	if s.Devices[d.ID] != d {
 		return // deleted
 	}
 	var ev event
@@ -425,8 +425,8 @@ func (s *Server) giveAnswerLocked(a *answer, now time.Time) {
 		a.t.fota.Status = a.status
 		ev = fotaEvent(d, a.t.fota, directionD2C, now)
 	}
-	s.changed(d)
-	s.emitLocked(s.workspaces[d.WorkspaceID], []event{ev})
+	s.Changed(d)
+	s.emitLocked(s.Workspaces[d.WorkspaceID], []event{ev})
 }
 
 // answerLoop gives the planned answers when they are due, until the server
@@ -450,11 +450,11 @@ func (s *Server) answerLoop() {
 		}
 		s.answers.mu.Unlock()
 		if len(due) > 0 {
-			s.mu.Lock()
+			s.Mu.Lock()
 			for _, a := range due {
 				s.giveAnswerLocked(a, now)
 			}
-			s.mu.Unlock()
+			s.Mu.Unlock()
 		}
 		t.Reset(next)
 		select {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
 
 // Answers of GET /v3/devices/{device_id}/fota for a device that never had a
@@ -210,7 +212,7 @@ func (s *Server) visibleWorkspaces(ids []string) []string {
 // jobAnswer renders a job for GETs and lists, echoing its value as the
 // choices ask.
 func (s *Server) jobAnswer(j *job) any {
-	out := j.toJSON()
+	out := jobToJSON(j)
 	switch s.choices.get().JobValue {
 	case JobValueOmit:
 		return struct {
@@ -335,28 +337,28 @@ func (s *Server) publishBeforeRead(wsID string, dq *dataQuery) {
 	}
 	deviceID, tag := firstKey(dq.devices), firstKey(dq.tags)
 	var newest *point
-	s.dataMu.RLock()
-	if sr := s.series[wsID]; sr != nil && len(sr.points) > 0 {
-		newest = sr.points[len(sr.points)-1]
+	s.DataMu.RLock()
+	if sr := s.Series[wsID]; sr != nil && len(sr.Points) > 0 {
+		newest = sr.Points[len(sr.Points)-1]
 	}
-	s.dataMu.RUnlock()
-	s.mu.RLock()
-	w := s.workspaces[wsID]
+	s.DataMu.RUnlock()
+	s.Mu.RLock()
+	w := s.Workspaces[wsID]
 	if w != nil && deviceID == "" {
-		if newest != nil && s.devices[newest.deviceID] != nil {
-			deviceID = newest.deviceID
+		if newest != nil && s.Devices[newest.DeviceID] != nil {
+			deviceID = newest.DeviceID
 		} else if len(w.Devices) > 0 {
 			deviceID = w.Devices[0]
 		}
 	}
-	s.mu.RUnlock()
+	s.Mu.RUnlock()
 	if deviceID == "" {
 		return // no device to publish from
 	}
 	if tag == "" {
 		tag = "published"
 		if newest != nil {
-			tag = newest.tag
+			tag = newest.Tag
 		}
 	}
 	if dq.end != nil && !at.Before(*dq.end) {
@@ -366,7 +368,7 @@ func (s *Server) publishBeforeRead(wsID string, dq *dataQuery) {
 		at = *dq.start
 	}
 	payload, _ := json.Marshal(map[string]int{"published_before_read": n})
-	if _, err := s.Publish(wsID, []DataPoint{{DeviceID: deviceID, Tag: tag, TimestampDevice: timestamp(at), Payload: payload}}); err != nil {
+	if _, err := s.Publish(wsID, []DataPoint{{DeviceID: deviceID, Tag: tag, TimestampDevice: store.Timestamp(at), Payload: payload}}); err != nil {
 		s.log.Printf("localzdm: publishing a point before a storage read: %v", err)
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
 
 func (s *Server) newAPIRouter() *router {
@@ -35,9 +35,9 @@ func (s *Server) newAPIRouter() *router {
 	)
 }
 
-// keyWorkspaceLocked returns the workspace the key is bound to; s.mu must be held.
+// keyWorkspaceLocked returns the workspace the key is bound to; s.Mu must be held.
 func (c *call) keyWorkspaceLocked() (*workspace, error) {
-	w := c.s.workspaces[c.keyWorkspace]
+	w := c.s.Workspaces[c.keyWorkspace]
 	if w == nil {
 		return nil, newError(http.StatusUnauthorized, CodeUnauthenticated, "invalid API key")
 	}
@@ -45,13 +45,13 @@ func (c *call) keyWorkspaceLocked() (*workspace, error) {
 }
 
 // pathWorkspaceLocked resolves the {workspace_id} of the path, which must be
-// the key's workspace; s.mu must be held.
+// the key's workspace; s.Mu must be held.
 func (c *call) pathWorkspaceLocked() (*workspace, error) {
 	if _, err := c.keyWorkspaceLocked(); err != nil {
 		return nil, err
 	}
 	id := c.params["workspace_id"]
-	w := c.s.workspaces[id]
+	w := c.s.Workspaces[id]
 	switch {
 	case w == nil:
 		return nil, notFound("workspace %q not found", id)
@@ -62,13 +62,13 @@ func (c *call) pathWorkspaceLocked() (*workspace, error) {
 }
 
 // pathDeviceLocked resolves the {device_id} of the path, which must be in the
-// key's workspace; s.mu must be held.
+// key's workspace; s.Mu must be held.
 func (c *call) pathDeviceLocked() (*device, error) {
 	if _, err := c.keyWorkspaceLocked(); err != nil {
 		return nil, err
 	}
 	id := c.params["device_id"]
-	d := c.s.devices[id]
+	d := c.s.Devices[id]
 	if d == nil || d.WorkspaceID != c.keyWorkspace {
 		return nil, notFound("device %q not found", id)
 	}
@@ -78,16 +78,16 @@ func (c *call) pathDeviceLocked() (*device, error) {
 // checkWorkspacePath checks the {workspace_id} of the path under a read lock,
 // so that scope errors come before body and query errors.
 func (c *call) checkWorkspacePath() error {
-	c.s.mu.RLock()
-	defer c.s.mu.RUnlock()
+	c.s.Mu.RLock()
+	defer c.s.Mu.RUnlock()
 	_, err := c.pathWorkspaceLocked()
 	return err
 }
 
 // checkDevicePath checks the {device_id} of the path under a read lock.
 func (c *call) checkDevicePath() error {
-	c.s.mu.RLock()
-	defer c.s.mu.RUnlock()
+	c.s.Mu.RLock()
+	defer c.s.Mu.RUnlock()
 	_, err := c.pathDeviceLocked()
 	return err
 }
@@ -103,17 +103,17 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func (c *call) listWorkspaces() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
 	kw, err := c.keyWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
-	a := s.accounts[kw.AccountID]
+	a := s.Accounts[kw.AccountID]
 	ids := s.visibleWorkspaces(a.Workspaces)
 	out := make([]workspaceJSON, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, s.workspaces[id].toJSON())
+		out = append(out, workspaceToJSON(s.Workspaces[id]))
 	}
 	out = shuffled(s, "workspaces "+a.ID, out, func(w *workspaceJSON) string { return w.ID })
 	return httpio.List[workspaceJSON]{Key: "workspaces", Items: out}, nil
@@ -121,21 +121,21 @@ func (c *call) listWorkspaces() (any, error) {
 
 func (c *call) getWorkspace() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
 	kw, err := c.keyWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["workspace_id"]
-	w := s.workspaces[id]
+	w := s.Workspaces[id]
 	switch {
 	case w == nil:
 		return nil, notFound("workspace %q not found", id)
 	case w.AccountID != kw.AccountID:
 		return nil, newError(http.StatusForbidden, CodeForbidden, "workspace %q belongs to another account", id)
 	}
-	return map[string]any{"workspace": w.toJSON()}, nil
+	return map[string]any{"workspace": workspaceToJSON(w)}, nil
 }
 
 type nameDescriptionBody struct {
@@ -165,28 +165,28 @@ func (c *call) createWorkspace() (any, error) {
 		return nil, err
 	}
 	s := c.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	kw, err := c.keyWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
-	w := s.newWorkspaceLocked("", s.accounts[kw.AccountID], name, desc)
-	s.changed(w, s.fleets[w.DefaultFleetID])
-	return map[string]any{"workspace": w.toJSON()}, nil
+	w := s.NewWorkspaceLocked("", s.Accounts[kw.AccountID], name, desc)
+	s.Changed(w, s.Fleets[w.DefaultFleetID])
+	return map[string]any{"workspace": workspaceToJSON(w)}, nil
 }
 
 func (c *call) listFleets() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]fleetJSON, 0, len(w.Fleets))
 	for _, id := range w.Fleets {
-		out = append(out, s.fleets[id].toJSON())
+		out = append(out, fleetToJSON(s.Fleets[id]))
 	}
 	out = shuffled(s, "fleets "+w.ID, out, func(f *fleetJSON) string { return f.ID })
 	return httpio.List[fleetJSON]{Key: "fleets", Items: out}, nil
@@ -194,18 +194,18 @@ func (c *call) listFleets() (any, error) {
 
 func (c *call) getFleet() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["fleet_id"]
-	f := s.fleets[id]
+	f := s.Fleets[id]
 	if f == nil || f.WorkspaceID != w.ID {
 		return nil, notFound("fleet %q not found in workspace %q", id, w.ID)
 	}
-	return map[string]any{"fleet": f.toJSON()}, nil
+	return map[string]any{"fleet": fleetToJSON(f)}, nil
 }
 
 func (c *call) createFleet() (any, error) {
@@ -221,28 +221,28 @@ func (c *call) createFleet() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
-	f := s.newFleetLocked(w, name, desc)
-	s.changed(f)
-	return map[string]any{"fleet": f.toJSON()}, nil
+	f := s.NewFleetLocked(w, name, desc)
+	s.Changed(f)
+	return map[string]any{"fleet": fleetToJSON(f)}, nil
 }
 
 func (c *call) listDevices() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]deviceJSON, 0, len(w.Devices))
 	for _, id := range w.Devices {
-		out = append(out, s.deviceJSONLocked(s.devices[id]))
+		out = append(out, s.deviceJSONLocked(s.Devices[id]))
 	}
 	out = shuffled(s, "devices "+w.ID, out, func(d *deviceJSON) string { return d.ID })
 	return httpio.List[deviceJSON]{Key: "devices", Items: out}, nil
@@ -250,14 +250,14 @@ func (c *call) listDevices() (any, error) {
 
 func (c *call) getDevice() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["device_id"]
-	d := s.devices[id]
+	d := s.Devices[id]
 	if d == nil || d.WorkspaceID != w.ID {
 		return nil, notFound("device %q not found in workspace %q", id, w.ID)
 	}
@@ -276,7 +276,7 @@ func (s *Server) fleetForDeviceLocked(w *workspace, fleetID *string, fallback st
 	if fleetID != nil && *fleetID != "" {
 		id = *fleetID
 	}
-	f := s.fleets[id]
+	f := s.Fleets[id]
 	switch {
 	case f == nil:
 		return nil, invalidArgument("\"fleet_id\": fleet %q not found", id)
@@ -299,8 +299,8 @@ func (c *call) createDevice() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
@@ -310,7 +310,7 @@ func (c *call) createDevice() (any, error) {
 		return nil, err
 	}
 	d := s.newDeviceLocked(w, f, name)
-	s.changed(d)
+	s.Changed(d)
 	return map[string]any{"device": s.deviceJSONLocked(d)}, nil
 }
 
@@ -327,14 +327,14 @@ func (c *call) updateDevice() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["device_id"]
-	d := s.devices[id]
+	d := s.Devices[id]
 	if d == nil || d.WorkspaceID != w.ID {
 		return nil, notFound("device %q not found in workspace %q", id, w.ID)
 	}
@@ -344,7 +344,7 @@ func (c *call) updateDevice() (any, error) {
 	}
 	d.Name = name
 	d.FleetID = f.ID
-	s.changed(d)
+	s.Changed(d)
 	return map[string]any{"device": s.deviceJSONLocked(d)}, nil
 }
 
@@ -360,8 +360,8 @@ func (c *call) listJobs() (any, error) {
 	if present && status != JobStatusPending && status != JobStatusDone {
 		return nil, invalidArgument("query parameter \"status\" must be %q or %q, not %q", JobStatusPending, JobStatusDone, status)
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
@@ -382,8 +382,8 @@ func (c *call) listJobs() (any, error) {
 
 func (c *call) getJob() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
@@ -460,31 +460,9 @@ func float64Numbers(v []byte) ([]byte, error) {
 	return out, nil
 }
 
-func validJobName(name string) error {
-	return validPathName("job name", name)
-}
+func validJobName(name string) error { return store.ValidJobName(name) }
 
-// validPathName checks a name that a path segment gives to a stored object
-// (job, firmware): not blank, not "." or ".." (path steps, which many
-// clients and proxies resolve away, so the name could not be reached), at
-// most httpio.MaxNameLen characters, and valid UTF-8, since a JSON answer could
-// not carry the name back unchanged (invalid bytes would come back as
-// U+FFFD, a name that finds nothing).
-func validPathName(what, v string) error {
-	if !utf8.ValidString(v) {
-		return invalidArgument("%s %q is not valid UTF-8", what, v)
-	}
-	switch {
-	case strings.TrimSpace(v) == "":
-		return invalidArgument("%s must not be empty or blank, got %q", what, v)
-	case v == "." || v == "..":
-		return invalidArgument("%s %q is not allowed: \".\" and \"..\" are path steps, not names", what, v)
-	}
-	if utf8.RuneCountInString(v) > httpio.MaxNameLen {
-		return invalidArgument("%s is longer than %d characters", what, httpio.MaxNameLen)
-	}
-	return nil
-}
+func validPathName(what, v string) error { return store.ValidPathName(what, v) }
 
 // setJobLocked schedules (or reschedules) a job on a device.
 func setJobLocked(d *device, name string, value json.RawMessage, at string) *job {
@@ -513,17 +491,17 @@ func (c *call) scheduleJob() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
-	w := s.workspaces[d.WorkspaceID]
-	j := setJobLocked(d, name, value, timestamp(now))
-	out := j.toJSON()
-	s.changed(d)
+	w := s.Workspaces[d.WorkspaceID]
+	j := setJobLocked(d, name, value, store.Timestamp(now))
+	out := jobToJSON(j)
+	s.Changed(d)
 	s.emitLocked(w, []event{jobEvent(d, j, directionC2D, now)})
 	s.planLocked(s.newPlannerLocked(w), d, target{job: j}, now)
 	return map[string]any{"job": out}, nil
@@ -540,7 +518,7 @@ func (s *Server) fleetsFromQueryLocked(w *workspace, ids []string) (map[string]b
 		return set, nil
 	}
 	for _, id := range ids {
-		f := s.fleets[id]
+		f := s.Fleets[id]
 		switch {
 		case f == nil:
 			return nil, invalidArgument("query parameter \"fleet\": fleet %q not found", id)
@@ -556,7 +534,7 @@ func (s *Server) fleetsFromQueryLocked(w *workspace, ids []string) (map[string]b
 // workspace that is in the fleets named by fleetIDs (every fleet when none),
 // records the change, emits the events schedule returns, and answers the IDs
 // of the devices reached (never nil). Nothing changes when a fleet ID is
-// invalid. s.mu is held for writing.
+// invalid. s.Mu is held for writing.
 func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device) (event, target)) ([]string, error) {
 	s := c.s
 	w, err := c.pathWorkspaceLocked()
@@ -572,7 +550,7 @@ func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device
 	var reached []*device
 	var targets []target
 	for _, id := range w.Devices {
-		d := s.devices[id]
+		d := s.Devices[id]
 		if !fleets[d.FleetID] {
 			continue
 		}
@@ -582,12 +560,12 @@ func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device
 		devices = append(devices, d.ID)
 		reached = append(reached, d)
 	}
-	s.changed(devicesChanged(reached)...)
+	s.Changed(store.DevicesChanged(reached)...)
 	s.emitLocked(w, events)
 	if p := s.newPlannerLocked(w); p != nil {
 		now := time.Now()
 		for i, id := range devices {
-			s.planLocked(p, s.devices[id], targets[i], now)
+			s.planLocked(p, s.Devices[id], targets[i], now)
 		}
 	}
 	return devices, nil
@@ -614,10 +592,10 @@ func (c *call) scheduleFleetJob() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	now := time.Now()
-	at := timestamp(now)
+	at := store.Timestamp(now)
 	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) (event, target) {
 		j := setJobLocked(d, name, value, at)
 		return jobEvent(d, j, directionC2D, now), target{job: j}
@@ -631,8 +609,8 @@ func (c *call) scheduleFleetJob() (any, error) {
 
 func (c *call) getFOTA() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
@@ -640,7 +618,7 @@ func (c *call) getFOTA() (any, error) {
 	if d.FOTA == nil {
 		return s.missingFOTA(d.ID)
 	}
-	return map[string]any{"fota": d.FOTA.toJSON()}, nil
+	return map[string]any{"fota": fotaToJSON(d.FOTA)}, nil
 }
 
 func validFirmware(id, version string) error {
@@ -659,17 +637,17 @@ func (c *call) scheduleFOTA() (any, error) {
 	if err := validFirmware(fw, ver); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
-	w := s.workspaces[d.WorkspaceID]
-	d.FOTA = &fota{ScheduledAt: timestamp(now), Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
-	out := d.FOTA.toJSON()
-	s.changed(d)
+	w := s.Workspaces[d.WorkspaceID]
+	d.FOTA = &fota{ScheduledAt: store.Timestamp(now), Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
+	out := fotaToJSON(d.FOTA)
+	s.Changed(d)
 	s.emitLocked(w, []event{fotaEvent(d, d.FOTA, directionC2D, now)})
 	s.planLocked(s.newPlannerLocked(w), d, target{fota: d.FOTA}, now)
 	return map[string]any{"fota": out}, nil
@@ -688,10 +666,10 @@ func (c *call) scheduleFleetFOTA() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
 	now := time.Now()
-	at := timestamp(now)
+	at := store.Timestamp(now)
 	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) (event, target) {
 		d.FOTA = &fota{ScheduledAt: at, Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
 		return fotaEvent(d, d.FOTA, directionC2D, now), target{fota: d.FOTA}

@@ -16,6 +16,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/admin"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/faults"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
 )
 
@@ -51,20 +52,10 @@ type Server struct {
 	opts Options
 	log  *log.Logger
 
-	// mu guards the management model below.
-	mu           sync.RWMutex
-	accounts     map[string]*account
-	accountOrder []string
-	workspaces   map[string]*workspace
-	fleets       map[string]*fleet
-	devices      map[string]*device
-	keys         map[string]string // API key -> workspace ID
-	bootstrap    *Bootstrap
-	behavior     DeviceBehavior
-
-	// dataMu guards series. Lock order: mu before dataMu.
-	dataMu sync.RWMutex
-	series map[string]*series // workspace ID -> data points
+	// Store holds the model and the data points, and keeps them in the
+	// state file; its Mu guards behavior too.
+	*store.Store
+	behavior DeviceBehavior
 
 	faults  *faults.Set
 	choices choiceState
@@ -75,8 +66,6 @@ type Server struct {
 	total    atomic.Int64
 
 	hooks *webhook.Queue
-
-	persist *persister // nil without a state file
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -100,14 +89,13 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:     opts,
 		log:      opts.Logger,
-		series:   map[string]*series{},
 		counters: map[string]int64{},
 		closing:  make(chan struct{}),
 	}
 	if s.log == nil {
 		s.log = log.New(io.Discard, "", 0)
 	}
-	s.resetStateLocked()
+	s.Store = store.New(s.log.Printf)
 	if err := opts.Choices.validate(); err != nil {
 		return nil, fmt.Errorf("localzdm: choices: %w", err)
 	}
@@ -122,15 +110,16 @@ func New(opts Options) (*Server, error) {
 	s.storageRoutes = s.newStorageRouter()
 	s.admin = admin.New[Choices, DeviceBehavior, DataPoint, Bootstrap](s, s.log, opts.LogRequests)
 	if opts.StateFile != "" {
-		if err := s.openState(); err != nil {
+		if err := s.OpenState(opts.StateFile, opts.Sync); err != nil {
 			return nil, err
 		}
+		s.opts.StateFile = s.StatePath()
 	}
 	s.hooks = webhook.New(s.log, s.closing)
 	// Work left pending in the state file is answered under this behavior.
-	s.mu.Lock()
+	s.Mu.Lock()
 	s.replanPendingLocked(time.Now())
-	s.mu.Unlock()
+	s.Mu.Unlock()
 	return s, nil
 }
 
@@ -233,8 +222,8 @@ func (s *Server) Close() error {
 		}
 		s.serveWG.Wait()
 		s.hooks.Stop()
-		if s.persist != nil {
-			if err := s.closeState(); err != nil {
+		if s.Persistent() {
+			if err := s.CloseState(); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -331,10 +320,10 @@ func (s *Server) authenticate(r *http.Request) (string, error) {
 	if key == "" {
 		return "", newError(http.StatusUnauthorized, CodeUnauthenticated, "missing API key: send it in the X-API-KEY header")
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	ws, ok := s.keys[key]
-	if !ok || s.workspaces[ws] == nil {
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	ws, ok := s.Keys[key]
+	if !ok || s.Workspaces[ws] == nil {
 		return "", newError(http.StatusUnauthorized, CodeUnauthenticated, "invalid API key")
 	}
 	return ws, nil

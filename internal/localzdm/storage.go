@@ -3,11 +3,9 @@ package localzdm
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"math"
 	"net/http"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
 )
 
@@ -42,104 +41,6 @@ type DataPoint struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
-// storedPoint is the storage service's shape of a data point.
-type storedPoint struct {
-	TimestampDevice string          `json:"timestamp_device"`
-	TimestampIn     string          `json:"timestamp_in"`
-	FleetID         string          `json:"fleet_id"`
-	DeviceID        string          `json:"device_id"`
-	Tag             string          `json:"tag"`
-	Payload         json.RawMessage `json:"payload"`
-}
-
-// point is a stored data point: its sort key and its pre-encoded JSON.
-type point struct {
-	sec      int64
-	nsec     int64
-	deviceID string
-	tag      string
-	enc      []byte
-}
-
-type pointKey struct {
-	deviceID string
-	tag      string
-	sec      int64
-	nsec     int64
-}
-
-func (p *point) key() pointKey {
-	return pointKey{deviceID: p.deviceID, tag: p.tag, sec: p.sec, nsec: p.nsec}
-}
-
-// comparePoints orders by instant, then device ID, then tag: a total order,
-// since (device_id, tag, timestamp_device) is unique.
-func comparePoints(a, b *point) int {
-	if c := cmp.Compare(a.sec, b.sec); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.deviceID, b.deviceID); c != 0 {
-		return c
-	}
-	return strings.Compare(a.tag, b.tag)
-}
-
-// series holds the data points of one workspace, sorted by comparePoints.
-type series struct {
-	points []*point
-	seen   map[pointKey]struct{}
-}
-
-func newSeries() *series {
-	return &series{seen: map[pointKey]struct{}{}}
-}
-
-// insert adds the points not seen yet and returns how many it added.
-func (sr *series) insert(batch []*point) int {
-	fresh := make([]*point, 0, len(batch))
-	for _, p := range batch {
-		k := p.key()
-		if _, dup := sr.seen[k]; dup {
-			continue
-		}
-		sr.seen[k] = struct{}{}
-		fresh = append(fresh, p)
-	}
-	if len(fresh) == 0 {
-		return 0
-	}
-	slices.SortFunc(fresh, comparePoints)
-	n := len(sr.points)
-	if n == 0 || comparePoints(sr.points[n-1], fresh[0]) < 0 {
-		sr.points = append(sr.points, fresh...)
-		return len(fresh)
-	}
-	merged := make([]*point, 0, n+len(fresh))
-	i, j := 0, 0
-	for i < n && j < len(fresh) {
-		if comparePoints(sr.points[i], fresh[j]) <= 0 {
-			merged = append(merged, sr.points[i])
-			i++
-		} else {
-			merged = append(merged, fresh[j])
-			j++
-		}
-	}
-	merged = append(merged, sr.points[i:]...)
-	merged = append(merged, fresh[j:]...)
-	sr.points = merged
-	return len(fresh)
-}
-
-// parseTimestamp parses an RFC 3339 time, with or without fractional seconds.
-func parseTimestamp(v string) (time.Time, bool) {
-	t, err := time.Parse(time.RFC3339Nano, v)
-	return t, err == nil
-}
-
 // preparePoint validates a published point and encodes its stored shape.
 func preparePoint(i int, in DataPoint, fleetID string, now time.Time) (*point, error) {
 	if strings.TrimSpace(in.Tag) == "" {
@@ -148,13 +49,13 @@ func preparePoint(i int, in DataPoint, fleetID string, now time.Time) (*point, e
 	if utf8.RuneCountInString(in.Tag) > httpio.MaxNameLen {
 		return nil, invalidArgument("points[%d].tag is longer than %d characters", i, httpio.MaxNameLen)
 	}
-	td, ok := parseTimestamp(in.TimestampDevice)
+	td, ok := store.ParseTimestamp(in.TimestampDevice)
 	if !ok {
 		return nil, invalidArgument("points[%d].timestamp_device must be an RFC 3339 time, not %q", i, in.TimestampDevice)
 	}
 	tin := now
 	if in.TimestampIn != "" {
-		if tin, ok = parseTimestamp(in.TimestampIn); !ok {
+		if tin, ok = store.ParseTimestamp(in.TimestampIn); !ok {
 			return nil, invalidArgument("points[%d].timestamp_in must be an RFC 3339 time, not %q", i, in.TimestampIn)
 		}
 	}
@@ -167,8 +68,8 @@ func preparePoint(i int, in DataPoint, fleetID string, now time.Time) (*point, e
 		payload = buf.Bytes()
 	}
 	td = td.UTC()
-	enc := encodePoint(timestamp(td), timestamp(tin), fleetID, in.DeviceID, in.Tag, payload)
-	return &point{sec: td.Unix(), nsec: int64(td.Nanosecond()), deviceID: in.DeviceID, tag: in.Tag, enc: enc}, nil
+	enc := encodePoint(store.Timestamp(td), store.Timestamp(tin), fleetID, in.DeviceID, in.Tag, payload)
+	return &point{Sec: td.Unix(), Nsec: int64(td.Nanosecond()), DeviceID: in.DeviceID, Tag: in.Tag, Enc: enc}, nil
 }
 
 // encodePoint renders the stored shape of a point (as json.Marshal of
@@ -203,19 +104,6 @@ func appendJSONString(buf []byte, s string) []byte {
 	return append(buf, '"')
 }
 
-// decodePoint rebuilds a stored point from its JSON (state file).
-func decodePoint(enc json.RawMessage) (*point, error) {
-	var sp storedPoint
-	if err := json.Unmarshal(enc, &sp); err != nil {
-		return nil, err
-	}
-	td, ok := parseTimestamp(sp.TimestampDevice)
-	if !ok {
-		return nil, invalidArgument("bad timestamp_device %q", sp.TimestampDevice)
-	}
-	return &point{sec: td.Unix(), nsec: int64(td.Nanosecond()), deviceID: sp.DeviceID, tag: sp.Tag, enc: enc}, nil
-}
-
 // Publish stores data points of devices of a workspace, as if the devices had
 // sent them, and forwards them (and a "data" event each) to the workspace's
 // webhook. It returns how many points were stored: a point with the
@@ -227,18 +115,18 @@ func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
 	var items []webhook.DataItem
 	var events []event
 	var hook string
-	// s.mu stays read-locked until the points are stored: the workspace
+	// s.Mu stays read-locked until the points are stored: the workspace
 	// cannot be deleted in between.
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
 	err := func() error {
-		w := s.workspaces[workspaceID]
+		w := s.Workspaces[workspaceID]
 		if w == nil {
 			return notFound("workspace %q not found", workspaceID)
 		}
 		hook = w.Webhook
 		for i, in := range points {
-			d := s.devices[in.DeviceID]
+			d := s.Devices[in.DeviceID]
 			if d == nil || d.WorkspaceID != w.ID {
 				return invalidArgument("points[%d].device_id: device %q not found in workspace %q", i, in.DeviceID, w.ID)
 			}
@@ -248,8 +136,8 @@ func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
 			}
 			prepared[i] = p
 			if hook != "" {
-				var sp storedPoint
-				if err := json.Unmarshal(p.enc, &sp); err != nil {
+				var sp store.StoredPoint
+				if err := json.Unmarshal(p.Enc, &sp); err != nil {
 					return err
 				}
 				items = append(items, webhook.DataItem{
@@ -269,17 +157,17 @@ func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	s.dataMu.Lock()
-	sr := s.series[workspaceID]
+	s.DataMu.Lock()
+	sr := s.Series[workspaceID]
 	if sr == nil {
-		sr = newSeries()
-		s.series[workspaceID] = sr
+		sr = store.NewSeries()
+		s.Series[workspaceID] = sr
 	}
-	accepted := sr.insert(prepared)
+	accepted := sr.Insert(prepared)
 	if accepted > 0 {
-		s.changed(pointBatch{workspaceID, prepared})
+		s.Changed(store.PointBatch(workspaceID, prepared))
 	}
-	s.dataMu.Unlock()
+	s.DataMu.Unlock()
 	if hook != "" && len(items) > 0 {
 		s.hooks.Enqueue(hook, BatchTypeData, items)
 		s.hooks.Enqueue(hook, BatchTypeEvents, events)
@@ -324,7 +212,7 @@ func parseTimeParam(q map[string][]string, name string) (*time.Time, error) {
 	if err != nil || !present {
 		return nil, err
 	}
-	t, ok := parseTimestamp(v)
+	t, ok := store.ParseTimestamp(v)
 	if !ok {
 		return nil, invalidArgument("query parameter %q must be an RFC 3339 time (e.g. 2024-01-02T15:04:05Z), not %q", name, v)
 	}
@@ -385,7 +273,7 @@ func searchInstant(pts []*point, t time.Time) int {
 	sec, nsec := t.Unix(), int64(t.Nanosecond())
 	return sort.Search(len(pts), func(i int) bool {
 		p := pts[i]
-		return p.sec > sec || (p.sec == sec && p.nsec >= nsec)
+		return p.Sec > sec || (p.Sec == sec && p.Nsec >= nsec)
 	})
 }
 
@@ -410,9 +298,9 @@ func (dq *dataQuery) page(pts []*point) [][]byte {
 		n := min(dq.size, hi-lo-offset)
 		for k := range n {
 			if dq.descending {
-				out = append(out, pts[hi-1-offset-k].enc)
+				out = append(out, pts[hi-1-offset-k].Enc)
 			} else {
-				out = append(out, pts[lo+offset+k].enc)
+				out = append(out, pts[lo+offset+k].Enc)
 			}
 		}
 		return out
@@ -425,14 +313,14 @@ func (dq *dataQuery) page(pts []*point) [][]byte {
 		} else {
 			p = pts[lo+k]
 		}
-		if (dq.devices != nil && !dq.devices[p.deviceID]) || (dq.tags != nil && !dq.tags[p.tag]) {
+		if (dq.devices != nil && !dq.devices[p.DeviceID]) || (dq.tags != nil && !dq.tags[p.Tag]) {
 			continue
 		}
 		if skipped < offset {
 			skipped++
 			continue
 		}
-		out = append(out, p.enc)
+		out = append(out, p.Enc)
 		if len(out) == dq.size {
 			break
 		}
@@ -445,8 +333,8 @@ func (c *call) getData() (any, error) {
 	var enabled bool
 	var wsID string
 	if err := func() error {
-		s.mu.RLock()
-		defer s.mu.RUnlock()
+		s.Mu.RLock()
+		defer s.Mu.RUnlock()
 		w, err := c.pathWorkspaceLocked()
 		if err != nil {
 			return err
@@ -464,12 +352,12 @@ func (c *call) getData() (any, error) {
 		return nil, err
 	}
 	s.publishBeforeRead(wsID, dq)
-	s.dataMu.RLock()
+	s.DataMu.RLock()
 	var result [][]byte
-	if sr := s.series[wsID]; sr != nil {
-		result = dq.page(sr.points)
+	if sr := s.Series[wsID]; sr != nil {
+		result = dq.page(sr.Points)
 	}
-	s.dataMu.RUnlock()
+	s.DataMu.RUnlock()
 	return rawList{key: "result", items: result}, nil
 }
 
@@ -499,13 +387,13 @@ func (l rawList) WriteJSON(w *bufio.Writer) error {
 
 // SetStorage enables or disables the storage service for a workspace.
 func (s *Server) SetStorage(workspaceID string, enabled bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := s.workspaces[workspaceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	w := s.Workspaces[workspaceID]
 	if w == nil {
 		return notFound("workspace %q not found", workspaceID)
 	}
 	w.StorageEnabled = enabled
-	s.changed(w)
+	s.Changed(w)
 	return nil
 }

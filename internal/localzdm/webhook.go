@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
 )
 
@@ -30,7 +31,7 @@ type WebhookStats = webhook.Stats
 
 func deviceEvent(d *device, typ, dir string, at time.Time, payload any) event {
 	return event{
-		TS: timestamp(at), WorkspaceID: d.WorkspaceID, FleetID: d.FleetID, DeviceID: d.ID,
+		TS: store.Timestamp(at), WorkspaceID: d.WorkspaceID, FleetID: d.FleetID, DeviceID: d.ID,
 		Type: typ, Direction: dir, Payload: payload,
 	}
 }
@@ -48,7 +49,7 @@ func fotaEvent(d *device, f *fota, dir string, at time.Time) event {
 	})
 }
 
-// emitLocked queues an event batch for w's webhook, if it has one; s.mu must
+// emitLocked queues an event batch for w's webhook, if it has one; s.Mu must
 // be held, which keeps batches in the order of the changes they report.
 func (s *Server) emitLocked(w *workspace, events []event) {
 	if w == nil || w.Webhook == "" || len(events) == 0 {
@@ -69,14 +70,14 @@ func (s *Server) SetWebhook(workspaceID, target string) error {
 			return err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := s.workspaces[workspaceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	w := s.Workspaces[workspaceID]
 	if w == nil {
 		return notFound("workspace %q not found", workspaceID)
 	}
 	w.Webhook = target
-	s.changed(w)
+	s.Changed(w)
 	return nil
 }
 
@@ -111,15 +112,15 @@ func (s *Server) ConnectDevice(deviceID, deviceIP string) error {
 	if err := httpio.CheckDeviceIP(deviceIP); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	d := s.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
 	now := time.Now()
-	s.emitLocked(s.workspaces[d.WorkspaceID], []event{deviceEvent(d, "connection", directionD2C, now, map[string]any{
-		"device_ip": deviceIP, "connected_at": timestamp(now),
+	s.emitLocked(s.Workspaces[d.WorkspaceID], []event{deviceEvent(d, "connection", directionD2C, now, map[string]any{
+		"device_ip": deviceIP, "connected_at": store.Timestamp(now),
 	})})
 	return nil
 }
