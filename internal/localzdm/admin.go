@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/faults"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
@@ -318,8 +319,8 @@ func (s *Server) Reset() {
 	s.DataMu.Unlock()
 	s.Mu.Unlock()
 	s.ResetCounters()
-	s.SetFaults(Faults{})
-	s.ClearRequestFaults()
+	s.faults.SetFaults(faults.Faults{})
+	s.faults.ClearRequestFaults()
 	s.choices.set(s.opts.Choices)
 	s.clearAnswers()
 	s.Mu.Lock()

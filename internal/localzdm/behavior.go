@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/faults"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 )
 
@@ -98,11 +99,11 @@ func (b *DeviceBehavior) UnmarshalJSON(data []byte) error {
 	if err := httpio.StrictUnmarshal(data, &in); err != nil {
 		return err
 	}
-	delay, err := httpio.ParseDurationJSON("delay", in.Delay, MaxFaultDelay)
+	delay, err := httpio.ParseDurationJSON("delay", in.Delay, faults.MaxFaultDelay)
 	if err != nil {
 		return err
 	}
-	jitter, err := httpio.ParseDurationJSON("jitter", in.Jitter, MaxFaultDelay)
+	jitter, err := httpio.ParseDurationJSON("jitter", in.Jitter, faults.MaxFaultDelay)
 	if err != nil {
 		return err
 	}
@@ -117,10 +118,10 @@ func (b *DeviceBehavior) UnmarshalJSON(data []byte) error {
 
 // validate reports the first invalid setting.
 func (b DeviceBehavior) validate() error {
-	if err := httpio.CheckDuration("delay", b.Delay, MaxFaultDelay); err != nil {
+	if err := httpio.CheckDuration("delay", b.Delay, faults.MaxFaultDelay); err != nil {
 		return err
 	}
-	if err := httpio.CheckDuration("jitter", b.Jitter, MaxFaultDelay); err != nil {
+	if err := httpio.CheckDuration("jitter", b.Jitter, faults.MaxFaultDelay); err != nil {
 		return err
 	}
 	switch {

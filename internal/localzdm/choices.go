@@ -2,6 +2,8 @@ package localzdm
 
 import (
 	"bytes"
+	crand "crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"hash/fnv"
 	"math/rand/v2"
@@ -384,4 +386,11 @@ func firstKey(m map[string]bool) string {
 	}
 	slices.Sort(keys)
 	return keys[0]
+}
+
+// randomSeed returns a random seed for the seeded shuffles.
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = crand.Read(b[:]) // crypto/rand.Read never fails.
+	return binary.LittleEndian.Uint64(b[:])
 }

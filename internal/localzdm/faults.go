@@ -1,9 +1,6 @@
 package localzdm
 
 import (
-	"crypto/rand"
-	"encoding/binary"
-
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/faults"
 )
 
@@ -67,10 +64,3 @@ func (s *Server) RemoveRequestFault(id int) error { return s.faults.RemoveReques
 
 // ClearRequestFaults removes every request fault.
 func (s *Server) ClearRequestFaults() { s.faults.ClearRequestFaults() }
-
-// randomSeed returns a random seed for the seeded shuffles.
-func randomSeed() uint64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails.
-	return binary.LittleEndian.Uint64(b[:])
-}

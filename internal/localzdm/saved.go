@@ -1,15 +1,19 @@
 package localzdm
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
+)
 
 // awaitSaved wraps a handler so that an answer leaves only once every change
 // made before it is saved: nothing a client sees can be lost by a crash.
-func (s *Server) awaitSaved(h http.Handler) http.Handler {
-	if !s.Persistent() {
+func awaitSaved(st *store.Store, h http.Handler) http.Handler {
+	if !st.Persistent() {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(&savedWriter{ResponseWriter: w, s: s}, r)
+		h.ServeHTTP(&savedWriter{ResponseWriter: w, st: st}, r)
 	})
 }
 
@@ -17,7 +21,7 @@ func (s *Server) awaitSaved(h http.Handler) http.Handler {
 // the journal cannot be written, the answer becomes a 500 that says so.
 type savedWriter struct {
 	http.ResponseWriter
-	s       *Server
+	st      *store.Store
 	checked bool
 	failed  bool
 }
@@ -25,7 +29,7 @@ type savedWriter struct {
 func (w *savedWriter) check() bool {
 	if !w.checked {
 		w.checked = true
-		if err := w.s.Sync(); err != nil {
+		if err := w.st.Sync(); err != nil {
 			w.failed = true
 			writeError(w.ResponseWriter, newError(http.StatusInternalServerError, CodeInternal,
 				"the change was made in memory but could not be saved: %v", err))

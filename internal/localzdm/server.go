@@ -235,7 +235,7 @@ func (s *Server) Close() error {
 // ManagementHandler serves the management service under /v3 and the admin
 // API under /admin/.
 func (s *Server) ManagementHandler() http.Handler {
-	return s.awaitSaved(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return awaitSaved(s.Store, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
 			s.admin.ServeHTTP(w, r)
 			return
@@ -246,7 +246,7 @@ func (s *Server) ManagementHandler() http.Handler {
 
 // StorageHandler serves the storage service under /v3.
 func (s *Server) StorageHandler() http.Handler {
-	return s.awaitSaved(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return awaitSaved(s.Store, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, s.storageRoutes)
 	}))
 }

@@ -77,34 +77,3 @@ func jobToJSON(j *job) jobJSON {
 func fotaToJSON(f *fota) fotaJSON {
 	return fotaJSON{ScheduledAt: f.ScheduledAt, Status: f.Status, Value: fotaValueJSON{FirmwareID: f.FirmwareID, FirmwareVersion: f.FirmwareVersion}}
 }
-
-// deviceJSONLocked renders a device; s.Mu must be held.
-func (s *Server) deviceJSONLocked(d *device) deviceJSON {
-	out := deviceJSON{
-		ID: d.ID, Name: d.Name, AccountID: d.AccountID, FleetID: d.FleetID,
-		WorkspaceID: d.WorkspaceID, CreatedAt: d.CreatedAt, PhysID: d.PhysID,
-	}
-	if len(d.Identities) > 0 {
-		out.Identities = d.Identities
-	}
-	if f := s.Fleets[d.FleetID]; f != nil {
-		out.FleetName = f.Name
-	}
-	if w := s.Workspaces[d.WorkspaceID]; w != nil {
-		out.WorkspaceName = w.Name
-	}
-	return out
-}
-
-// deviceIDPrefix is the prefix of new device IDs (Choices.DeviceIDPrefix).
-func (s *Server) deviceIDPrefix() string {
-	if p := s.choices.get().DeviceIDPrefix; p != "" {
-		return p
-	}
-	return "dev-"
-}
-
-// newDeviceLocked creates a device with an ID of the prefix in use.
-func (s *Server) newDeviceLocked(w *workspace, f *fleet, name string) *device {
-	return s.NewDeviceLocked(s.deviceIDPrefix(), w, f, name)
-}
