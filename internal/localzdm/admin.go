@@ -324,7 +324,7 @@ func (s *Server) Reset() {
 	s.choices.set(s.opts.Choices)
 	s.clearAnswers()
 	s.Mu.Lock()
-	s.behavior = s.opts.DeviceBehavior.normalized()
+	s.behavior = s.opts.DeviceBehavior.Normalized()
 	s.Mu.Unlock()
 	s.hooks.Clear()
 }

@@ -10,105 +10,31 @@ import (
 	"slices"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/settings"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
 
 // Answers of GET /v3/devices/{device_id}/fota for a device that never had a
 // FOTA (Choices.MissingFOTA).
 const (
-	MissingFOTA404   = "404"   // 404 not_found (the default)
-	MissingFOTANull  = "null"  // 200 {"fota": null}
-	MissingFOTAEmpty = "empty" // 200 {"fota": {}}
+	MissingFOTA404   = settings.MissingFOTA404   // 404 not_found (the default)
+	MissingFOTANull  = settings.MissingFOTANull  // 200 {"fota": null}
+	MissingFOTAEmpty = settings.MissingFOTAEmpty // 200 {"fota": {}}
 )
 
 // Echoes of a job's value in job GETs and lists (Choices.JobValue).
 const (
-	JobValueEcho    = "echo"    // the value as stored (the default)
-	JobValueOmit    = "omit"    // no "value" member
-	JobValueNull    = "null"    // "value": null
-	JobValueReorder = "reorder" // the keys of every object in reverse order
+	JobValueEcho    = settings.JobValueEcho    // the value as stored (the default)
+	JobValueOmit    = settings.JobValueOmit    // no "value" member
+	JobValueNull    = settings.JobValueNull    // "value": null
+	JobValueReorder = settings.JobValueReorder // the keys of every object in reverse order
 )
 
 // Choices select how the server answers where the API specification is
 // silent. The zero Choices are the server's defaults; the provider must work
 // with every combination.
-type Choices struct {
-	// MissingFOTA is how GET .../fota answers for a device that never had a
-	// FOTA: MissingFOTA404 (or ""), MissingFOTANull or MissingFOTAEmpty.
-	MissingFOTA string `json:"missing_fota"`
-	// ShuffleLists answers the lists of workspaces, fleets, devices and jobs
-	// in a random order that differs from the previous answer of the same
-	// list (when it has two items or more).
-	ShuffleLists bool `json:"shuffle_lists"`
-	// PublishBeforeRead publishes one data point before each storage read,
-	// as a device would while a client reads page after page: the point
-	// takes the first device and tag of the query (else those of the
-	// workspace's newest point, else its first device and the tag
-	// "published"), the current time, or just under the query's end when
-	// that is earlier, and the payload {"published_before_read": n}.
-	PublishBeforeRead bool `json:"publish_before_read"`
-	// JobValue is how job GETs and job lists echo a job's value:
-	// JobValueEcho (or ""), JobValueOmit, JobValueNull or JobValueReorder.
-	// Scheduling answers always echo the value as stored.
-	JobValue string `json:"job_value"`
-	// WorkspaceListLimit, when above 0, makes GET /v3/workspaces show only
-	// the first N workspaces of the account (as a service that pages its
-	// lists would). GET /v3/workspaces/{id} still answers the others.
-	WorkspaceListLimit int `json:"workspace_list_limit"`
-	// HiddenWorkspaces are workspace IDs that GET /v3/workspaces never
-	// shows. GET /v3/workspaces/{id} still answers them.
-	HiddenWorkspaces []string `json:"hidden_workspaces"`
-	// DeviceIDPrefix, when not empty, starts the IDs of new devices instead
-	// of "dev-": "dev/" gives IDs containing "/", which IDs may hold.
-	DeviceIDPrefix string `json:"device_id_prefix"`
-	// Seed makes the shuffled orders repeatable: the same seed and the same
-	// calls give the same orders. Zero picks a random seed.
-	Seed uint64 `json:"seed"`
-}
-
-// validate reports the first invalid choice.
-func (c Choices) validate() error {
-	switch c.MissingFOTA {
-	case "", MissingFOTA404, MissingFOTANull, MissingFOTAEmpty:
-	default:
-		return invalidArgument("\"missing_fota\" must be %q, %q or %q, not %q", MissingFOTA404, MissingFOTANull, MissingFOTAEmpty, c.MissingFOTA)
-	}
-	switch c.JobValue {
-	case "", JobValueEcho, JobValueOmit, JobValueNull, JobValueReorder:
-	default:
-		return invalidArgument("\"job_value\" must be %q, %q, %q or %q, not %q", JobValueEcho, JobValueOmit, JobValueNull, JobValueReorder, c.JobValue)
-	}
-	if c.WorkspaceListLimit < 0 {
-		return invalidArgument("\"workspace_list_limit\" must not be negative (0 shows every workspace), got %d", c.WorkspaceListLimit)
-	}
-	if !utf8.ValidString(c.DeviceIDPrefix) || len(c.DeviceIDPrefix) > 64 {
-		return invalidArgument("\"device_id_prefix\" must be valid UTF-8 of at most 64 bytes")
-	}
-	for i, id := range c.HiddenWorkspaces {
-		if id == "" {
-			return invalidArgument("\"hidden_workspaces[%d]\" must not be empty", i)
-		}
-	}
-	return nil
-}
-
-// normalized spells the defaults out, so CurrentChoices shows what applies.
-func (c Choices) normalized() Choices {
-	if c.MissingFOTA == "" {
-		c.MissingFOTA = MissingFOTA404
-	}
-	if c.JobValue == "" {
-		c.JobValue = JobValueEcho
-	}
-	if c.HiddenWorkspaces == nil {
-		c.HiddenWorkspaces = []string{}
-	} else {
-		c.HiddenWorkspaces = slices.Clone(c.HiddenWorkspaces)
-	}
-	return c
-}
+type Choices = settings.Choices
 
 // choiceState holds the choices in effect and the state of the shuffles.
 type choiceState struct {
@@ -126,7 +52,7 @@ func (cs *choiceState) set(c Choices) {
 		seed = randomSeed()
 	}
 	cs.mu.Lock()
-	cs.c = c.normalized()
+	cs.c = c.Normalized()
 	// A repeatable order under a seed is the point; nothing here is secret.
 	cs.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) //nolint:gosec // G404: seeded on purpose
 	cs.last = map[string]uint64{}
@@ -136,13 +62,13 @@ func (cs *choiceState) set(c Choices) {
 func (cs *choiceState) get() Choices {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	return cs.c.normalized()
+	return cs.c.Normalized()
 }
 
 // SetChoices replaces the choices (see Choices); the zero Choices restore
 // the defaults. Invalid choices are refused and change nothing.
 func (s *Server) SetChoices(c Choices) error {
-	if err := c.validate(); err != nil {
+	if err := c.Validate(); err != nil {
 		return err
 	}
 	s.choices.set(c)

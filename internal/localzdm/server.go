@@ -96,14 +96,14 @@ func New(opts Options) (*Server, error) {
 		s.log = log.New(io.Discard, "", 0)
 	}
 	s.Store = store.New(s.log.Printf)
-	if err := opts.Choices.validate(); err != nil {
+	if err := opts.Choices.Validate(); err != nil {
 		return nil, fmt.Errorf("localzdm: choices: %w", err)
 	}
 	s.choices.set(opts.Choices)
 	if err := s.checkBehavior(opts.DeviceBehavior); err != nil {
 		return nil, fmt.Errorf("localzdm: device behavior: %w", err)
 	}
-	s.behavior = opts.DeviceBehavior.normalized()
+	s.behavior = opts.DeviceBehavior.Normalized()
 	s.answers.wake = make(chan struct{}, 1)
 	s.faults = faults.New(s.closing)
 	s.apiRoutes = s.newAPIRouter()
