@@ -1,7 +1,6 @@
 package localzdm
 
 import (
-	"bytes"
 	crand "crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/settings"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
@@ -151,83 +151,9 @@ func (s *Server) jobAnswer(j *job) any {
 	case JobValueNull:
 		out.Value = json.RawMessage("null")
 	case JobValueReorder:
-		out.Value = reorderJSON(out.Value)
+		out.Value = httpio.ReorderJSON(out.Value)
 	}
 	return out
-}
-
-// reorderJSON writes the keys of every object of v in reverse order; v is
-// returned unchanged when it is not valid JSON.
-func reorderJSON(v json.RawMessage) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(v))
-	dec.UseNumber()
-	var buf bytes.Buffer
-	if err := reorderValue(dec, &buf); err != nil {
-		return v
-	}
-	return buf.Bytes()
-}
-
-func reorderValue(dec *json.Decoder, buf *bytes.Buffer) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		if t == '[' {
-			buf.WriteByte('[')
-			for i := 0; dec.More(); i++ {
-				if i > 0 {
-					buf.WriteByte(',')
-				}
-				if err := reorderValue(dec, buf); err != nil {
-					return err
-				}
-			}
-			buf.WriteByte(']')
-			_, err := dec.Token()
-			return err
-		}
-		type member struct{ key, val []byte }
-		var members []member
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			key, err := json.Marshal(k)
-			if err != nil {
-				return err
-			}
-			var vb bytes.Buffer
-			if err := reorderValue(dec, &vb); err != nil {
-				return err
-			}
-			members = append(members, member{key, vb.Bytes()})
-		}
-		if _, err := dec.Token(); err != nil {
-			return err
-		}
-		buf.WriteByte('{')
-		for i := len(members) - 1; i >= 0; i-- {
-			buf.Write(members[i].key)
-			buf.WriteByte(':')
-			buf.Write(members[i].val)
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-		}
-		buf.WriteByte('}')
-		return nil
-	default:
-		b, err := json.Marshal(t)
-		if err != nil {
-			return err
-		}
-		buf.Write(b)
-		return nil
-	}
 }
 
 // missingFOTA answers GET .../fota for a device without a FOTA.
@@ -263,7 +189,7 @@ func (s *Server) publishBeforeRead(wsID string, dq *dataQuery) {
 	if !on {
 		return
 	}
-	deviceID, tag := firstKey(dq.devices), firstKey(dq.tags)
+	deviceID, tag := firstKey(dq.Devices), firstKey(dq.Tags)
 	var newest *point
 	s.DataMu.RLock()
 	if sr := s.Series[wsID]; sr != nil && len(sr.Points) > 0 {
@@ -289,11 +215,11 @@ func (s *Server) publishBeforeRead(wsID string, dq *dataQuery) {
 			tag = newest.Tag
 		}
 	}
-	if dq.end != nil && !at.Before(*dq.end) {
-		at = dq.end.Add(-time.Duration(n) * time.Microsecond)
+	if dq.End != nil && !at.Before(*dq.End) {
+		at = dq.End.Add(-time.Duration(n) * time.Microsecond)
 	}
-	if dq.start != nil && at.Before(*dq.start) {
-		at = *dq.start
+	if dq.Start != nil && at.Before(*dq.Start) {
+		at = *dq.Start
 	}
 	payload, _ := json.Marshal(map[string]int{"published_before_read": n})
 	if _, err := s.Publish(wsID, []DataPoint{{DeviceID: deviceID, Tag: tag, TimestampDevice: store.Timestamp(at), Payload: payload}}); err != nil {

@@ -392,3 +392,102 @@ func (w *StatusWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *StatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// RawList is a streamed `{"<key>": [...]}` body of pre-encoded items.
+type RawList struct {
+	Key   string
+	Items [][]byte
+}
+
+// WriteJSON writes the list.
+func (l RawList) WriteJSON(w *bufio.Writer) error {
+	if _, err := w.WriteString(`{"` + l.Key + `":[`); err != nil {
+		return err
+	}
+	for i, it := range l.Items {
+		if i > 0 {
+			if err := w.WriteByte(','); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(it); err != nil {
+			return err
+		}
+	}
+	_, err := w.WriteString("]}\n")
+	return err
+}
+
+// ReorderJSON writes the keys of every object of v in reverse order; v is
+// returned unchanged when it is not valid JSON.
+func ReorderJSON(v json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	var buf bytes.Buffer
+	if err := reorderValue(dec, &buf); err != nil {
+		return v
+	}
+	return buf.Bytes()
+}
+
+func reorderValue(dec *json.Decoder, buf *bytes.Buffer) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '[' {
+			buf.WriteByte('[')
+			for i := 0; dec.More(); i++ {
+				if i > 0 {
+					buf.WriteByte(',')
+				}
+				if err := reorderValue(dec, buf); err != nil {
+					return err
+				}
+			}
+			buf.WriteByte(']')
+			_, err := dec.Token()
+			return err
+		}
+		type member struct{ key, val []byte }
+		var members []member
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, err := json.Marshal(k)
+			if err != nil {
+				return err
+			}
+			var vb bytes.Buffer
+			if err := reorderValue(dec, &vb); err != nil {
+				return err
+			}
+			members = append(members, member{key, vb.Bytes()})
+		}
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+		buf.WriteByte('{')
+		for i := len(members) - 1; i >= 0; i-- {
+			buf.Write(members[i].key)
+			buf.WriteByte(':')
+			buf.Write(members[i].val)
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	default:
+		b, err := json.Marshal(t)
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		return nil
+	}
+}
