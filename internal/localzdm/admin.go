@@ -321,7 +321,7 @@ func (s *Server) Reset() {
 	s.ResetCounters()
 	s.faults.SetFaults(faults.Faults{})
 	s.faults.ClearRequestFaults()
-	s.choices.set(s.opts.Choices)
+	s.choices.Set(s.opts.Choices)
 	s.clearAnswers()
 	s.Mu.Lock()
 	s.behavior = s.opts.DeviceBehavior.Normalized()

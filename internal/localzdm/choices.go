@@ -1,13 +1,8 @@
 package localzdm
 
 import (
-	crand "crypto/rand"
-	"encoding/binary"
 	"encoding/json"
-	"hash/fnv"
-	"math/rand/v2"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
@@ -36,91 +31,25 @@ const (
 // with every combination.
 type Choices = settings.Choices
 
-// choiceState holds the choices in effect and the state of the shuffles.
-type choiceState struct {
-	mu      sync.Mutex
-	c       Choices
-	rng     *rand.Rand
-	last    map[string]uint64 // list key -> hash of the previous order
-	publish int               // points published before reads
-	lastAt  time.Time         // time of the last of them
-}
-
-func (cs *choiceState) set(c Choices) {
-	seed := c.Seed
-	if seed == 0 {
-		seed = randomSeed()
-	}
-	cs.mu.Lock()
-	cs.c = c.Normalized()
-	// A repeatable order under a seed is the point; nothing here is secret.
-	cs.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) //nolint:gosec // G404: seeded on purpose
-	cs.last = map[string]uint64{}
-	cs.mu.Unlock()
-}
-
-func (cs *choiceState) get() Choices {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	return cs.c.Normalized()
-}
-
 // SetChoices replaces the choices (see Choices); the zero Choices restore
 // the defaults. Invalid choices are refused and change nothing.
 func (s *Server) SetChoices(c Choices) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	s.choices.set(c)
+	s.choices.Set(c)
 	return nil
 }
 
 // CurrentChoices returns the choices in effect, defaults spelled out.
 func (s *Server) CurrentChoices() Choices {
-	return s.choices.get()
-}
-
-// shuffled returns items in the order the choices ask for: unchanged, or
-// shuffled so that the order differs from the previous answer of the list
-// named key. id names an item.
-func shuffled[T any](s *Server, key string, items []T, id func(*T) string) []T {
-	cs := &s.choices
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	if !cs.c.ShuffleLists || len(items) < 2 {
-		return items
-	}
-	prev, ok := cs.last[key]
-	if !ok {
-		// The first shuffled answer differs from the order answered before
-		// shuffling: the order given.
-		prev = orderHash(items, id)
-	}
-	cs.rng.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
-	h := orderHash(items, id)
-	if h == prev {
-		// Same order as last time: rotate by one, which changes any order
-		// of two or more distinct items.
-		items = append(items[1:], items[0])
-		h = orderHash(items, id)
-	}
-	cs.last[key] = h
-	return items
-}
-
-func orderHash[T any](items []T, id func(*T) string) uint64 {
-	h := fnv.New64a()
-	for i := range items {
-		_, _ = h.Write([]byte(id(&items[i])))
-		_, _ = h.Write([]byte{0})
-	}
-	return h.Sum64()
+	return s.choices.Get()
 }
 
 // visibleWorkspaces applies WorkspaceListLimit and HiddenWorkspaces to the
 // workspace IDs of an account, in order.
 func (s *Server) visibleWorkspaces(ids []string) []string {
-	c := s.choices.get()
+	c := s.choices.Get()
 	if c.WorkspaceListLimit == 0 && len(c.HiddenWorkspaces) == 0 {
 		return ids
 	}
@@ -141,7 +70,7 @@ func (s *Server) visibleWorkspaces(ids []string) []string {
 // choices ask.
 func (s *Server) jobAnswer(j *job) any {
 	out := jobToJSON(j)
-	switch s.choices.get().JobValue {
+	switch s.choices.Get().JobValue {
 	case JobValueOmit:
 		return struct {
 			Name        string `json:"name"`
@@ -158,7 +87,7 @@ func (s *Server) jobAnswer(j *job) any {
 
 // missingFOTA answers GET .../fota for a device without a FOTA.
 func (s *Server) missingFOTA(deviceID string) (any, error) {
-	switch s.choices.get().MissingFOTA {
+	switch s.choices.Get().MissingFOTA {
 	case MissingFOTANull:
 		return map[string]any{"fota": nil}, nil
 	case MissingFOTAEmpty:
@@ -171,21 +100,7 @@ func (s *Server) missingFOTA(deviceID string) (any, error) {
 // publishBeforeRead publishes one data point into workspace wsID before a
 // storage read of query dq, when the choices ask for it.
 func (s *Server) publishBeforeRead(wsID string, dq *dataQuery) {
-	cs := &s.choices
-	cs.mu.Lock()
-	on := cs.c.PublishBeforeRead
-	var at time.Time
-	if on {
-		// Strictly later than the previous one, so it is never a duplicate.
-		cs.publish++
-		at = time.Now().UTC()
-		if !at.After(cs.lastAt) {
-			at = cs.lastAt.Add(time.Microsecond)
-		}
-		cs.lastAt = at
-	}
-	n := cs.publish
-	cs.mu.Unlock()
+	on, at, n := s.choices.NextPublish()
 	if !on {
 		return
 	}
@@ -238,11 +153,4 @@ func firstKey(m map[string]bool) string {
 	}
 	slices.Sort(keys)
 	return keys[0]
-}
-
-// randomSeed returns a random seed for the seeded shuffles.
-func randomSeed() uint64 {
-	var b [8]byte
-	_, _ = crand.Read(b[:]) // crypto/rand.Read never fails.
-	return binary.LittleEndian.Uint64(b[:])
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/settings"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
 
@@ -115,7 +116,7 @@ func (c *call) listWorkspaces() (any, error) {
 	for _, id := range ids {
 		out = append(out, workspaceToJSON(s.Workspaces[id]))
 	}
-	out = shuffled(s, "workspaces "+a.ID, out, func(w *workspaceJSON) string { return w.ID })
+	out = settings.Shuffled(&s.choices, "workspaces "+a.ID, out, func(w *workspaceJSON) string { return w.ID })
 	return httpio.List[workspaceJSON]{Key: "workspaces", Items: out}, nil
 }
 
@@ -188,7 +189,7 @@ func (c *call) listFleets() (any, error) {
 	for _, id := range w.Fleets {
 		out = append(out, fleetToJSON(s.Fleets[id]))
 	}
-	out = shuffled(s, "fleets "+w.ID, out, func(f *fleetJSON) string { return f.ID })
+	out = settings.Shuffled(&s.choices, "fleets "+w.ID, out, func(f *fleetJSON) string { return f.ID })
 	return httpio.List[fleetJSON]{Key: "fleets", Items: out}, nil
 }
 
@@ -244,7 +245,7 @@ func (c *call) listDevices() (any, error) {
 	for _, id := range w.Devices {
 		out = append(out, s.deviceJSONLocked(s.Devices[id]))
 	}
-	out = shuffled(s, "devices "+w.ID, out, func(d *deviceJSON) string { return d.ID })
+	out = settings.Shuffled(&s.choices, "devices "+w.ID, out, func(d *deviceJSON) string { return d.ID })
 	return httpio.List[deviceJSON]{Key: "devices", Items: out}, nil
 }
 
@@ -372,7 +373,7 @@ func (c *call) listJobs() (any, error) {
 			names = append(names, name)
 		}
 	}
-	names = shuffled(s, "jobs "+d.ID, names, func(n *string) string { return *n })
+	names = settings.Shuffled(&s.choices, "jobs "+d.ID, names, func(n *string) string { return *n })
 	out := make([]any, 0, len(names))
 	for _, name := range names {
 		out = append(out, s.jobAnswer(d.Jobs[name]))
@@ -686,7 +687,7 @@ func (c *call) scheduleFleetFOTA() (any, error) {
 
 // deviceIDPrefix is the prefix of new device IDs (Choices.DeviceIDPrefix).
 func (s *Server) deviceIDPrefix() string {
-	if p := s.choices.get().DeviceIDPrefix; p != "" {
+	if p := s.choices.Get().DeviceIDPrefix; p != "" {
 		return p
 	}
 	return "dev-"

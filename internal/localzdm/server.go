@@ -16,6 +16,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/admin"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/faults"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/settings"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
 )
@@ -58,7 +59,7 @@ type Server struct {
 	behavior DeviceBehavior
 
 	faults  *faults.Set
-	choices choiceState
+	choices settings.State
 	answers answers
 
 	cmu      sync.Mutex
@@ -99,7 +100,7 @@ func New(opts Options) (*Server, error) {
 	if err := opts.Choices.Validate(); err != nil {
 		return nil, fmt.Errorf("localzdm: choices: %w", err)
 	}
-	s.choices.set(opts.Choices)
+	s.choices.Set(opts.Choices)
 	if err := s.checkBehavior(opts.DeviceBehavior); err != nil {
 		return nil, fmt.Errorf("localzdm: device behavior: %w", err)
 	}
