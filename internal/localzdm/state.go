@@ -5,7 +5,6 @@ import "github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 // The model lives in the store package; these names keep the server's code
 // in its own words.
 type (
-	account   = store.Account
 	workspace = store.Workspace
 	fleet     = store.Fleet
 	device    = store.Device

@@ -15,14 +15,14 @@ import (
 //
 //   - the state file: a snapshot of everything, as JSON (StateFile), written
 //     atomically (temp file, fsync, rename);
-//   - the journal (journal.go): every Change since that snapshot, appended
+//   - the journal (journal.go): every change since that snapshot, appended
 //     as it is made; a request that changed something is answered only once
-//     its Change is written to the journal (fsynced with Options.Sync);
+//     its change is written to the journal (fsynced with Options.Sync);
 //   - the lock file (lock.go), held while a server uses the state file.
 //
 // When the journal outgrows the snapshot (and at least minCompaction bytes),
 // a new snapshot is taken and the journal starts a new generation, so the
-// cost of a Change never depends on how much is stored. Start-up loads the
+// cost of a change never depends on how much is stored. Start-up loads the
 // snapshot and replays the journal (statefile_load.go).
 
 // stateVersion is the version of the state file format written. Version 1
@@ -194,8 +194,9 @@ func removeJournals(path string, gen uint64, logf func(string, ...any)) {
 // state file. Call it with s.Mu held for writing (and s.DataMu for data
 // points), after the change, naming every object changed: *Account,
 // *Workspace, *Fleet, *Device (their current values are recorded), removal
-// of one (gone), a key (apiKey), the bootstrap (*Bootstrap), data points
-// (pointBatch) or a reset (resetAll). Without arguments the whole model
+// of one (GoneDevice, GoneFleet, GoneWorkspace, GoneKey), a key
+// (KeyChange), the bootstrap (*Bootstrap), data points (PointBatch) or a
+// reset (ResetAll). Without arguments the whole model
 // except data points is recorded, which is correct but costs a copy of it.
 func (s *Store) Changed(changes ...Change) {
 	p := s.persist
@@ -215,7 +216,7 @@ func (s *Store) Changed(changes ...Change) {
 	}
 }
 
-// Sync waits until every Change made so far is written to the journal of
+// Sync waits until every change made so far is written to the journal of
 // the state file (and fsynced with Options.Sync). It returns at once without
 // a state file.
 func (s *Store) Sync() error {
