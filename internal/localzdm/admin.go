@@ -26,10 +26,10 @@ func (s *Server) CreateAccount(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	a := s.NewAccountLocked("", n)
-	s.Changed(a)
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	a := s.st.NewAccountLocked("", n)
+	s.st.Changed(a)
 	return a.ID, nil
 }
 
@@ -40,15 +40,15 @@ func (s *Server) CreateWorkspace(accountID, name string) (Bootstrap, error) {
 	if err != nil {
 		return Bootstrap{}, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	a := s.Accounts[accountID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	a := s.st.Accounts[accountID]
 	if a == nil {
 		return Bootstrap{}, notFound("account %q not found", accountID)
 	}
-	w := s.NewWorkspaceLocked("", a, n, "")
-	key := s.NewKeyLocked(w, "")
-	s.Changed(w, s.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID))
+	w := s.st.NewWorkspaceLocked("", a, n, "")
+	key := s.st.NewKeyLocked(w, "")
+	s.st.Changed(w, s.st.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID))
 	return Bootstrap{AccountID: a.ID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}, nil
 }
 
@@ -62,12 +62,12 @@ func (s *Server) Bootstrap(name string) (Bootstrap, error) {
 	if err != nil {
 		return Bootstrap{}, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	a := s.NewAccountLocked("", n)
-	w := s.NewWorkspaceLocked("", a, n, "")
-	key := s.NewKeyLocked(w, "")
-	s.Changed(a, w, s.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID))
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	a := s.st.NewAccountLocked("", n)
+	w := s.st.NewWorkspaceLocked("", a, n, "")
+	key := s.st.NewKeyLocked(w, "")
+	s.st.Changed(a, w, s.st.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID))
 	return Bootstrap{AccountID: a.ID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}, nil
 }
 
@@ -78,10 +78,10 @@ func (s *Server) Bootstrap(name string) (Bootstrap, error) {
 // file too): while its key is valid and it agrees with every field set in b,
 // it is returned as is, so a restarted server prints the same key.
 func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	if sb := s.Boot; sb != nil && sb.Matches(b) {
-		if ws, ok := s.Keys[sb.APIKey]; ok && ws == sb.WorkspaceID && s.Workspaces[ws] != nil {
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	if sb := s.st.Boot; sb != nil && sb.Matches(b) {
+		if ws, ok := s.st.Keys[sb.APIKey]; ok && ws == sb.WorkspaceID && s.st.Workspaces[ws] != nil {
 			return *sb, nil
 		}
 	}
@@ -93,7 +93,7 @@ func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 		return Bootstrap{}, err
 	}
 	if b.APIKey != "" {
-		if ws, ok := s.Keys[b.APIKey]; ok {
+		if ws, ok := s.st.Keys[b.APIKey]; ok {
 			if b.WorkspaceID != "" && b.WorkspaceID != ws {
 				return Bootstrap{}, conflict("API key is bound to workspace %q, not %q", ws, b.WorkspaceID)
 			}
@@ -102,8 +102,8 @@ func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 	}
 	var w *workspace
 	if b.WorkspaceID != "" {
-		w = s.Workspaces[b.WorkspaceID]
-		if w == nil && s.IDTakenLocked(b.WorkspaceID) {
+		w = s.st.Workspaces[b.WorkspaceID]
+		if w == nil && s.st.IDTakenLocked(b.WorkspaceID) {
 			return Bootstrap{}, conflict("ID %q is taken by an object that is not a workspace", b.WorkspaceID)
 		}
 	}
@@ -112,35 +112,35 @@ func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 			return Bootstrap{}, conflict("workspace %q belongs to account %q, not %q", w.ID, w.AccountID, b.AccountID)
 		}
 	} else {
-		a := s.Accounts[b.AccountID]
+		a := s.st.Accounts[b.AccountID]
 		if a == nil {
-			if b.AccountID != "" && s.IDTakenLocked(b.AccountID) {
+			if b.AccountID != "" && s.st.IDTakenLocked(b.AccountID) {
 				return Bootstrap{}, conflict("ID %q is taken by an object that is not an account", b.AccountID)
 			}
-			a = s.NewAccountLocked(b.AccountID, name)
+			a = s.st.NewAccountLocked(b.AccountID, name)
 		}
-		w = s.NewWorkspaceLocked(b.WorkspaceID, a, name, "")
+		w = s.st.NewWorkspaceLocked(b.WorkspaceID, a, name, "")
 	}
 	key := b.APIKey
-	if _, ok := s.Keys[key]; !ok || key == "" {
-		key = s.NewKeyLocked(w, key)
+	if _, ok := s.st.Keys[key]; !ok || key == "" {
+		key = s.st.NewKeyLocked(w, key)
 	}
 	out := Bootstrap{AccountID: w.AccountID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}
-	s.Boot = &out
-	s.Changed(s.Accounts[w.AccountID], w, s.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID), s.Boot)
+	s.st.Boot = &out
+	s.st.Changed(s.st.Accounts[w.AccountID], w, s.st.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID), s.st.Boot)
 	return out, nil
 }
 
 // CreateKey creates a new API key bound to a workspace.
 func (s *Server) CreateKey(workspaceID string) (string, error) {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	w := s.Workspaces[workspaceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	w := s.st.Workspaces[workspaceID]
 	if w == nil {
 		return "", notFound("workspace %q not found", workspaceID)
 	}
-	key := s.NewKeyLocked(w, "")
-	s.Changed(store.KeyChange(key, w.ID))
+	key := s.st.NewKeyLocked(w, "")
+	s.st.Changed(store.KeyChange(key, w.ID))
 	return key, nil
 }
 
@@ -150,9 +150,9 @@ func (s *Server) SetJobStatus(deviceID, jobName, status string) error {
 	if status != JobStatusPending && status != JobStatusDone {
 		return invalidArgument("\"status\" must be %q or %q, not %q", JobStatusPending, JobStatusDone, status)
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	d := s.Devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -161,8 +161,8 @@ func (s *Server) SetJobStatus(deviceID, jobName, status string) error {
 		return notFound("job %q not found on device %q", jobName, deviceID)
 	}
 	j.Status = status
-	s.Changed(d)
-	s.emitLocked(s.Workspaces[d.WorkspaceID], []event{jobEvent(d, j, directionD2C, time.Now())})
+	s.st.Changed(d)
+	s.emitLocked(s.st.Workspaces[d.WorkspaceID], []event{jobEvent(d, j, directionD2C, time.Now())})
 	return nil
 }
 
@@ -174,9 +174,9 @@ func (s *Server) SetFOTAStatus(deviceID, status string) error {
 	if !fotaStatusRE.MatchString(status) {
 		return invalidArgument("\"status\" must be a lower-case word of at most 32 characters (e.g. \"done\", \"failed\"), not %q", status)
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	d := s.Devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -184,8 +184,8 @@ func (s *Server) SetFOTAStatus(deviceID, status string) error {
 		return notFound("no FOTA scheduled on device %q", deviceID)
 	}
 	d.FOTA.Status = status
-	s.Changed(d)
-	s.emitLocked(s.Workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionD2C, time.Now())})
+	s.st.Changed(d)
+	s.emitLocked(s.st.Workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionD2C, time.Now())})
 	return nil
 }
 
@@ -210,70 +210,70 @@ func (s *Server) SetDeviceIdentities(deviceID, physID string, identities json.Ra
 			ids = nil // none is answered as null
 		}
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	d := s.Devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
 	d.PhysID = physID
 	d.Identities = ids
-	s.Changed(d)
+	s.st.Changed(d)
 	return nil
 }
 
 // DeleteDevice deletes a device with its jobs and FOTA, as if it was
 // removed outside Terraform. Its stored data points stay.
 func (s *Server) DeleteDevice(deviceID string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	d := s.Devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
-	s.DeleteDeviceLocked(d)
-	s.Changed(store.GoneDevice(d.ID))
+	s.st.DeleteDeviceLocked(d)
+	s.st.Changed(store.GoneDevice(d.ID))
 	return nil
 }
 
 // DeleteFleet deletes an empty fleet. The default fleet and fleets that hold
 // devices cannot be deleted (409).
 func (s *Server) DeleteFleet(fleetID string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	f := s.Fleets[fleetID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	f := s.st.Fleets[fleetID]
 	if f == nil {
 		return notFound("fleet %q not found", fleetID)
 	}
-	w := s.Workspaces[f.WorkspaceID]
+	w := s.st.Workspaces[f.WorkspaceID]
 	if w.DefaultFleetID == f.ID {
 		return conflict("fleet %q is the default fleet of workspace %q", f.ID, w.ID)
 	}
 	n := 0
 	for _, id := range w.Devices {
-		if s.Devices[id].FleetID == f.ID {
+		if s.st.Devices[id].FleetID == f.ID {
 			n++
 		}
 	}
 	if n > 0 {
 		return conflict("fleet %q still holds %d devices; delete or move them first", f.ID, n)
 	}
-	s.DeleteFleetLocked(f)
-	s.Changed(store.GoneFleet(f.ID))
+	s.st.DeleteFleetLocked(f)
+	s.st.Changed(store.GoneFleet(f.ID))
 	return nil
 }
 
 // DeleteWorkspace deletes a workspace with its fleets, devices, data points
 // and webhook, and revokes the API keys bound to it.
 func (s *Server) DeleteWorkspace(workspaceID string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	w := s.Workspaces[workspaceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	w := s.st.Workspaces[workspaceID]
 	if w == nil {
 		return notFound("workspace %q not found", workspaceID)
 	}
-	s.DeleteWorkspaceLocked(w)
-	s.Changed(store.GoneWorkspace(w.ID))
+	s.st.DeleteWorkspaceLocked(w)
+	s.st.Changed(store.GoneWorkspace(w.ID))
 	return nil
 }
 
@@ -286,9 +286,9 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 			return nil, err
 		}
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	w := s.Workspaces[workspaceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	w := s.st.Workspaces[workspaceID]
 	if w == nil {
 		return nil, notFound("workspace %q not found", workspaceID)
 	}
@@ -302,7 +302,7 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 		created[i] = s.newDeviceLocked(w, f, n)
 		ids[i] = created[i].ID
 	}
-	s.Changed(store.DevicesChanged(created)...)
+	s.st.Changed(store.DevicesChanged(created)...)
 	return ids, nil
 }
 
@@ -311,30 +311,30 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 // answers, returns to the choices and device behavior of Options and drops
 // queued webhook batches.
 func (s *Server) Reset() {
-	s.Mu.Lock()
-	s.DataMu.Lock()
-	s.ResetStateLocked()
-	s.Series = map[string]*series{}
-	s.Changed(store.ResetAll())
-	s.DataMu.Unlock()
-	s.Mu.Unlock()
+	s.st.Mu.Lock()
+	s.st.DataMu.Lock()
+	s.st.ResetStateLocked()
+	s.st.Series = map[string]*series{}
+	s.st.Changed(store.ResetAll())
+	s.st.DataMu.Unlock()
+	s.st.Mu.Unlock()
 	s.ResetCounters()
 	s.faults.SetFaults(faults.Faults{})
 	s.faults.ClearRequestFaults()
 	s.choices.Set(s.opts.Choices)
 	s.clearAnswers()
-	s.Mu.Lock()
+	s.st.Mu.Lock()
 	s.behavior = s.opts.DeviceBehavior.Normalized()
-	s.Mu.Unlock()
+	s.st.Mu.Unlock()
 	s.hooks.Clear()
 }
 
 // PurgeJob deletes the record of a job of a device, as a service that
 // forgets finished jobs would; the device stays.
 func (s *Server) PurgeJob(deviceID, jobName string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	d := s.Devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -342,16 +342,16 @@ func (s *Server) PurgeJob(deviceID, jobName string) error {
 		return notFound("job %q not found on device %q", jobName, deviceID)
 	}
 	delete(d.Jobs, jobName)
-	s.Changed(d)
+	s.st.Changed(d)
 	return nil
 }
 
 // PurgeFOTA deletes the FOTA record of a device: GET .../fota then answers
 // as for a device that never had one (see Choices.MissingFOTA).
 func (s *Server) PurgeFOTA(deviceID string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	d := s.Devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -359,7 +359,7 @@ func (s *Server) PurgeFOTA(deviceID string) error {
 		return notFound("no FOTA scheduled on device %q", deviceID)
 	}
 	d.FOTA = nil
-	s.Changed(d)
+	s.st.Changed(d)
 	return nil
 }
 
@@ -369,27 +369,27 @@ func (s *Server) RenameFleet(fleetID, name string) error {
 	if err != nil {
 		return err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	f := s.Fleets[fleetID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	f := s.st.Fleets[fleetID]
 	if f == nil {
 		return notFound("fleet %q not found", fleetID)
 	}
 	f.Name = n
-	s.Changed(f)
+	s.st.Changed(f)
 	return nil
 }
 
 // MoveDevice moves a device to another fleet of its workspace, as if it was
 // moved outside Terraform. Its stored data points keep their fleet.
 func (s *Server) MoveDevice(deviceID, fleetID string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	d := s.Devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
-	f := s.Fleets[fleetID]
+	f := s.st.Fleets[fleetID]
 	switch {
 	case f == nil:
 		return notFound("fleet %q not found", fleetID)
@@ -397,19 +397,19 @@ func (s *Server) MoveDevice(deviceID, fleetID string) error {
 		return conflict("fleet %q is in workspace %q, device %q in workspace %q", f.ID, f.WorkspaceID, d.ID, d.WorkspaceID)
 	}
 	d.FleetID = f.ID
-	s.Changed(d)
+	s.st.Changed(d)
 	return nil
 }
 
 // RevokeKey revokes an API key, as if it was revoked in the web console:
 // requests with it then answer 401.
 func (s *Server) RevokeKey(apiKey string) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	if _, ok := s.Keys[apiKey]; !ok || apiKey == "" {
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	if _, ok := s.st.Keys[apiKey]; !ok || apiKey == "" {
 		return notFound("no such API key")
 	}
-	s.DeleteKeyLocked(apiKey)
-	s.Changed(store.GoneKey(apiKey))
+	s.st.DeleteKeyLocked(apiKey)
+	s.st.Changed(store.GoneKey(apiKey))
 	return nil
 }

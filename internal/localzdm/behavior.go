@@ -37,26 +37,26 @@ func (s *Server) SetDeviceBehavior(b DeviceBehavior) error {
 	if err := s.checkBehavior(b); err != nil {
 		return err
 	}
-	s.Mu.Lock()
+	s.st.Mu.Lock()
 	s.behavior = b.Normalized()
 	s.replanPendingLocked(time.Now())
-	s.Mu.Unlock()
+	s.st.Mu.Unlock()
 	return nil
 }
 
 // replanPendingLocked drops the planned answers and plans, under the
 // current behavior, the answer of every device to its pending jobs (by
-// name) and FOTA, as if scheduled at now; s.Mu is held for writing.
+// name) and FOTA, as if scheduled at now; s.st.Mu is held for writing.
 func (s *Server) replanPendingLocked(now time.Time) {
 	s.clearAnswers()
-	for _, wsID := range sortedKeys(s.Workspaces) {
-		w := s.Workspaces[wsID]
+	for _, wsID := range sortedKeys(s.st.Workspaces) {
+		w := s.st.Workspaces[wsID]
 		p := s.newPlannerLocked(w)
 		if p == nil {
 			continue
 		}
 		for _, id := range w.Devices {
-			d := s.Devices[id]
+			d := s.st.Devices[id]
 			if d == nil {
 				continue
 			}
@@ -74,8 +74,8 @@ func (s *Server) replanPendingLocked(now time.Time) {
 
 // CurrentDeviceBehavior returns the device behavior in effect.
 func (s *Server) CurrentDeviceBehavior() DeviceBehavior {
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	return s.behavior.Normalized()
 }
 
@@ -141,7 +141,7 @@ type planner struct {
 	n    int
 }
 
-// newPlannerLocked returns nil when devices do not answer; s.Mu is held.
+// newPlannerLocked returns nil when devices do not answer; s.st.Mu is held.
 func (s *Server) newPlannerLocked(w *workspace) *planner {
 	b := s.behavior
 	if !b.Enabled {
@@ -156,7 +156,7 @@ func (s *Server) newPlannerLocked(w *workspace) *planner {
 		}
 		rs := make([]ranked, 0, len(w.Devices))
 		for i, id := range w.Devices {
-			rs = append(rs, ranked{id, seededHash(b.Seed, s.Devices[id].Name), i})
+			rs = append(rs, ranked{id, seededHash(b.Seed, s.st.Devices[id].Name), i})
 		}
 		slices.SortFunc(rs, func(a, b ranked) int {
 			switch {
@@ -203,7 +203,7 @@ func (p *planner) outcome(d *device) string {
 }
 
 // planLocked plans the answer of device d to the scheduling t made at now,
-// giving it at once when it is due at once; s.Mu is held for writing.
+// giving it at once when it is due at once; s.st.Mu is held for writing.
 func (s *Server) planLocked(p *planner, d *device, t target, now time.Time) {
 	if p == nil {
 		return
@@ -247,10 +247,10 @@ func (s *Server) planLocked(p *planner, d *device, t target, now time.Time) {
 }
 
 // giveAnswerLocked applies a device's answer when its scheduling is still
-// the current one and pending; s.Mu is held for writing.
+// the current one and pending; s.st.Mu is held for writing.
 func (s *Server) giveAnswerLocked(a *answer, now time.Time) {
 	d := a.dev
-	if s.Devices[d.ID] != d {
+	if s.st.Devices[d.ID] != d {
 		return // deleted
 	}
 	var ev event
@@ -268,8 +268,8 @@ func (s *Server) giveAnswerLocked(a *answer, now time.Time) {
 		a.t.fota.Status = a.status
 		ev = fotaEvent(d, a.t.fota, directionD2C, now)
 	}
-	s.Changed(d)
-	s.emitLocked(s.Workspaces[d.WorkspaceID], []event{ev})
+	s.st.Changed(d)
+	s.emitLocked(s.st.Workspaces[d.WorkspaceID], []event{ev})
 }
 
 // answerLoop gives the planned answers when they are due, until the server
@@ -293,11 +293,11 @@ func (s *Server) answerLoop() {
 		}
 		s.answers.mu.Unlock()
 		if len(due) > 0 {
-			s.Mu.Lock()
+			s.st.Mu.Lock()
 			for _, a := range due {
 				s.giveAnswerLocked(a, now)
 			}
-			s.Mu.Unlock()
+			s.st.Mu.Unlock()
 		}
 		t.Reset(next)
 		select {

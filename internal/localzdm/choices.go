@@ -106,21 +106,21 @@ func (s *Server) publishBeforeRead(wsID string, dq *dataQuery) {
 	}
 	deviceID, tag := firstKey(dq.Devices), firstKey(dq.Tags)
 	var newest *point
-	s.DataMu.RLock()
-	if sr := s.Series[wsID]; sr != nil && len(sr.Points) > 0 {
+	s.st.DataMu.RLock()
+	if sr := s.st.Series[wsID]; sr != nil && len(sr.Points) > 0 {
 		newest = sr.Points[len(sr.Points)-1]
 	}
-	s.DataMu.RUnlock()
-	s.Mu.RLock()
-	w := s.Workspaces[wsID]
+	s.st.DataMu.RUnlock()
+	s.st.Mu.RLock()
+	w := s.st.Workspaces[wsID]
 	if w != nil && deviceID == "" {
-		if newest != nil && s.Devices[newest.DeviceID] != nil {
+		if newest != nil && s.st.Devices[newest.DeviceID] != nil {
 			deviceID = newest.DeviceID
 		} else if len(w.Devices) > 0 {
 			deviceID = w.Devices[0]
 		}
 	}
-	s.Mu.RUnlock()
+	s.st.Mu.RUnlock()
 	if deviceID == "" {
 		return // no device to publish from
 	}

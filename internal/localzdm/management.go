@@ -36,9 +36,9 @@ func (s *Server) newAPIRouter() *router {
 	)
 }
 
-// keyWorkspaceLocked returns the workspace the key is bound to; s.Mu must be held.
+// keyWorkspaceLocked returns the workspace the key is bound to; s.st.Mu must be held.
 func (c *call) keyWorkspaceLocked() (*workspace, error) {
-	w := c.s.Workspaces[c.keyWorkspace]
+	w := c.s.st.Workspaces[c.keyWorkspace]
 	if w == nil {
 		return nil, newError(http.StatusUnauthorized, CodeUnauthenticated, "invalid API key")
 	}
@@ -46,13 +46,13 @@ func (c *call) keyWorkspaceLocked() (*workspace, error) {
 }
 
 // pathWorkspaceLocked resolves the {workspace_id} of the path, which must be
-// the key's workspace; s.Mu must be held.
+// the key's workspace; s.st.Mu must be held.
 func (c *call) pathWorkspaceLocked() (*workspace, error) {
 	if _, err := c.keyWorkspaceLocked(); err != nil {
 		return nil, err
 	}
 	id := c.params["workspace_id"]
-	w := c.s.Workspaces[id]
+	w := c.s.st.Workspaces[id]
 	switch {
 	case w == nil:
 		return nil, notFound("workspace %q not found", id)
@@ -63,13 +63,13 @@ func (c *call) pathWorkspaceLocked() (*workspace, error) {
 }
 
 // pathDeviceLocked resolves the {device_id} of the path, which must be in the
-// key's workspace; s.Mu must be held.
+// key's workspace; s.st.Mu must be held.
 func (c *call) pathDeviceLocked() (*device, error) {
 	if _, err := c.keyWorkspaceLocked(); err != nil {
 		return nil, err
 	}
 	id := c.params["device_id"]
-	d := c.s.Devices[id]
+	d := c.s.st.Devices[id]
 	if d == nil || d.WorkspaceID != c.keyWorkspace {
 		return nil, notFound("device %q not found", id)
 	}
@@ -79,16 +79,16 @@ func (c *call) pathDeviceLocked() (*device, error) {
 // checkWorkspacePath checks the {workspace_id} of the path under a read lock,
 // so that scope errors come before body and query errors.
 func (c *call) checkWorkspacePath() error {
-	c.s.Mu.RLock()
-	defer c.s.Mu.RUnlock()
+	c.s.st.Mu.RLock()
+	defer c.s.st.Mu.RUnlock()
 	_, err := c.pathWorkspaceLocked()
 	return err
 }
 
 // checkDevicePath checks the {device_id} of the path under a read lock.
 func (c *call) checkDevicePath() error {
-	c.s.Mu.RLock()
-	defer c.s.Mu.RUnlock()
+	c.s.st.Mu.RLock()
+	defer c.s.st.Mu.RUnlock()
 	_, err := c.pathDeviceLocked()
 	return err
 }
@@ -104,17 +104,17 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func (c *call) listWorkspaces() (any, error) {
 	s := c.s
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	kw, err := c.keyWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
-	a := s.Accounts[kw.AccountID]
+	a := s.st.Accounts[kw.AccountID]
 	ids := s.visibleWorkspaces(a.Workspaces)
 	out := make([]workspaceJSON, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, workspaceToJSON(s.Workspaces[id]))
+		out = append(out, workspaceToJSON(s.st.Workspaces[id]))
 	}
 	out = settings.Shuffled(&s.choices, "workspaces "+a.ID, out, func(w *workspaceJSON) string { return w.ID })
 	return httpio.List[workspaceJSON]{Key: "workspaces", Items: out}, nil
@@ -122,14 +122,14 @@ func (c *call) listWorkspaces() (any, error) {
 
 func (c *call) getWorkspace() (any, error) {
 	s := c.s
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	kw, err := c.keyWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["workspace_id"]
-	w := s.Workspaces[id]
+	w := s.st.Workspaces[id]
 	switch {
 	case w == nil:
 		return nil, notFound("workspace %q not found", id)
@@ -166,28 +166,28 @@ func (c *call) createWorkspace() (any, error) {
 		return nil, err
 	}
 	s := c.s
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	kw, err := c.keyWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
-	w := s.NewWorkspaceLocked("", s.Accounts[kw.AccountID], name, desc)
-	s.Changed(w, s.Fleets[w.DefaultFleetID])
+	w := s.st.NewWorkspaceLocked("", s.st.Accounts[kw.AccountID], name, desc)
+	s.st.Changed(w, s.st.Fleets[w.DefaultFleetID])
 	return map[string]any{"workspace": workspaceToJSON(w)}, nil
 }
 
 func (c *call) listFleets() (any, error) {
 	s := c.s
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]fleetJSON, 0, len(w.Fleets))
 	for _, id := range w.Fleets {
-		out = append(out, fleetToJSON(s.Fleets[id]))
+		out = append(out, fleetToJSON(s.st.Fleets[id]))
 	}
 	out = settings.Shuffled(&s.choices, "fleets "+w.ID, out, func(f *fleetJSON) string { return f.ID })
 	return httpio.List[fleetJSON]{Key: "fleets", Items: out}, nil
@@ -195,14 +195,14 @@ func (c *call) listFleets() (any, error) {
 
 func (c *call) getFleet() (any, error) {
 	s := c.s
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["fleet_id"]
-	f := s.Fleets[id]
+	f := s.st.Fleets[id]
 	if f == nil || f.WorkspaceID != w.ID {
 		return nil, notFound("fleet %q not found in workspace %q", id, w.ID)
 	}
@@ -222,28 +222,28 @@ func (c *call) createFleet() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
-	f := s.NewFleetLocked(w, name, desc)
-	s.Changed(f)
+	f := s.st.NewFleetLocked(w, name, desc)
+	s.st.Changed(f)
 	return map[string]any{"fleet": fleetToJSON(f)}, nil
 }
 
 func (c *call) listDevices() (any, error) {
 	s := c.s
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]deviceJSON, 0, len(w.Devices))
 	for _, id := range w.Devices {
-		out = append(out, s.deviceJSONLocked(s.Devices[id]))
+		out = append(out, s.deviceJSONLocked(s.st.Devices[id]))
 	}
 	out = settings.Shuffled(&s.choices, "devices "+w.ID, out, func(d *deviceJSON) string { return d.ID })
 	return httpio.List[deviceJSON]{Key: "devices", Items: out}, nil
@@ -251,14 +251,14 @@ func (c *call) listDevices() (any, error) {
 
 func (c *call) getDevice() (any, error) {
 	s := c.s
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["device_id"]
-	d := s.Devices[id]
+	d := s.st.Devices[id]
 	if d == nil || d.WorkspaceID != w.ID {
 		return nil, notFound("device %q not found in workspace %q", id, w.ID)
 	}
@@ -277,7 +277,7 @@ func (s *Server) fleetForDeviceLocked(w *workspace, fleetID *string, fallback st
 	if fleetID != nil && *fleetID != "" {
 		id = *fleetID
 	}
-	f := s.Fleets[id]
+	f := s.st.Fleets[id]
 	switch {
 	case f == nil:
 		return nil, invalidArgument("\"fleet_id\": fleet %q not found", id)
@@ -300,8 +300,8 @@ func (c *call) createDevice() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
@@ -311,7 +311,7 @@ func (c *call) createDevice() (any, error) {
 		return nil, err
 	}
 	d := s.newDeviceLocked(w, f, name)
-	s.Changed(d)
+	s.st.Changed(d)
 	return map[string]any{"device": s.deviceJSONLocked(d)}, nil
 }
 
@@ -328,14 +328,14 @@ func (c *call) updateDevice() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["device_id"]
-	d := s.Devices[id]
+	d := s.st.Devices[id]
 	if d == nil || d.WorkspaceID != w.ID {
 		return nil, notFound("device %q not found in workspace %q", id, w.ID)
 	}
@@ -345,7 +345,7 @@ func (c *call) updateDevice() (any, error) {
 	}
 	d.Name = name
 	d.FleetID = f.ID
-	s.Changed(d)
+	s.st.Changed(d)
 	return map[string]any{"device": s.deviceJSONLocked(d)}, nil
 }
 
@@ -361,8 +361,8 @@ func (c *call) listJobs() (any, error) {
 	if present && status != JobStatusPending && status != JobStatusDone {
 		return nil, invalidArgument("query parameter \"status\" must be %q or %q, not %q", JobStatusPending, JobStatusDone, status)
 	}
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
@@ -383,8 +383,8 @@ func (c *call) listJobs() (any, error) {
 
 func (c *call) getJob() (any, error) {
 	s := c.s
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
@@ -492,17 +492,17 @@ func (c *call) scheduleJob() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
-	w := s.Workspaces[d.WorkspaceID]
+	w := s.st.Workspaces[d.WorkspaceID]
 	j := setJobLocked(d, name, value, store.Timestamp(now))
 	out := jobToJSON(j)
-	s.Changed(d)
+	s.st.Changed(d)
 	s.emitLocked(w, []event{jobEvent(d, j, directionC2D, now)})
 	s.planLocked(s.newPlannerLocked(w), d, target{job: j}, now)
 	return map[string]any{"job": out}, nil
@@ -519,7 +519,7 @@ func (s *Server) fleetsFromQueryLocked(w *workspace, ids []string) (map[string]b
 		return set, nil
 	}
 	for _, id := range ids {
-		f := s.Fleets[id]
+		f := s.st.Fleets[id]
 		switch {
 		case f == nil:
 			return nil, invalidArgument("query parameter \"fleet\": fleet %q not found", id)
@@ -535,7 +535,7 @@ func (s *Server) fleetsFromQueryLocked(w *workspace, ids []string) (map[string]b
 // workspace that is in the fleets named by fleetIDs (every fleet when none),
 // records the change, emits the events schedule returns, and answers the IDs
 // of the devices reached (never nil). Nothing changes when a fleet ID is
-// invalid. s.Mu is held for writing.
+// invalid. s.st.Mu is held for writing.
 func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device) (event, target)) ([]string, error) {
 	s := c.s
 	w, err := c.pathWorkspaceLocked()
@@ -551,7 +551,7 @@ func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device
 	var reached []*device
 	var targets []target
 	for _, id := range w.Devices {
-		d := s.Devices[id]
+		d := s.st.Devices[id]
 		if !fleets[d.FleetID] {
 			continue
 		}
@@ -561,12 +561,12 @@ func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device
 		devices = append(devices, d.ID)
 		reached = append(reached, d)
 	}
-	s.Changed(store.DevicesChanged(reached)...)
+	s.st.Changed(store.DevicesChanged(reached)...)
 	s.emitLocked(w, events)
 	if p := s.newPlannerLocked(w); p != nil {
 		now := time.Now()
 		for i, id := range devices {
-			s.planLocked(p, s.Devices[id], targets[i], now)
+			s.planLocked(p, s.st.Devices[id], targets[i], now)
 		}
 	}
 	return devices, nil
@@ -593,8 +593,8 @@ func (c *call) scheduleFleetJob() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	now := time.Now()
 	at := store.Timestamp(now)
 	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) (event, target) {
@@ -610,8 +610,8 @@ func (c *call) scheduleFleetJob() (any, error) {
 
 func (c *call) getFOTA() (any, error) {
 	s := c.s
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
@@ -638,17 +638,17 @@ func (c *call) scheduleFOTA() (any, error) {
 	if err := validFirmware(fw, ver); err != nil {
 		return nil, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
-	w := s.Workspaces[d.WorkspaceID]
+	w := s.st.Workspaces[d.WorkspaceID]
 	d.FOTA = &fota{ScheduledAt: store.Timestamp(now), Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
 	out := fotaToJSON(d.FOTA)
-	s.Changed(d)
+	s.st.Changed(d)
 	s.emitLocked(w, []event{fotaEvent(d, d.FOTA, directionC2D, now)})
 	s.planLocked(s.newPlannerLocked(w), d, target{fota: d.FOTA}, now)
 	return map[string]any{"fota": out}, nil
@@ -667,8 +667,8 @@ func (c *call) scheduleFleetFOTA() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	now := time.Now()
 	at := store.Timestamp(now)
 	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) (event, target) {
@@ -695,10 +695,10 @@ func (s *Server) deviceIDPrefix() string {
 
 // newDeviceLocked creates a device with an ID of the prefix in use.
 func (s *Server) newDeviceLocked(w *workspace, f *fleet, name string) *device {
-	return s.NewDeviceLocked(s.deviceIDPrefix(), w, f, name)
+	return s.st.NewDeviceLocked(s.deviceIDPrefix(), w, f, name)
 }
 
-// deviceJSONLocked renders a device; s.Mu must be held.
+// deviceJSONLocked renders a device; s.st.Mu must be held.
 func (s *Server) deviceJSONLocked(d *device) deviceJSON {
 	out := deviceJSON{
 		ID: d.ID, Name: d.Name, AccountID: d.AccountID, FleetID: d.FleetID,
@@ -707,10 +707,10 @@ func (s *Server) deviceJSONLocked(d *device) deviceJSON {
 	if len(d.Identities) > 0 {
 		out.Identities = d.Identities
 	}
-	if f := s.Fleets[d.FleetID]; f != nil {
+	if f := s.st.Fleets[d.FleetID]; f != nil {
 		out.FleetName = f.Name
 	}
-	if w := s.Workspaces[d.WorkspaceID]; w != nil {
+	if w := s.st.Workspaces[d.WorkspaceID]; w != nil {
 		out.WorkspaceName = w.Name
 	}
 	return out

@@ -53,9 +53,9 @@ type Server struct {
 	opts Options
 	log  *log.Logger
 
-	// Store holds the model and the data points, and keeps them in the
-	// state file; its Mu guards behavior too.
-	*store.Store
+	// st holds the model and the data points, and keeps them in the state
+	// file; its Mu guards behavior too.
+	st       *store.Store
 	behavior DeviceBehavior
 
 	faults  *faults.Set
@@ -96,7 +96,7 @@ func New(opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = log.New(io.Discard, "", 0)
 	}
-	s.Store = store.New(s.log.Printf)
+	s.st = store.New(s.log.Printf)
 	if err := opts.Choices.Validate(); err != nil {
 		return nil, fmt.Errorf("localzdm: choices: %w", err)
 	}
@@ -111,16 +111,16 @@ func New(opts Options) (*Server, error) {
 	s.storageRoutes = s.newStorageRouter()
 	s.admin = admin.New[Choices, DeviceBehavior, DataPoint, Bootstrap](s, s.log, opts.LogRequests)
 	if opts.StateFile != "" {
-		if err := s.OpenState(opts.StateFile, opts.Sync); err != nil {
+		if err := s.st.OpenState(opts.StateFile, opts.Sync); err != nil {
 			return nil, err
 		}
-		s.opts.StateFile = s.StatePath()
+		s.opts.StateFile = s.st.StatePath()
 	}
 	s.hooks = webhook.New(s.log, s.closing)
 	// Work left pending in the state file is answered under this behavior.
-	s.Mu.Lock()
+	s.st.Mu.Lock()
 	s.replanPendingLocked(time.Now())
-	s.Mu.Unlock()
+	s.st.Mu.Unlock()
 	return s, nil
 }
 
@@ -223,8 +223,8 @@ func (s *Server) Close() error {
 		}
 		s.serveWG.Wait()
 		s.hooks.Stop()
-		if s.Persistent() {
-			if err := s.CloseState(); err != nil {
+		if s.st.Persistent() {
+			if err := s.st.CloseState(); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -233,10 +233,15 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
+// Sync waits until every change made so far is written to the journal of
+// the state file (and fsynced with Options.Sync). It returns at once without
+// a state file.
+func (s *Server) Sync() error { return s.st.Sync() }
+
 // ManagementHandler serves the management service under /v3 and the admin
 // API under /admin/.
 func (s *Server) ManagementHandler() http.Handler {
-	return awaitSaved(s.Store, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return awaitSaved(s.st, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
 			s.admin.ServeHTTP(w, r)
 			return
@@ -247,7 +252,7 @@ func (s *Server) ManagementHandler() http.Handler {
 
 // StorageHandler serves the storage service under /v3.
 func (s *Server) StorageHandler() http.Handler {
-	return awaitSaved(s.Store, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return awaitSaved(s.st, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, s.storageRoutes)
 	}))
 }
@@ -321,10 +326,10 @@ func (s *Server) authenticate(r *http.Request) (string, error) {
 	if key == "" {
 		return "", newError(http.StatusUnauthorized, CodeUnauthenticated, "missing API key: send it in the X-API-KEY header")
 	}
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
-	ws, ok := s.Keys[key]
-	if !ok || s.Workspaces[ws] == nil {
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
+	ws, ok := s.st.Keys[key]
+	if !ok || s.st.Workspaces[ws] == nil {
 		return "", newError(http.StatusUnauthorized, CodeUnauthenticated, "invalid API key")
 	}
 	return ws, nil

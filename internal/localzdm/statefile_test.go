@@ -17,7 +17,7 @@ import (
 // writer has written stays, nothing else is written, and the lock goes.
 func crash(t *testing.T, s *Server) {
 	t.Helper()
-	if err := s.CrashForTest(); err != nil {
+	if err := s.st.CrashForTest(); err != nil {
 		t.Fatal(err)
 	}
 	s.closeOnce.Do(func() { close(s.closing); s.hooks.Stop() })
@@ -26,7 +26,7 @@ func crash(t *testing.T, s *Server) {
 // stateJSON renders the whole state, without the time it was taken.
 func stateJSON(t *testing.T, s *Server) string {
 	t.Helper()
-	st := s.CopyState()
+	st := s.st.CopyState()
 	st.SavedAt, st.JournalGen = "", 0
 	b, err := json.Marshal(&st)
 	if err != nil {
@@ -68,17 +68,17 @@ func changeEverything(t *testing.T, s *Server) {
 	revoked, err := s.CreateKey(b.WorkspaceID)
 	must(err)
 	must(s.RevokeKey(revoked))
-	s.Mu.Lock()
-	w := s.Workspaces[b.WorkspaceID]
-	f := s.NewFleetLocked(w, "extra", "")
-	spare := s.NewFleetLocked(w, "spare", "")
-	d := s.Devices[ids[0]]
+	s.st.Mu.Lock()
+	w := s.st.Workspaces[b.WorkspaceID]
+	f := s.st.NewFleetLocked(w, "extra", "")
+	spare := s.st.NewFleetLocked(w, "spare", "")
+	d := s.st.Devices[ids[0]]
 	now := store.Timestamp(time.Now())
 	setJobLocked(d, "reboot", json.RawMessage(`{"delay":1}`), now)
 	setJobLocked(d, "purge-me", json.RawMessage(`{}`), now)
 	d.FOTA = &fota{ScheduledAt: now, Status: FOTAStatusPending, FirmwareID: "fw", FirmwareVersion: "1"}
-	s.Changed(f, spare, d)
-	s.Mu.Unlock()
+	s.st.Changed(f, spare, d)
+	s.st.Mu.Unlock()
 	must(s.SetJobStatus(ids[0], "reboot", JobStatusDone))
 	must(s.PurgeJob(ids[0], "purge-me"))
 	must(s.SetFOTAStatus(ids[0], "failed"))
@@ -93,9 +93,9 @@ func changeEverything(t *testing.T, s *Server) {
 	})
 	must(err)
 	must(s.DeleteWorkspace(other.WorkspaceID))
-	s.Mu.Lock()
-	s.Changed() // the whole model, as a change site that names nothing records it
-	s.Mu.Unlock()
+	s.st.Mu.Lock()
+	s.st.Changed() // the whole model, as a change site that names nothing records it
+	s.st.Mu.Unlock()
 }
 
 // TestJournalReplay crashes a server after every kind of change and checks
@@ -117,7 +117,7 @@ func TestJournalReplay(t *testing.T) {
 	if got := stateJSON(t, s2); got != want {
 		t.Fatalf("replayed state:\n got %s\nwant %s", got, want)
 	}
-	ids, err := s2.CreateDevices(s2.Boot.WorkspaceID, "", []string{"after"})
+	ids, err := s2.CreateDevices(s2.st.Boot.WorkspaceID, "", []string{"after"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestJournalReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	s3 := mustNew(t, file)
-	if got := stateJSON(t, s3); got != want || s3.Devices[ids[0]] == nil {
+	if got := stateJSON(t, s3); got != want || s3.st.Devices[ids[0]] == nil {
 		t.Fatalf("state after a torn record:\n got %s\nwant %s", got, want)
 	}
 	if fi, err := os.Stat(jf); err != nil || fi.Size() != int64(len(full)) {
@@ -166,7 +166,7 @@ func TestJournalCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetJournalLimitForTest(1)
+	s.st.SetJournalLimitForTest(1)
 	for i := range 50 {
 		if _, err := s.CreateDevices(b.WorkspaceID, "", []string{"d" + strings.Repeat("x", i)}); err != nil {
 			t.Fatal(err)
@@ -179,7 +179,7 @@ func TestJournalCompaction(t *testing.T) {
 	// next write after each snapshot trigger one).
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		gen := s.JournalGenForTest()
+		gen := s.st.JournalGenForTest()
 		if gen > 0 {
 			break
 		}
@@ -247,7 +247,7 @@ func TestJournalFailureAnswers500(t *testing.T) {
 	if code, body := create("before"); code != http.StatusOK {
 		t.Fatalf("before the break: %d %s", code, body)
 	}
-	s.BreakJournalForTest() // every later write fails
+	s.st.BreakJournalForTest() // every later write fails
 	code, body := create("unsaved")
 	if code != http.StatusInternalServerError || !strings.Contains(body, "could not be saved") {
 		t.Fatalf("after the break: %d %s", code, body)
@@ -294,7 +294,7 @@ func TestBootstrapRemovedSurvivesRestart(t *testing.T) {
 				t.Fatalf("%s, %s: restart refused: %v", how, stop, err)
 			}
 			nb, err := s2.EnsureBootstrap(Bootstrap{})
-			if err != nil || nb.APIKey == b.APIKey || s2.Keys[nb.APIKey] != nb.WorkspaceID {
+			if err != nil || nb.APIKey == b.APIKey || s2.st.Keys[nb.APIKey] != nb.WorkspaceID {
 				t.Fatalf("%s, %s: new bootstrap %+v, %v (old %+v)", how, stop, nb, err, b)
 			}
 			if err := s2.Close(); err != nil {

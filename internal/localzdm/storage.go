@@ -34,18 +34,18 @@ func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
 	var items []webhook.DataItem
 	var events []event
 	var hook string
-	// s.Mu stays read-locked until the points are stored: the workspace
+	// s.st.Mu stays read-locked until the points are stored: the workspace
 	// cannot be deleted in between.
-	s.Mu.RLock()
-	defer s.Mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	err := func() error {
-		w := s.Workspaces[workspaceID]
+		w := s.st.Workspaces[workspaceID]
 		if w == nil {
 			return notFound("workspace %q not found", workspaceID)
 		}
 		hook = w.Webhook
 		for i, in := range points {
-			d := s.Devices[in.DeviceID]
+			d := s.st.Devices[in.DeviceID]
 			if d == nil || d.WorkspaceID != w.ID {
 				return invalidArgument("points[%d].device_id: device %q not found in workspace %q", i, in.DeviceID, w.ID)
 			}
@@ -76,17 +76,17 @@ func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	s.DataMu.Lock()
-	sr := s.Series[workspaceID]
+	s.st.DataMu.Lock()
+	sr := s.st.Series[workspaceID]
 	if sr == nil {
 		sr = store.NewSeries()
-		s.Series[workspaceID] = sr
+		s.st.Series[workspaceID] = sr
 	}
 	accepted := sr.Insert(prepared)
 	if accepted > 0 {
-		s.Changed(store.PointBatch(workspaceID, prepared))
+		s.st.Changed(store.PointBatch(workspaceID, prepared))
 	}
-	s.DataMu.Unlock()
+	s.st.DataMu.Unlock()
 	if hook != "" && len(items) > 0 {
 		s.hooks.Enqueue(hook, BatchTypeData, items)
 		s.hooks.Enqueue(hook, BatchTypeEvents, events)
@@ -187,8 +187,8 @@ func (c *call) getData() (any, error) {
 	var enabled bool
 	var wsID string
 	if err := func() error {
-		s.Mu.RLock()
-		defer s.Mu.RUnlock()
+		s.st.Mu.RLock()
+		defer s.st.Mu.RUnlock()
 		w, err := c.pathWorkspaceLocked()
 		if err != nil {
 			return err
@@ -206,24 +206,24 @@ func (c *call) getData() (any, error) {
 		return nil, err
 	}
 	s.publishBeforeRead(wsID, dq)
-	s.DataMu.RLock()
+	s.st.DataMu.RLock()
 	var result [][]byte
-	if sr := s.Series[wsID]; sr != nil {
+	if sr := s.st.Series[wsID]; sr != nil {
 		result = dq.Page(sr.Points)
 	}
-	s.DataMu.RUnlock()
+	s.st.DataMu.RUnlock()
 	return httpio.RawList{Key: "result", Items: result}, nil
 }
 
 // SetStorage enables or disables the storage service for a workspace.
 func (s *Server) SetStorage(workspaceID string, enabled bool) error {
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	w := s.Workspaces[workspaceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	w := s.st.Workspaces[workspaceID]
 	if w == nil {
 		return notFound("workspace %q not found", workspaceID)
 	}
 	w.StorageEnabled = enabled
-	s.Changed(w)
+	s.st.Changed(w)
 	return nil
 }

@@ -49,7 +49,7 @@ func fotaEvent(d *device, f *fota, dir string, at time.Time) event {
 	})
 }
 
-// emitLocked queues an event batch for w's webhook, if it has one; s.Mu must
+// emitLocked queues an event batch for w's webhook, if it has one; s.st.Mu must
 // be held, which keeps batches in the order of the changes they report.
 func (s *Server) emitLocked(w *workspace, events []event) {
 	if w == nil || w.Webhook == "" || len(events) == 0 {
@@ -70,14 +70,14 @@ func (s *Server) SetWebhook(workspaceID, target string) error {
 			return err
 		}
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	w := s.Workspaces[workspaceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	w := s.st.Workspaces[workspaceID]
 	if w == nil {
 		return notFound("workspace %q not found", workspaceID)
 	}
 	w.Webhook = target
-	s.Changed(w)
+	s.st.Changed(w)
 	return nil
 }
 
@@ -112,14 +112,14 @@ func (s *Server) ConnectDevice(deviceID, deviceIP string) error {
 	if err := httpio.CheckDeviceIP(deviceIP); err != nil {
 		return err
 	}
-	s.Mu.Lock()
-	defer s.Mu.Unlock()
-	d := s.Devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
 	now := time.Now()
-	s.emitLocked(s.Workspaces[d.WorkspaceID], []event{deviceEvent(d, "connection", directionD2C, now, map[string]any{
+	s.emitLocked(s.st.Workspaces[d.WorkspaceID], []event{deviceEvent(d, "connection", directionD2C, now, map[string]any{
 		"device_ip": deviceIP, "connected_at": store.Timestamp(now),
 	})})
 	return nil
