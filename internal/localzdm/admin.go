@@ -3,27 +3,18 @@ package localzdm
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/faults"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
 
 // Bootstrap describes an account, a workspace of it and an API key bound to
 // the workspace.
-type Bootstrap struct {
-	AccountID     string `json:"account_id"`
-	WorkspaceID   string `json:"workspace_id"`
-	WorkspaceName string `json:"workspace_name"`
-	APIKey        string `json:"api_key"`
-}
-
-// matches reports whether b agrees with every non-empty field of want.
-func (b *Bootstrap) matches(want Bootstrap) bool {
-	eq := func(have, want string) bool { return want == "" || have == want }
-	return eq(b.AccountID, want.AccountID) && eq(b.WorkspaceID, want.WorkspaceID) &&
-		eq(b.WorkspaceName, want.WorkspaceName) && eq(b.APIKey, want.APIKey)
-}
+type Bootstrap = store.Bootstrap
 
 // DefaultBootstrapName names the account and workspace of Bootstrap("") and
 // of EnsureBootstrap when no name is given.
@@ -31,33 +22,33 @@ const DefaultBootstrapName = "local"
 
 // CreateAccount creates an account and returns its ID.
 func (s *Server) CreateAccount(name string) (string, error) {
-	n, err := requireName("name", &name)
+	n, err := httpio.RequireName("name", &name)
 	if err != nil {
 		return "", err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.newAccountLocked("", n)
-	s.changed(a)
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	a := s.st.NewAccountLocked("", n)
+	s.st.Changed(a)
 	return a.ID, nil
 }
 
 // CreateWorkspace creates a workspace of an account, with its default fleet
 // and a new API key bound to it.
 func (s *Server) CreateWorkspace(accountID, name string) (Bootstrap, error) {
-	n, err := requireName("name", &name)
+	n, err := httpio.RequireName("name", &name)
 	if err != nil {
 		return Bootstrap{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.accounts[accountID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	a := s.st.Accounts[accountID]
 	if a == nil {
 		return Bootstrap{}, notFound("account %q not found", accountID)
 	}
-	w := s.newWorkspaceLocked("", a, n, "")
-	key := s.newKeyLocked(w, "")
-	s.changed(w, s.fleets[w.DefaultFleetID], apiKey{key, w.ID})
+	w := s.st.NewWorkspaceLocked("", a, n, "")
+	key := s.st.NewKeyLocked(w, "")
+	s.st.Changed(w, s.st.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID))
 	return Bootstrap{AccountID: a.ID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}, nil
 }
 
@@ -67,16 +58,16 @@ func (s *Server) Bootstrap(name string) (Bootstrap, error) {
 	if strings.TrimSpace(name) == "" {
 		name = DefaultBootstrapName
 	}
-	n, err := requireName("name", &name)
+	n, err := httpio.RequireName("name", &name)
 	if err != nil {
 		return Bootstrap{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.newAccountLocked("", n)
-	w := s.newWorkspaceLocked("", a, n, "")
-	key := s.newKeyLocked(w, "")
-	s.changed(a, w, s.fleets[w.DefaultFleetID], apiKey{key, w.ID})
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	a := s.st.NewAccountLocked("", n)
+	w := s.st.NewWorkspaceLocked("", a, n, "")
+	key := s.st.NewKeyLocked(w, "")
+	s.st.Changed(a, w, s.st.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID))
 	return Bootstrap{AccountID: a.ID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}, nil
 }
 
@@ -87,10 +78,10 @@ func (s *Server) Bootstrap(name string) (Bootstrap, error) {
 // file too): while its key is valid and it agrees with every field set in b,
 // it is returned as is, so a restarted server prints the same key.
 func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sb := s.bootstrap; sb != nil && sb.matches(b) {
-		if ws, ok := s.keys[sb.APIKey]; ok && ws == sb.WorkspaceID && s.workspaces[ws] != nil {
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	if sb := s.st.Boot; sb != nil && sb.Matches(b) {
+		if ws, ok := s.st.Keys[sb.APIKey]; ok && ws == sb.WorkspaceID && s.st.Workspaces[ws] != nil {
 			return *sb, nil
 		}
 	}
@@ -98,11 +89,11 @@ func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 	if strings.TrimSpace(name) == "" {
 		name = DefaultBootstrapName
 	}
-	if _, err := requireName("workspace_name", &name); err != nil {
+	if _, err := httpio.RequireName("workspace_name", &name); err != nil {
 		return Bootstrap{}, err
 	}
 	if b.APIKey != "" {
-		if ws, ok := s.keys[b.APIKey]; ok {
+		if ws, ok := s.st.Keys[b.APIKey]; ok {
 			if b.WorkspaceID != "" && b.WorkspaceID != ws {
 				return Bootstrap{}, conflict("API key is bound to workspace %q, not %q", ws, b.WorkspaceID)
 			}
@@ -111,8 +102,8 @@ func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 	}
 	var w *workspace
 	if b.WorkspaceID != "" {
-		w = s.workspaces[b.WorkspaceID]
-		if w == nil && s.idTakenLocked(b.WorkspaceID) {
+		w = s.st.Workspaces[b.WorkspaceID]
+		if w == nil && s.st.IDTakenLocked(b.WorkspaceID) {
 			return Bootstrap{}, conflict("ID %q is taken by an object that is not a workspace", b.WorkspaceID)
 		}
 	}
@@ -121,35 +112,35 @@ func (s *Server) EnsureBootstrap(b Bootstrap) (Bootstrap, error) {
 			return Bootstrap{}, conflict("workspace %q belongs to account %q, not %q", w.ID, w.AccountID, b.AccountID)
 		}
 	} else {
-		a := s.accounts[b.AccountID]
+		a := s.st.Accounts[b.AccountID]
 		if a == nil {
-			if b.AccountID != "" && s.idTakenLocked(b.AccountID) {
+			if b.AccountID != "" && s.st.IDTakenLocked(b.AccountID) {
 				return Bootstrap{}, conflict("ID %q is taken by an object that is not an account", b.AccountID)
 			}
-			a = s.newAccountLocked(b.AccountID, name)
+			a = s.st.NewAccountLocked(b.AccountID, name)
 		}
-		w = s.newWorkspaceLocked(b.WorkspaceID, a, name, "")
+		w = s.st.NewWorkspaceLocked(b.WorkspaceID, a, name, "")
 	}
 	key := b.APIKey
-	if _, ok := s.keys[key]; !ok || key == "" {
-		key = s.newKeyLocked(w, key)
+	if _, ok := s.st.Keys[key]; !ok || key == "" {
+		key = s.st.NewKeyLocked(w, key)
 	}
 	out := Bootstrap{AccountID: w.AccountID, WorkspaceID: w.ID, WorkspaceName: w.Name, APIKey: key}
-	s.bootstrap = &out
-	s.changed(s.accounts[w.AccountID], w, s.fleets[w.DefaultFleetID], apiKey{key, w.ID}, s.bootstrap)
+	s.st.Boot = &out
+	s.st.Changed(s.st.Accounts[w.AccountID], w, s.st.Fleets[w.DefaultFleetID], store.KeyChange(key, w.ID), s.st.Boot)
 	return out, nil
 }
 
 // CreateKey creates a new API key bound to a workspace.
 func (s *Server) CreateKey(workspaceID string) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := s.workspaces[workspaceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	w := s.st.Workspaces[workspaceID]
 	if w == nil {
 		return "", notFound("workspace %q not found", workspaceID)
 	}
-	key := s.newKeyLocked(w, "")
-	s.changed(apiKey{key, w.ID})
+	key := s.st.NewKeyLocked(w, "")
+	s.st.Changed(store.KeyChange(key, w.ID))
 	return key, nil
 }
 
@@ -159,9 +150,9 @@ func (s *Server) SetJobStatus(deviceID, jobName, status string) error {
 	if status != JobStatusPending && status != JobStatusDone {
 		return invalidArgument("\"status\" must be %q or %q, not %q", JobStatusPending, JobStatusDone, status)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -170,12 +161,12 @@ func (s *Server) SetJobStatus(deviceID, jobName, status string) error {
 		return notFound("job %q not found on device %q", jobName, deviceID)
 	}
 	j.Status = status
-	s.changed(d)
-	s.emitLocked(s.workspaces[d.WorkspaceID], []event{jobEvent(d, j, directionD2C, time.Now())})
+	s.st.Changed(d)
+	s.emitLocked(s.st.Workspaces[d.WorkspaceID], []event{jobEvent(d, j, directionD2C, time.Now())})
 	return nil
 }
 
-var fotaStatusRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+var fotaStatusRE = store.FOTAStatusRE
 
 // SetFOTAStatus sets the status of a device's current FOTA (any lower-case
 // word such as "done" or "failed") and emits a "fota" event (direction d2c).
@@ -183,9 +174,9 @@ func (s *Server) SetFOTAStatus(deviceID, status string) error {
 	if !fotaStatusRE.MatchString(status) {
 		return invalidArgument("\"status\" must be a lower-case word of at most 32 characters (e.g. \"done\", \"failed\"), not %q", status)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -193,8 +184,8 @@ func (s *Server) SetFOTAStatus(deviceID, status string) error {
 		return notFound("no FOTA scheduled on device %q", deviceID)
 	}
 	d.FOTA.Status = status
-	s.changed(d)
-	s.emitLocked(s.workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionD2C, time.Now())})
+	s.st.Changed(d)
+	s.emitLocked(s.st.Workspaces[d.WorkspaceID], []event{fotaEvent(d, d.FOTA, directionD2C, time.Now())})
 	return nil
 }
 
@@ -219,70 +210,70 @@ func (s *Server) SetDeviceIdentities(deviceID, physID string, identities json.Ra
 			ids = nil // none is answered as null
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
 	d.PhysID = physID
 	d.Identities = ids
-	s.changed(d)
+	s.st.Changed(d)
 	return nil
 }
 
 // DeleteDevice deletes a device with its jobs and FOTA, as if it was
 // removed outside Terraform. Its stored data points stay.
 func (s *Server) DeleteDevice(deviceID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
-	s.deleteDeviceLocked(d)
-	s.changed(goneDevice(d.ID))
+	s.st.DeleteDeviceLocked(d)
+	s.st.Changed(store.GoneDevice(d.ID))
 	return nil
 }
 
 // DeleteFleet deletes an empty fleet. The default fleet and fleets that hold
 // devices cannot be deleted (409).
 func (s *Server) DeleteFleet(fleetID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f := s.fleets[fleetID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	f := s.st.Fleets[fleetID]
 	if f == nil {
 		return notFound("fleet %q not found", fleetID)
 	}
-	w := s.workspaces[f.WorkspaceID]
+	w := s.st.Workspaces[f.WorkspaceID]
 	if w.DefaultFleetID == f.ID {
 		return conflict("fleet %q is the default fleet of workspace %q", f.ID, w.ID)
 	}
 	n := 0
 	for _, id := range w.Devices {
-		if s.devices[id].FleetID == f.ID {
+		if s.st.Devices[id].FleetID == f.ID {
 			n++
 		}
 	}
 	if n > 0 {
 		return conflict("fleet %q still holds %d devices; delete or move them first", f.ID, n)
 	}
-	s.deleteFleetLocked(f)
-	s.changed(goneFleet(f.ID))
+	s.st.DeleteFleetLocked(f)
+	s.st.Changed(store.GoneFleet(f.ID))
 	return nil
 }
 
 // DeleteWorkspace deletes a workspace with its fleets, devices, data points
 // and webhook, and revokes the API keys bound to it.
 func (s *Server) DeleteWorkspace(workspaceID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := s.workspaces[workspaceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	w := s.st.Workspaces[workspaceID]
 	if w == nil {
 		return notFound("workspace %q not found", workspaceID)
 	}
-	s.deleteWorkspaceLocked(w)
-	s.changed(goneWorkspace(w.ID))
+	s.st.DeleteWorkspaceLocked(w)
+	s.st.Changed(store.GoneWorkspace(w.ID))
 	return nil
 }
 
@@ -291,13 +282,13 @@ func (s *Server) DeleteWorkspace(workspaceID string) error {
 // names are validated first: on error nothing is created.
 func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]string, error) {
 	for i := range names {
-		if _, err := requireName("names["+strconv.Itoa(i)+"]", &names[i]); err != nil {
+		if _, err := httpio.RequireName("names["+strconv.Itoa(i)+"]", &names[i]); err != nil {
 			return nil, err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := s.workspaces[workspaceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	w := s.st.Workspaces[workspaceID]
 	if w == nil {
 		return nil, notFound("workspace %q not found", workspaceID)
 	}
@@ -311,7 +302,7 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 		created[i] = s.newDeviceLocked(w, f, n)
 		ids[i] = created[i].ID
 	}
-	s.changed(devicesChanged(created)...)
+	s.st.Changed(store.DevicesChanged(created)...)
 	return ids, nil
 }
 
@@ -320,30 +311,30 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 // answers, returns to the choices and device behavior of Options and drops
 // queued webhook batches.
 func (s *Server) Reset() {
-	s.mu.Lock()
-	s.dataMu.Lock()
-	s.resetStateLocked()
-	s.series = map[string]*series{}
-	s.changed(resetAll{})
-	s.dataMu.Unlock()
-	s.mu.Unlock()
+	s.st.Mu.Lock()
+	s.st.DataMu.Lock()
+	s.st.ResetStateLocked()
+	s.st.Series = map[string]*series{}
+	s.st.Changed(store.ResetAll())
+	s.st.DataMu.Unlock()
+	s.st.Mu.Unlock()
 	s.ResetCounters()
-	s.SetFaults(Faults{})
-	s.ClearRequestFaults()
-	s.choices.set(s.opts.Choices)
+	s.faults.SetFaults(faults.Faults{})
+	s.faults.ClearRequestFaults()
+	s.choices.Set(s.opts.Choices)
 	s.clearAnswers()
-	s.mu.Lock()
-	s.behavior = s.opts.DeviceBehavior.normalized()
-	s.mu.Unlock()
-	s.hooks.clear()
+	s.st.Mu.Lock()
+	s.behavior = s.opts.DeviceBehavior.Normalized()
+	s.st.Mu.Unlock()
+	s.hooks.Clear()
 }
 
 // PurgeJob deletes the record of a job of a device, as a service that
 // forgets finished jobs would; the device stays.
 func (s *Server) PurgeJob(deviceID, jobName string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -351,16 +342,16 @@ func (s *Server) PurgeJob(deviceID, jobName string) error {
 		return notFound("job %q not found on device %q", jobName, deviceID)
 	}
 	delete(d.Jobs, jobName)
-	s.changed(d)
+	s.st.Changed(d)
 	return nil
 }
 
 // PurgeFOTA deletes the FOTA record of a device: GET .../fota then answers
 // as for a device that never had one (see Choices.MissingFOTA).
 func (s *Server) PurgeFOTA(deviceID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
@@ -368,37 +359,37 @@ func (s *Server) PurgeFOTA(deviceID string) error {
 		return notFound("no FOTA scheduled on device %q", deviceID)
 	}
 	d.FOTA = nil
-	s.changed(d)
+	s.st.Changed(d)
 	return nil
 }
 
 // RenameFleet renames a fleet, as if it was renamed outside Terraform.
 func (s *Server) RenameFleet(fleetID, name string) error {
-	n, err := requireName("name", &name)
+	n, err := httpio.RequireName("name", &name)
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f := s.fleets[fleetID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	f := s.st.Fleets[fleetID]
 	if f == nil {
 		return notFound("fleet %q not found", fleetID)
 	}
 	f.Name = n
-	s.changed(f)
+	s.st.Changed(f)
 	return nil
 }
 
 // MoveDevice moves a device to another fleet of its workspace, as if it was
 // moved outside Terraform. Its stored data points keep their fleet.
 func (s *Server) MoveDevice(deviceID, fleetID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.devices[deviceID]
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	d := s.st.Devices[deviceID]
 	if d == nil {
 		return notFound("device %q not found", deviceID)
 	}
-	f := s.fleets[fleetID]
+	f := s.st.Fleets[fleetID]
 	switch {
 	case f == nil:
 		return notFound("fleet %q not found", fleetID)
@@ -406,19 +397,19 @@ func (s *Server) MoveDevice(deviceID, fleetID string) error {
 		return conflict("fleet %q is in workspace %q, device %q in workspace %q", f.ID, f.WorkspaceID, d.ID, d.WorkspaceID)
 	}
 	d.FleetID = f.ID
-	s.changed(d)
+	s.st.Changed(d)
 	return nil
 }
 
 // RevokeKey revokes an API key, as if it was revoked in the web console:
 // requests with it then answer 401.
 func (s *Server) RevokeKey(apiKey string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.keys[apiKey]; !ok || apiKey == "" {
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
+	if _, ok := s.st.Keys[apiKey]; !ok || apiKey == "" {
 		return notFound("no such API key")
 	}
-	s.deleteKeyLocked(apiKey)
-	s.changed(goneKey(apiKey))
+	s.st.DeleteKeyLocked(apiKey)
+	s.st.Changed(store.GoneKey(apiKey))
 	return nil
 }

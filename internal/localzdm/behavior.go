@@ -3,184 +3,29 @@ package localzdm
 import (
 	"container/heap"
 	"encoding/binary"
-	"encoding/json"
 	"hash/fnv"
 	"math"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/settings"
 )
 
 // DeviceBehavior scripts how the simulated devices answer the jobs and FOTA
-// scheduled on them. The zero DeviceBehavior is the default: devices never
-// answer, and jobs and FOTA stay pending until SetJobStatus or
-// SetFOTAStatus moves them.
-//
-// With Enabled, every job or FOTA scheduled (single device or
-// fleet-wide) is answered by its device Delay (plus up to Jitter) after it
-// was scheduled: a job becomes "done" and a FOTA FOTASuccessStatus. Failing
-// devices end a FOTA in FailureStatus and a job in JobFailureStatus (when
-// set; jobs stay pending otherwise, since the specification knows only
-// pending and done). Silent devices never answer. A rescheduling replaces
-// the pending answer; a status set meanwhile by hand is kept. A change of
-// behavior (and a start with a state file) plans anew the work still
-// pending, as if scheduled then.
-//
-// Which devices fail or stay silent is decided when a job or FOTA is
-// scheduled, over the devices of its workspace: those listed in
-// FailDevices or SilentDevices (by ID or name), plus exactly
-// round(SilentFraction × n) silent and round(FailureFraction × n) failing
-// devices of the n devices of the workspace, taken in an order given by a
-// hash of Seed and the device names (ties in creation order). The same
-// seed, device names and calls give the same outcome in every run.
-type DeviceBehavior struct {
-	// Enabled makes devices answer what is scheduled on them.
-	Enabled bool `json:"enabled"`
-	// Delay is how long after scheduling a device answers (0: at once, by
-	// the time the scheduling request is answered). At most MaxFaultDelay.
-	Delay time.Duration `json:"delay"`
-	// Jitter adds to Delay a duration in [0, Jitter] per device and job or
-	// firmware, fixed by Seed. At most MaxFaultDelay.
-	Jitter time.Duration `json:"jitter"`
-	// FOTASuccessStatus is the FOTA status of a device that succeeds
-	// (default "done").
-	FOTASuccessStatus string `json:"fota_success_status"`
-	// FailureStatus is the FOTA status of a failing device (default
-	// "failed").
-	FailureStatus string `json:"failure_status"`
-	// JobFailureStatus is the job status of a failing device; empty leaves
-	// its jobs pending. It is a status beyond the specification (which
-	// knows pending and done), refused when the server has a state file.
-	JobFailureStatus string `json:"job_failure_status"`
-	// FailureFraction (0..1) of the devices of a workspace fail.
-	FailureFraction float64 `json:"failure_fraction"`
-	// FailDevices fail, by device ID or name.
-	FailDevices []string `json:"fail_devices"`
-	// SilentFraction (0..1) of the devices of a workspace never answer.
-	SilentFraction float64 `json:"silent_fraction"`
-	// SilentDevices never answer, by device ID or name.
-	SilentDevices []string `json:"silent_devices"`
-	// Seed picks the failing and silent fractions and the jitter.
-	Seed uint64 `json:"seed"`
-}
-
-// deviceBehaviorJSON is the admin API shape of DeviceBehavior: durations
-// are Go duration strings or numbers of milliseconds.
-type deviceBehaviorJSON struct {
-	Enabled           bool     `json:"enabled"`
-	Delay             any      `json:"delay"`
-	Jitter            any      `json:"jitter"`
-	FOTASuccessStatus string   `json:"fota_success_status"`
-	FailureStatus     string   `json:"failure_status"`
-	JobFailureStatus  string   `json:"job_failure_status"`
-	FailureFraction   float64  `json:"failure_fraction"`
-	FailDevices       []string `json:"fail_devices"`
-	SilentFraction    float64  `json:"silent_fraction"`
-	SilentDevices     []string `json:"silent_devices"`
-	Seed              uint64   `json:"seed"`
-}
-
-// MarshalJSON renders durations as Go duration strings.
-func (b DeviceBehavior) MarshalJSON() ([]byte, error) {
-	return json.Marshal(deviceBehaviorJSON{
-		Enabled: b.Enabled, Delay: b.Delay.String(), Jitter: b.Jitter.String(),
-		FOTASuccessStatus: b.FOTASuccessStatus, FailureStatus: b.FailureStatus, JobFailureStatus: b.JobFailureStatus,
-		FailureFraction: b.FailureFraction, FailDevices: b.FailDevices,
-		SilentFraction: b.SilentFraction, SilentDevices: b.SilentDevices, Seed: b.Seed,
-	})
-}
-
-// UnmarshalJSON accepts durations as Go duration strings or milliseconds.
-func (b *DeviceBehavior) UnmarshalJSON(data []byte) error {
-	var in deviceBehaviorJSON
-	if err := strictUnmarshal(data, &in); err != nil {
-		return err
-	}
-	delay, err := parseDurationJSON("delay", in.Delay, MaxFaultDelay)
-	if err != nil {
-		return err
-	}
-	jitter, err := parseDurationJSON("jitter", in.Jitter, MaxFaultDelay)
-	if err != nil {
-		return err
-	}
-	*b = DeviceBehavior{
-		Enabled: in.Enabled, Delay: delay, Jitter: jitter,
-		FOTASuccessStatus: in.FOTASuccessStatus, FailureStatus: in.FailureStatus, JobFailureStatus: in.JobFailureStatus,
-		FailureFraction: in.FailureFraction, FailDevices: in.FailDevices,
-		SilentFraction: in.SilentFraction, SilentDevices: in.SilentDevices, Seed: in.Seed,
-	}
-	return nil
-}
-
-// validate reports the first invalid setting.
-func (b DeviceBehavior) validate() error {
-	if err := checkDuration("delay", b.Delay, MaxFaultDelay); err != nil {
-		return err
-	}
-	if err := checkDuration("jitter", b.Jitter, MaxFaultDelay); err != nil {
-		return err
-	}
-	switch {
-	case math.IsNaN(b.FailureFraction) || b.FailureFraction < 0 || b.FailureFraction > 1:
-		return invalidArgument("\"failure_fraction\" must be between 0 and 1, got %g", b.FailureFraction)
-	case math.IsNaN(b.SilentFraction) || b.SilentFraction < 0 || b.SilentFraction > 1:
-		return invalidArgument("\"silent_fraction\" must be between 0 and 1, got %g", b.SilentFraction)
-	case b.FailureFraction+b.SilentFraction > 1:
-		return invalidArgument("\"failure_fraction\" and \"silent_fraction\" must add up to at most 1, got %g", b.FailureFraction+b.SilentFraction)
-	}
-	for _, f := range []struct{ name, v string }{
-		{"fota_success_status", b.FOTASuccessStatus}, {"failure_status", b.FailureStatus},
-	} {
-		if f.v != "" && !fotaStatusRE.MatchString(f.v) {
-			return invalidArgument("%q must be a lower-case word of at most 32 characters (e.g. \"done\", \"failed\"), not %q", f.name, f.v)
-		}
-	}
-	if b.JobFailureStatus != "" && (!fotaStatusRE.MatchString(b.JobFailureStatus) || b.JobFailureStatus == JobStatusDone) {
-		return invalidArgument("\"job_failure_status\" must be a lower-case word of at most 32 characters other than %q (e.g. \"failed\"), or empty to leave jobs pending, not %q", JobStatusDone, b.JobFailureStatus)
-	}
-	for _, l := range []struct {
-		name string
-		ids  []string
-	}{{"fail_devices", b.FailDevices}, {"silent_devices", b.SilentDevices}} {
-		for i, id := range l.ids {
-			if id == "" {
-				return invalidArgument("\"%s[%d]\" must not be empty", l.name, i)
-			}
-		}
-	}
-	return nil
-}
+// scheduled on them (see settings.DeviceBehavior).
+type DeviceBehavior = settings.DeviceBehavior
 
 // checkBehavior validates b for this server: a job failure status is a
 // status beyond the specification, which a state file does not keep.
 func (s *Server) checkBehavior(b DeviceBehavior) error {
-	if err := b.validate(); err != nil {
+	if err := b.Validate(); err != nil {
 		return err
 	}
 	if b.JobFailureStatus != "" && s.opts.StateFile != "" {
 		return invalidArgument("\"job_failure_status\" %q cannot be used with a state file, which keeps only the job statuses of the API specification (%q and %q); leave it empty so that failing devices leave their jobs pending", b.JobFailureStatus, JobStatusPending, JobStatusDone)
 	}
 	return nil
-}
-
-// normalized spells the defaults out.
-func (b DeviceBehavior) normalized() DeviceBehavior {
-	if b.FOTASuccessStatus == "" {
-		b.FOTASuccessStatus = JobStatusDone
-	}
-	if b.FailureStatus == "" {
-		b.FailureStatus = "failed"
-	}
-	b.FailDevices = slices.Clone(b.FailDevices)
-	if b.FailDevices == nil {
-		b.FailDevices = []string{}
-	}
-	b.SilentDevices = slices.Clone(b.SilentDevices)
-	if b.SilentDevices == nil {
-		b.SilentDevices = []string{}
-	}
-	return b
 }
 
 // SetDeviceBehavior replaces the device behavior (see DeviceBehavior). The
@@ -192,26 +37,26 @@ func (s *Server) SetDeviceBehavior(b DeviceBehavior) error {
 	if err := s.checkBehavior(b); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.behavior = b.normalized()
+	s.st.Mu.Lock()
+	s.behavior = b.Normalized()
 	s.replanPendingLocked(time.Now())
-	s.mu.Unlock()
+	s.st.Mu.Unlock()
 	return nil
 }
 
 // replanPendingLocked drops the planned answers and plans, under the
 // current behavior, the answer of every device to its pending jobs (by
-// name) and FOTA, as if scheduled at now; s.mu is held for writing.
+// name) and FOTA, as if scheduled at now; s.st.Mu is held for writing.
 func (s *Server) replanPendingLocked(now time.Time) {
 	s.clearAnswers()
-	for _, wsID := range sortedKeys(s.workspaces) {
-		w := s.workspaces[wsID]
+	for _, wsID := range sortedKeys(s.st.Workspaces) {
+		w := s.st.Workspaces[wsID]
 		p := s.newPlannerLocked(w)
 		if p == nil {
 			continue
 		}
 		for _, id := range w.Devices {
-			d := s.devices[id]
+			d := s.st.Devices[id]
 			if d == nil {
 				continue
 			}
@@ -229,9 +74,9 @@ func (s *Server) replanPendingLocked(now time.Time) {
 
 // CurrentDeviceBehavior returns the device behavior in effect.
 func (s *Server) CurrentDeviceBehavior() DeviceBehavior {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.behavior.normalized()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
+	return s.behavior.Normalized()
 }
 
 // PendingAnswers is the number of device answers planned and not given yet.
@@ -296,7 +141,7 @@ type planner struct {
 	n    int
 }
 
-// newPlannerLocked returns nil when devices do not answer; s.mu is held.
+// newPlannerLocked returns nil when devices do not answer; s.st.Mu is held.
 func (s *Server) newPlannerLocked(w *workspace) *planner {
 	b := s.behavior
 	if !b.Enabled {
@@ -311,7 +156,7 @@ func (s *Server) newPlannerLocked(w *workspace) *planner {
 		}
 		rs := make([]ranked, 0, len(w.Devices))
 		for i, id := range w.Devices {
-			rs = append(rs, ranked{id, seededHash(b.Seed, s.devices[id].Name), i})
+			rs = append(rs, ranked{id, seededHash(b.Seed, s.st.Devices[id].Name), i})
 		}
 		slices.SortFunc(rs, func(a, b ranked) int {
 			switch {
@@ -358,7 +203,7 @@ func (p *planner) outcome(d *device) string {
 }
 
 // planLocked plans the answer of device d to the scheduling t made at now,
-// giving it at once when it is due at once; s.mu is held for writing.
+// giving it at once when it is due at once; s.st.Mu is held for writing.
 func (s *Server) planLocked(p *planner, d *device, t target, now time.Time) {
 	if p == nil {
 		return
@@ -402,10 +247,10 @@ func (s *Server) planLocked(p *planner, d *device, t target, now time.Time) {
 }
 
 // giveAnswerLocked applies a device's answer when its scheduling is still
-// the current one and pending; s.mu is held for writing.
+// the current one and pending; s.st.Mu is held for writing.
 func (s *Server) giveAnswerLocked(a *answer, now time.Time) {
 	d := a.dev
-	if s.devices[d.ID] != d {
+	if s.st.Devices[d.ID] != d {
 		return // deleted
 	}
 	var ev event
@@ -423,8 +268,8 @@ func (s *Server) giveAnswerLocked(a *answer, now time.Time) {
 		a.t.fota.Status = a.status
 		ev = fotaEvent(d, a.t.fota, directionD2C, now)
 	}
-	s.changed(d)
-	s.emitLocked(s.workspaces[d.WorkspaceID], []event{ev})
+	s.st.Changed(d)
+	s.emitLocked(s.st.Workspaces[d.WorkspaceID], []event{ev})
 }
 
 // answerLoop gives the planned answers when they are due, until the server
@@ -448,11 +293,11 @@ func (s *Server) answerLoop() {
 		}
 		s.answers.mu.Unlock()
 		if len(due) > 0 {
-			s.mu.Lock()
+			s.st.Mu.Lock()
 			for _, a := range due {
 				s.giveAnswerLocked(a, now)
 			}
-			s.mu.Unlock()
+			s.st.Mu.Unlock()
 		}
 		t.Reset(next)
 		select {

@@ -104,9 +104,9 @@
 // The admin API is served under /admin/ on the management listener, without
 // key, and answers loopback clients only (403 otherwise). Each route has a Go
 // method of the same effect. The routes are listed once, with the body each
-// reads and its Go method, in the admin route table (newAdminRouter in
-// admin_http.go); a running server answers the same table at GET
-// /admin/routes. admin.go holds the Go methods, admin_http.go the routes.
+// reads and its Go method, in the admin route table (newRouter in
+// admin/admin.go); a running server answers the same table at GET
+// /admin/routes. admin.go holds the Go methods, package admin the routes.
 //
 // Admin input is strict; nothing is applied when any of it is refused:
 //

@@ -1,233 +1,66 @@
 package localzdm
 
 import (
-	"crypto/rand"
-	"encoding/binary"
-	"encoding/json"
-	"math"
-	"net/http"
-	"strconv"
-	"sync"
-	"time"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/faults"
 )
 
 // Faults are injected into API requests (both services, never the admin API)
 // before any state changes, in this order: Hang, Latency, RateLimit,
 // ErrorRate. DropAfterCreate acts after the request was applied.
-type Faults struct {
-	// Latency is added to every API request.
-	Latency time.Duration
-	// ErrorRate is the fraction (0..1) of API requests answered 503 with
-	// Retry-After, at random.
-	ErrorRate float64
-	// RateLimit is the number of requests per second allowed per API key (a
-	// token bucket holding one second of requests, at least one); requests
-	// over it are answered 429 with Retry-After. Zero disables the limit.
-	RateLimit float64
-	// RetryAfter is the value sent in Retry-After, rounded up to whole
-	// seconds. Zero sends 1 for 503 and the time until the next free slot
-	// (at least 1) for 429; a negative value sends 0 (the admin API
-	// refuses it).
-	RetryAfter time.Duration
-	// DropAfterCreate makes every successful POST of the API act, then close
-	// the connection without answering.
-	DropAfterCreate bool
-	// Hang makes API requests never answer until the client gives up or the
-	// server closes.
-	Hang bool
-}
+type Faults = faults.Faults
 
-// faultsJSON is the admin API shape of Faults: durations are Go duration
-// strings ("250ms") or numbers of milliseconds.
-type faultsJSON struct {
-	Latency         any     `json:"latency"`
-	ErrorRate       float64 `json:"error_rate"`
-	RateLimit       float64 `json:"rate_limit"`
-	RetryAfter      any     `json:"retry_after"`
-	DropAfterCreate bool    `json:"drop_after_create"`
-	Hang            bool    `json:"hang"`
-}
+// A RequestFault acts on the API requests (both services, never the admin
+// API) that match its Method and Path, before any other fault.
+type RequestFault = faults.RequestFault
 
-// MarshalJSON renders durations as Go duration strings.
-func (f Faults) MarshalJSON() ([]byte, error) {
-	return json.Marshal(faultsJSON{
-		Latency: f.Latency.String(), ErrorRate: f.ErrorRate, RateLimit: f.RateLimit,
-		RetryAfter: f.RetryAfter.String(), DropAfterCreate: f.DropAfterCreate, Hang: f.Hang,
-	})
-}
+// Actions of a RequestFault.
+const (
+	// FaultReset closes the connection before the service acts, without
+	// answering.
+	FaultReset = faults.FaultReset
+	// FaultDropAnswer lets the service handle the request (acting when it
+	// succeeds), then closes the connection instead of answering.
+	FaultDropAnswer = faults.FaultDropAnswer
+	// FaultDelay holds the request for Delay, then lets the service act even
+	// when the client has given up meanwhile (its answer is then lost).
+	FaultDelay = faults.FaultDelay
+	// FaultHTMLError answers Status (default 500) with an HTML error page,
+	// as a proxy would, without acting.
+	FaultHTMLError = faults.FaultHTMLError
+	// FaultNotFound answers 404 with the plain text "404 page not found", as
+	// a host or port that serves something else would, without acting.
+	FaultNotFound = faults.FaultNotFound
+)
 
-// UnmarshalJSON accepts durations as Go duration strings or milliseconds.
-func (f *Faults) UnmarshalJSON(data []byte) error {
-	var in faultsJSON
-	if err := strictUnmarshal(data, &in); err != nil {
-		return err
-	}
-	lat, err := parseDurationJSON("latency", in.Latency, MaxFaultDelay)
-	if err != nil {
-		return err
-	}
-	ra, err := parseDurationJSON("retry_after", in.RetryAfter, MaxFaultDelay)
-	if err != nil {
-		return err
-	}
-	*f = Faults{
-		Latency: lat, ErrorRate: in.ErrorRate, RateLimit: in.RateLimit, RetryAfter: ra,
-		DropAfterCreate: in.DropAfterCreate, Hang: in.Hang,
-	}
-	return nil
-}
-
-// validate reports the first out-of-range setting of the admin API.
-func (f Faults) validate() error {
-	if err := checkDuration("latency", f.Latency, MaxFaultDelay); err != nil {
-		return err
-	}
-	if err := checkDuration("retry_after", f.RetryAfter, MaxFaultDelay); err != nil {
-		return err
-	}
-	switch {
-	case math.IsNaN(f.ErrorRate) || f.ErrorRate < 0 || f.ErrorRate > 1:
-		return invalidArgument("\"error_rate\" must be between 0 and 1, got %g", f.ErrorRate)
-	case math.IsNaN(f.RateLimit) || math.IsInf(f.RateLimit, 0) || f.RateLimit < 0:
-		return invalidArgument("\"rate_limit\" must be a finite number >= 0, got %g", f.RateLimit)
-	}
-	return nil
-}
+// Limits of the admin API's input.
+const (
+	// MaxFaultDelay bounds every duration of the admin input but a request
+	// fault's window: the faults' latency and retry_after, a request
+	// fault's delay, and the devices' delay and jitter.
+	MaxFaultDelay = faults.MaxFaultDelay
+	// MaxFaultWindow bounds the "for" window of a request fault.
+	MaxFaultWindow = faults.MaxFaultWindow
+)
 
 // SetFaults replaces the fault settings; the zero Faults disables them all.
 // Out-of-range values are clamped (negative latency and rate limit to 0, the
 // error rate to 0..1). Rate limit buckets start full again.
-func (s *Server) SetFaults(f Faults) {
-	f.Latency = max(f.Latency, 0)
-	if math.IsNaN(f.ErrorRate) {
-		f.ErrorRate = 0
-	}
-	f.ErrorRate = min(max(f.ErrorRate, 0), 1)
-	if math.IsNaN(f.RateLimit) || math.IsInf(f.RateLimit, 0) || f.RateLimit < 0 {
-		f.RateLimit = 0
-	}
-	s.limiter.reset()
-	s.faults.Store(&f)
-}
+func (s *Server) SetFaults(f Faults) { s.faults.SetFaults(f) }
 
 // CurrentFaults returns the fault settings in effect.
-func (s *Server) CurrentFaults() Faults {
-	return *s.faults.Load()
-}
+func (s *Server) CurrentFaults() Faults { return s.faults.CurrentFaults() }
 
-// injectFaults applies the fault settings to an API request and reports
-// whether it answered (or dropped) the request.
-func (s *Server) injectFaults(w http.ResponseWriter, r *http.Request) bool {
-	f := s.faults.Load()
-	if f.Hang {
-		select {
-		case <-r.Context().Done():
-		case <-s.closing:
-		}
-		dropConnection(w)
-		return true
-	}
-	if f.Latency > 0 {
-		// With the body read, a client that gives up during the latency
-		// cancels the request, which then changes nothing.
-		if err := bufferBody(r); err != nil {
-			dropConnection(w)
-			return true
-		}
-		t := time.NewTimer(f.Latency)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			dropConnection(w)
-			return true
-		case <-s.closing:
-			t.Stop()
-			dropConnection(w)
-			return true
-		}
-	}
-	if f.RateLimit > 0 {
-		if wait, ok := s.limiter.take(r.Header.Get("X-API-KEY"), f.RateLimit); !ok {
-			secs := retryAfterSeconds(f.RetryAfter, int(math.Ceil(wait.Seconds())))
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
-			writeError(w, newError(http.StatusTooManyRequests, CodeRateLimited,
-				"rate limit of %g requests per second per API key exceeded; retry after %d s", f.RateLimit, secs))
-			return true
-		}
-	}
-	if f.ErrorRate > 0 && randFloat() < f.ErrorRate {
-		secs := retryAfterSeconds(f.RetryAfter, 1)
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		writeError(w, newError(http.StatusServiceUnavailable, CodeUnavailable,
-			"service temporarily unavailable (injected fault); retry after %d s", secs))
-		return true
-	}
-	return false
-}
+// AddRequestFault adds a fault acting on matching API requests and returns
+// its ID. Faults are tried in the order they were added; the first active
+// one that matches a request acts on it.
+func (s *Server) AddRequestFault(f RequestFault) (int, error) { return s.faults.AddRequestFault(f) }
 
-func retryAfterSeconds(configured time.Duration, fallback int) int {
-	switch {
-	case configured < 0:
-		return 0
-	case configured > 0:
-		return int(math.Ceil(configured.Seconds()))
-	default:
-		return max(fallback, 1)
-	}
-}
+// RequestFaults returns the request faults added since the last
+// ClearRequestFaults, spent ones included, with their hits.
+func (s *Server) RequestFaults() []RequestFault { return s.faults.RequestFaults() }
 
-// randomSeed returns a random seed for the seeded shuffles.
-func randomSeed() uint64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails.
-	return binary.LittleEndian.Uint64(b[:])
-}
+// RemoveRequestFault removes one request fault.
+func (s *Server) RemoveRequestFault(id int) error { return s.faults.RemoveRequestFault(id) }
 
-// randFloat returns a uniform float in [0, 1).
-func randFloat() float64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails.
-	return float64(binary.LittleEndian.Uint64(b[:])>>11) / (1 << 53)
-}
-
-// rateLimiter holds one token bucket per API key.
-type rateLimiter struct {
-	mu      sync.Mutex
-	buckets map[string]*bucket
-}
-
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func (l *rateLimiter) init() {
-	l.buckets = map[string]*bucket{}
-}
-
-func (l *rateLimiter) reset() {
-	l.mu.Lock()
-	l.buckets = map[string]*bucket{}
-	l.mu.Unlock()
-}
-
-// take consumes a token of key's bucket, or reports how long until one is free.
-func (l *rateLimiter) take(key string, rate float64) (time.Duration, bool) {
-	capacity := max(rate, 1)
-	now := time.Now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.buckets[key]
-	if b == nil {
-		b = &bucket{tokens: capacity, last: now}
-		l.buckets[key] = b
-	}
-	b.tokens = min(capacity, b.tokens+now.Sub(b.last).Seconds()*rate)
-	b.last = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return 0, true
-	}
-	return time.Duration((1 - b.tokens) / rate * float64(time.Second)), false
-}
+// ClearRequestFaults removes every request fault.
+func (s *Server) ClearRequestFaults() { s.faults.ClearRequestFaults() }

@@ -8,34 +8,37 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/settings"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
 
 func (s *Server) newAPIRouter() *router {
-	return newRouter(
-		&route{method: http.MethodGet, pattern: "/v3/workspaces", handle: (*call).listWorkspaces},
-		&route{method: http.MethodPost, pattern: "/v3/workspaces", mutating: true, handle: (*call).createWorkspace},
-		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}", handle: (*call).getWorkspace},
-		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/fleets", handle: (*call).listFleets},
-		&route{method: http.MethodPost, pattern: "/v3/workspaces/{workspace_id}/fleets", mutating: true, handle: (*call).createFleet},
-		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/fleets/{fleet_id}", handle: (*call).getFleet},
-		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/devices", handle: (*call).listDevices},
-		&route{method: http.MethodPost, pattern: "/v3/workspaces/{workspace_id}/devices", mutating: true, handle: (*call).createDevice},
-		&route{method: http.MethodGet, pattern: "/v3/workspaces/{workspace_id}/devices/{device_id}", handle: (*call).getDevice},
-		&route{method: http.MethodPut, pattern: "/v3/workspaces/{workspace_id}/devices/{device_id}", handle: (*call).updateDevice},
-		&route{method: http.MethodGet, pattern: "/v3/devices/{device_id}/jobs", handle: (*call).listJobs},
-		&route{method: http.MethodGet, pattern: "/v3/devices/{device_id}/jobs/{job_name}", handle: (*call).getJob},
-		&route{method: http.MethodPost, pattern: "/v3/devices/{device_id}/jobs/{job_name}", mutating: true, handle: (*call).scheduleJob},
-		&route{method: http.MethodPost, pattern: "/v3/workspace/{workspace_id}/jobs/{job_name}", mutating: true, handle: (*call).scheduleFleetJob},
-		&route{method: http.MethodGet, pattern: "/v3/devices/{device_id}/fota", handle: (*call).getFOTA},
-		&route{method: http.MethodPost, pattern: "/v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}", mutating: true, handle: (*call).scheduleFOTA},
-		&route{method: http.MethodPost, pattern: "/v3/workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}", mutating: true, handle: (*call).scheduleFleetFOTA},
+	return httpio.NewRouter(
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces", Handle: (*call).listWorkspaces},
+		&route{Method: http.MethodPost, Pattern: "/v3/workspaces", Mutating: true, Handle: (*call).createWorkspace},
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces/{workspace_id}", Handle: (*call).getWorkspace},
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces/{workspace_id}/fleets", Handle: (*call).listFleets},
+		&route{Method: http.MethodPost, Pattern: "/v3/workspaces/{workspace_id}/fleets", Mutating: true, Handle: (*call).createFleet},
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces/{workspace_id}/fleets/{fleet_id}", Handle: (*call).getFleet},
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces/{workspace_id}/devices", Handle: (*call).listDevices},
+		&route{Method: http.MethodPost, Pattern: "/v3/workspaces/{workspace_id}/devices", Mutating: true, Handle: (*call).createDevice},
+		&route{Method: http.MethodGet, Pattern: "/v3/workspaces/{workspace_id}/devices/{device_id}", Handle: (*call).getDevice},
+		&route{Method: http.MethodPut, Pattern: "/v3/workspaces/{workspace_id}/devices/{device_id}", Handle: (*call).updateDevice},
+		&route{Method: http.MethodGet, Pattern: "/v3/devices/{device_id}/jobs", Handle: (*call).listJobs},
+		&route{Method: http.MethodGet, Pattern: "/v3/devices/{device_id}/jobs/{job_name}", Handle: (*call).getJob},
+		&route{Method: http.MethodPost, Pattern: "/v3/devices/{device_id}/jobs/{job_name}", Mutating: true, Handle: (*call).scheduleJob},
+		&route{Method: http.MethodPost, Pattern: "/v3/workspace/{workspace_id}/jobs/{job_name}", Mutating: true, Handle: (*call).scheduleFleetJob},
+		&route{Method: http.MethodGet, Pattern: "/v3/devices/{device_id}/fota", Handle: (*call).getFOTA},
+		&route{Method: http.MethodPost, Pattern: "/v3/devices/{device_id}/fota/{firmware_id}/versions/{firmware_version}", Mutating: true, Handle: (*call).scheduleFOTA},
+		&route{Method: http.MethodPost, Pattern: "/v3/workspaces/{workspace_id}/fota/{firmware_id}/versions/{firmware_version}", Mutating: true, Handle: (*call).scheduleFleetFOTA},
 	)
 }
 
-// keyWorkspaceLocked returns the workspace the key is bound to; s.mu must be held.
+// keyWorkspaceLocked returns the workspace the key is bound to; s.st.Mu must be held.
 func (c *call) keyWorkspaceLocked() (*workspace, error) {
-	w := c.s.workspaces[c.keyWorkspace]
+	w := c.s.st.Workspaces[c.keyWorkspace]
 	if w == nil {
 		return nil, newError(http.StatusUnauthorized, CodeUnauthenticated, "invalid API key")
 	}
@@ -43,13 +46,13 @@ func (c *call) keyWorkspaceLocked() (*workspace, error) {
 }
 
 // pathWorkspaceLocked resolves the {workspace_id} of the path, which must be
-// the key's workspace; s.mu must be held.
+// the key's workspace; s.st.Mu must be held.
 func (c *call) pathWorkspaceLocked() (*workspace, error) {
 	if _, err := c.keyWorkspaceLocked(); err != nil {
 		return nil, err
 	}
 	id := c.params["workspace_id"]
-	w := c.s.workspaces[id]
+	w := c.s.st.Workspaces[id]
 	switch {
 	case w == nil:
 		return nil, notFound("workspace %q not found", id)
@@ -60,13 +63,13 @@ func (c *call) pathWorkspaceLocked() (*workspace, error) {
 }
 
 // pathDeviceLocked resolves the {device_id} of the path, which must be in the
-// key's workspace; s.mu must be held.
+// key's workspace; s.st.Mu must be held.
 func (c *call) pathDeviceLocked() (*device, error) {
 	if _, err := c.keyWorkspaceLocked(); err != nil {
 		return nil, err
 	}
 	id := c.params["device_id"]
-	d := c.s.devices[id]
+	d := c.s.st.Devices[id]
 	if d == nil || d.WorkspaceID != c.keyWorkspace {
 		return nil, notFound("device %q not found", id)
 	}
@@ -76,16 +79,16 @@ func (c *call) pathDeviceLocked() (*device, error) {
 // checkWorkspacePath checks the {workspace_id} of the path under a read lock,
 // so that scope errors come before body and query errors.
 func (c *call) checkWorkspacePath() error {
-	c.s.mu.RLock()
-	defer c.s.mu.RUnlock()
+	c.s.st.Mu.RLock()
+	defer c.s.st.Mu.RUnlock()
 	_, err := c.pathWorkspaceLocked()
 	return err
 }
 
 // checkDevicePath checks the {device_id} of the path under a read lock.
 func (c *call) checkDevicePath() error {
-	c.s.mu.RLock()
-	defer c.s.mu.RUnlock()
+	c.s.st.Mu.RLock()
+	defer c.s.st.Mu.RUnlock()
 	_, err := c.pathDeviceLocked()
 	return err
 }
@@ -101,39 +104,39 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func (c *call) listWorkspaces() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	kw, err := c.keyWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
-	a := s.accounts[kw.AccountID]
+	a := s.st.Accounts[kw.AccountID]
 	ids := s.visibleWorkspaces(a.Workspaces)
 	out := make([]workspaceJSON, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, s.workspaces[id].toJSON())
+		out = append(out, workspaceToJSON(s.st.Workspaces[id]))
 	}
-	out = shuffled(s, "workspaces "+a.ID, out, func(w *workspaceJSON) string { return w.ID })
-	return jsonList[workspaceJSON]{key: "workspaces", items: out}, nil
+	out = settings.Shuffled(&s.choices, "workspaces "+a.ID, out, func(w *workspaceJSON) string { return w.ID })
+	return httpio.List[workspaceJSON]{Key: "workspaces", Items: out}, nil
 }
 
 func (c *call) getWorkspace() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	kw, err := c.keyWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["workspace_id"]
-	w := s.workspaces[id]
+	w := s.st.Workspaces[id]
 	switch {
 	case w == nil:
 		return nil, notFound("workspace %q not found", id)
 	case w.AccountID != kw.AccountID:
 		return nil, newError(http.StatusForbidden, CodeForbidden, "workspace %q belongs to another account", id)
 	}
-	return map[string]any{"workspace": w.toJSON()}, nil
+	return map[string]any{"workspace": workspaceToJSON(w)}, nil
 }
 
 type nameDescriptionBody struct {
@@ -142,11 +145,11 @@ type nameDescriptionBody struct {
 }
 
 func (b nameDescriptionBody) validate() (string, string, error) {
-	name, err := requireName("name", b.Name)
+	name, err := httpio.RequireName("name", b.Name)
 	if err != nil {
 		return "", "", err
 	}
-	desc, err := optionalDescription(b.Description)
+	desc, err := httpio.OptionalDescription(b.Description)
 	if err != nil {
 		return "", "", err
 	}
@@ -155,7 +158,7 @@ func (b nameDescriptionBody) validate() (string, string, error) {
 
 func (c *call) createWorkspace() (any, error) {
 	var body nameDescriptionBody
-	if err := decodeBody(c.w, c.r, &body, true); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
 	name, desc, err := body.validate()
@@ -163,47 +166,47 @@ func (c *call) createWorkspace() (any, error) {
 		return nil, err
 	}
 	s := c.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	kw, err := c.keyWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
-	w := s.newWorkspaceLocked("", s.accounts[kw.AccountID], name, desc)
-	s.changed(w, s.fleets[w.DefaultFleetID])
-	return map[string]any{"workspace": w.toJSON()}, nil
+	w := s.st.NewWorkspaceLocked("", s.st.Accounts[kw.AccountID], name, desc)
+	s.st.Changed(w, s.st.Fleets[w.DefaultFleetID])
+	return map[string]any{"workspace": workspaceToJSON(w)}, nil
 }
 
 func (c *call) listFleets() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]fleetJSON, 0, len(w.Fleets))
 	for _, id := range w.Fleets {
-		out = append(out, s.fleets[id].toJSON())
+		out = append(out, fleetToJSON(s.st.Fleets[id]))
 	}
-	out = shuffled(s, "fleets "+w.ID, out, func(f *fleetJSON) string { return f.ID })
-	return jsonList[fleetJSON]{key: "fleets", items: out}, nil
+	out = settings.Shuffled(&s.choices, "fleets "+w.ID, out, func(f *fleetJSON) string { return f.ID })
+	return httpio.List[fleetJSON]{Key: "fleets", Items: out}, nil
 }
 
 func (c *call) getFleet() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["fleet_id"]
-	f := s.fleets[id]
+	f := s.st.Fleets[id]
 	if f == nil || f.WorkspaceID != w.ID {
 		return nil, notFound("fleet %q not found in workspace %q", id, w.ID)
 	}
-	return map[string]any{"fleet": f.toJSON()}, nil
+	return map[string]any{"fleet": fleetToJSON(f)}, nil
 }
 
 func (c *call) createFleet() (any, error) {
@@ -212,50 +215,50 @@ func (c *call) createFleet() (any, error) {
 		return nil, err
 	}
 	var body nameDescriptionBody
-	if err := decodeBody(c.w, c.r, &body, true); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
 	name, desc, err := body.validate()
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
-	f := s.newFleetLocked(w, name, desc)
-	s.changed(f)
-	return map[string]any{"fleet": f.toJSON()}, nil
+	f := s.st.NewFleetLocked(w, name, desc)
+	s.st.Changed(f)
+	return map[string]any{"fleet": fleetToJSON(f)}, nil
 }
 
 func (c *call) listDevices() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]deviceJSON, 0, len(w.Devices))
 	for _, id := range w.Devices {
-		out = append(out, s.deviceJSONLocked(s.devices[id]))
+		out = append(out, s.deviceJSONLocked(s.st.Devices[id]))
 	}
-	out = shuffled(s, "devices "+w.ID, out, func(d *deviceJSON) string { return d.ID })
-	return jsonList[deviceJSON]{key: "devices", items: out}, nil
+	out = settings.Shuffled(&s.choices, "devices "+w.ID, out, func(d *deviceJSON) string { return d.ID })
+	return httpio.List[deviceJSON]{Key: "devices", Items: out}, nil
 }
 
 func (c *call) getDevice() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["device_id"]
-	d := s.devices[id]
+	d := s.st.Devices[id]
 	if d == nil || d.WorkspaceID != w.ID {
 		return nil, notFound("device %q not found in workspace %q", id, w.ID)
 	}
@@ -274,7 +277,7 @@ func (s *Server) fleetForDeviceLocked(w *workspace, fleetID *string, fallback st
 	if fleetID != nil && *fleetID != "" {
 		id = *fleetID
 	}
-	f := s.fleets[id]
+	f := s.st.Fleets[id]
 	switch {
 	case f == nil:
 		return nil, invalidArgument("\"fleet_id\": fleet %q not found", id)
@@ -290,15 +293,15 @@ func (c *call) createDevice() (any, error) {
 		return nil, err
 	}
 	var body deviceBody
-	if err := decodeBody(c.w, c.r, &body, true); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
-	name, err := requireName("name", body.Name)
+	name, err := httpio.RequireName("name", body.Name)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
@@ -308,7 +311,7 @@ func (c *call) createDevice() (any, error) {
 		return nil, err
 	}
 	d := s.newDeviceLocked(w, f, name)
-	s.changed(d)
+	s.st.Changed(d)
 	return map[string]any{"device": s.deviceJSONLocked(d)}, nil
 }
 
@@ -318,21 +321,21 @@ func (c *call) updateDevice() (any, error) {
 		return nil, err
 	}
 	var body deviceBody
-	if err := decodeBody(c.w, c.r, &body, true); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, true); err != nil {
 		return nil, err
 	}
-	name, err := requireName("name", body.Name)
+	name, err := httpio.RequireName("name", body.Name)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	w, err := c.pathWorkspaceLocked()
 	if err != nil {
 		return nil, err
 	}
 	id := c.params["device_id"]
-	d := s.devices[id]
+	d := s.st.Devices[id]
 	if d == nil || d.WorkspaceID != w.ID {
 		return nil, notFound("device %q not found in workspace %q", id, w.ID)
 	}
@@ -342,7 +345,7 @@ func (c *call) updateDevice() (any, error) {
 	}
 	d.Name = name
 	d.FleetID = f.ID
-	s.changed(d)
+	s.st.Changed(d)
 	return map[string]any{"device": s.deviceJSONLocked(d)}, nil
 }
 
@@ -351,15 +354,15 @@ func (c *call) listJobs() (any, error) {
 	if err := c.checkDevicePath(); err != nil {
 		return nil, err
 	}
-	status, present, err := singleQuery(c.r.URL.Query(), "status")
+	status, present, err := httpio.SingleQuery(c.r.URL.Query(), "status")
 	if err != nil {
 		return nil, err
 	}
 	if present && status != JobStatusPending && status != JobStatusDone {
 		return nil, invalidArgument("query parameter \"status\" must be %q or %q, not %q", JobStatusPending, JobStatusDone, status)
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
@@ -370,18 +373,18 @@ func (c *call) listJobs() (any, error) {
 			names = append(names, name)
 		}
 	}
-	names = shuffled(s, "jobs "+d.ID, names, func(n *string) string { return *n })
+	names = settings.Shuffled(&s.choices, "jobs "+d.ID, names, func(n *string) string { return *n })
 	out := make([]any, 0, len(names))
 	for _, name := range names {
 		out = append(out, s.jobAnswer(d.Jobs[name]))
 	}
-	return jsonList[any]{key: "jobs", items: out}, nil
+	return httpio.List[any]{Key: "jobs", Items: out}, nil
 }
 
 func (c *call) getJob() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
@@ -458,31 +461,9 @@ func float64Numbers(v []byte) ([]byte, error) {
 	return out, nil
 }
 
-func validJobName(name string) error {
-	return validPathName("job name", name)
-}
+func validJobName(name string) error { return store.ValidJobName(name) }
 
-// validPathName checks a name that a path segment gives to a stored object
-// (job, firmware): not blank, not "." or ".." (path steps, which many
-// clients and proxies resolve away, so the name could not be reached), at
-// most maxNameLen characters, and valid UTF-8, since a JSON answer could
-// not carry the name back unchanged (invalid bytes would come back as
-// U+FFFD, a name that finds nothing).
-func validPathName(what, v string) error {
-	if !utf8.ValidString(v) {
-		return invalidArgument("%s %q is not valid UTF-8", what, v)
-	}
-	switch {
-	case strings.TrimSpace(v) == "":
-		return invalidArgument("%s must not be empty or blank, got %q", what, v)
-	case v == "." || v == "..":
-		return invalidArgument("%s %q is not allowed: \".\" and \"..\" are path steps, not names", what, v)
-	}
-	if utf8.RuneCountInString(v) > maxNameLen {
-		return invalidArgument("%s is longer than %d characters", what, maxNameLen)
-	}
-	return nil
-}
+func validPathName(what, v string) error { return store.ValidPathName(what, v) }
 
 // setJobLocked schedules (or reschedules) a job on a device.
 func setJobLocked(d *device, name string, value json.RawMessage, at string) *job {
@@ -504,24 +485,24 @@ func (c *call) scheduleJob() (any, error) {
 		return nil, err
 	}
 	var body jobBody
-	if err := decodeBody(c.w, c.r, &body, false); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, false); err != nil {
 		return nil, err
 	}
 	value, err := jobValue(body.Value)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
-	w := s.workspaces[d.WorkspaceID]
-	j := setJobLocked(d, name, value, timestamp(now))
-	out := j.toJSON()
-	s.changed(d)
+	w := s.st.Workspaces[d.WorkspaceID]
+	j := setJobLocked(d, name, value, store.Timestamp(now))
+	out := jobToJSON(j)
+	s.st.Changed(d)
 	s.emitLocked(w, []event{jobEvent(d, j, directionC2D, now)})
 	s.planLocked(s.newPlannerLocked(w), d, target{job: j}, now)
 	return map[string]any{"job": out}, nil
@@ -538,7 +519,7 @@ func (s *Server) fleetsFromQueryLocked(w *workspace, ids []string) (map[string]b
 		return set, nil
 	}
 	for _, id := range ids {
-		f := s.fleets[id]
+		f := s.st.Fleets[id]
 		switch {
 		case f == nil:
 			return nil, invalidArgument("query parameter \"fleet\": fleet %q not found", id)
@@ -554,7 +535,7 @@ func (s *Server) fleetsFromQueryLocked(w *workspace, ids []string) (map[string]b
 // workspace that is in the fleets named by fleetIDs (every fleet when none),
 // records the change, emits the events schedule returns, and answers the IDs
 // of the devices reached (never nil). Nothing changes when a fleet ID is
-// invalid. s.mu is held for writing.
+// invalid. s.st.Mu is held for writing.
 func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device) (event, target)) ([]string, error) {
 	s := c.s
 	w, err := c.pathWorkspaceLocked()
@@ -570,7 +551,7 @@ func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device
 	var reached []*device
 	var targets []target
 	for _, id := range w.Devices {
-		d := s.devices[id]
+		d := s.st.Devices[id]
 		if !fleets[d.FleetID] {
 			continue
 		}
@@ -580,12 +561,12 @@ func (c *call) scheduleOnFleetsLocked(fleetIDs []string, schedule func(d *device
 		devices = append(devices, d.ID)
 		reached = append(reached, d)
 	}
-	s.changed(devicesChanged(reached)...)
+	s.st.Changed(store.DevicesChanged(reached)...)
 	s.emitLocked(w, events)
 	if p := s.newPlannerLocked(w); p != nil {
 		now := time.Now()
 		for i, id := range devices {
-			s.planLocked(p, s.devices[id], targets[i], now)
+			s.planLocked(p, s.st.Devices[id], targets[i], now)
 		}
 	}
 	return devices, nil
@@ -596,7 +577,7 @@ func (c *call) scheduleFleetJob() (any, error) {
 	if err := c.checkWorkspacePath(); err != nil {
 		return nil, err
 	}
-	fleetIDs, err := repeatedQuery(c.r.URL.Query(), "fleet")
+	fleetIDs, err := httpio.RepeatedQuery(c.r.URL.Query(), "fleet")
 	if err != nil {
 		return nil, err
 	}
@@ -605,17 +586,17 @@ func (c *call) scheduleFleetJob() (any, error) {
 		return nil, err
 	}
 	var body jobBody
-	if err := decodeBody(c.w, c.r, &body, false); err != nil {
+	if err := httpio.DecodeBody(c.w, c.r, &body, false); err != nil {
 		return nil, err
 	}
 	value, err := jobValue(body.Value)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	now := time.Now()
-	at := timestamp(now)
+	at := store.Timestamp(now)
 	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) (event, target) {
 		j := setJobLocked(d, name, value, at)
 		return jobEvent(d, j, directionC2D, now), target{job: j}
@@ -629,8 +610,8 @@ func (c *call) scheduleFleetJob() (any, error) {
 
 func (c *call) getFOTA() (any, error) {
 	s := c.s
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
@@ -638,7 +619,7 @@ func (c *call) getFOTA() (any, error) {
 	if d.FOTA == nil {
 		return s.missingFOTA(d.ID)
 	}
-	return map[string]any{"fota": d.FOTA.toJSON()}, nil
+	return map[string]any{"fota": fotaToJSON(d.FOTA)}, nil
 }
 
 func validFirmware(id, version string) error {
@@ -657,17 +638,17 @@ func (c *call) scheduleFOTA() (any, error) {
 	if err := validFirmware(fw, ver); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	d, err := c.pathDeviceLocked()
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
-	w := s.workspaces[d.WorkspaceID]
-	d.FOTA = &fota{ScheduledAt: timestamp(now), Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
-	out := d.FOTA.toJSON()
-	s.changed(d)
+	w := s.st.Workspaces[d.WorkspaceID]
+	d.FOTA = &fota{ScheduledAt: store.Timestamp(now), Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
+	out := fotaToJSON(d.FOTA)
+	s.st.Changed(d)
 	s.emitLocked(w, []event{fotaEvent(d, d.FOTA, directionC2D, now)})
 	s.planLocked(s.newPlannerLocked(w), d, target{fota: d.FOTA}, now)
 	return map[string]any{"fota": out}, nil
@@ -682,14 +663,14 @@ func (c *call) scheduleFleetFOTA() (any, error) {
 	if err := validFirmware(fw, ver); err != nil {
 		return nil, err
 	}
-	fleetIDs, err := repeatedQuery(c.r.URL.Query(), "fleet")
+	fleetIDs, err := httpio.RepeatedQuery(c.r.URL.Query(), "fleet")
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.st.Mu.Lock()
+	defer s.st.Mu.Unlock()
 	now := time.Now()
-	at := timestamp(now)
+	at := store.Timestamp(now)
 	devices, err := c.scheduleOnFleetsLocked(fleetIDs, func(d *device) (event, target) {
 		d.FOTA = &fota{ScheduledAt: at, Status: FOTAStatusPending, FirmwareID: fw, FirmwareVersion: ver}
 		return fotaEvent(d, d.FOTA, directionC2D, now), target{fota: d.FOTA}
@@ -702,4 +683,35 @@ func (c *call) scheduleFleetFOTA() (any, error) {
 		Devices:  devices,
 	}
 	return map[string]any{"fota": out}, nil
+}
+
+// deviceIDPrefix is the prefix of new device IDs (Choices.DeviceIDPrefix).
+func (s *Server) deviceIDPrefix() string {
+	if p := s.choices.Get().DeviceIDPrefix; p != "" {
+		return p
+	}
+	return "dev-"
+}
+
+// newDeviceLocked creates a device with an ID of the prefix in use.
+func (s *Server) newDeviceLocked(w *workspace, f *fleet, name string) *device {
+	return s.st.NewDeviceLocked(s.deviceIDPrefix(), w, f, name)
+}
+
+// deviceJSONLocked renders a device; s.st.Mu must be held.
+func (s *Server) deviceJSONLocked(d *device) deviceJSON {
+	out := deviceJSON{
+		ID: d.ID, Name: d.Name, AccountID: d.AccountID, FleetID: d.FleetID,
+		WorkspaceID: d.WorkspaceID, CreatedAt: d.CreatedAt, PhysID: d.PhysID,
+	}
+	if len(d.Identities) > 0 {
+		out.Identities = d.Identities
+	}
+	if f := s.st.Fleets[d.FleetID]; f != nil {
+		out.FleetName = f.Name
+	}
+	if w := s.st.Workspaces[d.WorkspaceID]; w != nil {
+		out.WorkspaceName = w.Name
+	}
+	return out
 }

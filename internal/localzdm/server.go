@@ -12,6 +12,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/admin"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/faults"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/settings"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/webhook"
 )
 
 // Options configure a Server.
@@ -46,35 +53,20 @@ type Server struct {
 	opts Options
 	log  *log.Logger
 
-	// mu guards the management model below.
-	mu           sync.RWMutex
-	accounts     map[string]*account
-	accountOrder []string
-	workspaces   map[string]*workspace
-	fleets       map[string]*fleet
-	devices      map[string]*device
-	keys         map[string]string // API key -> workspace ID
-	bootstrap    *Bootstrap
-	behavior     DeviceBehavior
+	// st holds the model and the data points, and keeps them in the state
+	// file; its Mu guards behavior too.
+	st       *store.Store
+	behavior DeviceBehavior
 
-	// dataMu guards series. Lock order: mu before dataMu.
-	dataMu sync.RWMutex
-	series map[string]*series // workspace ID -> data points
-
-	faults  atomic.Pointer[Faults]
-	limiter rateLimiter
-	// reqFaults are the faults aimed at chosen requests.
-	reqFaults requestFaults
-	choices   choiceState
-	answers   answers
+	faults  *faults.Set
+	choices settings.State
+	answers answers
 
 	cmu      sync.Mutex
 	counters map[string]int64
 	total    atomic.Int64
 
-	hooks *webhookQueue
-
-	persist *persister // nil without a state file
+	hooks *webhook.Queue
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -89,7 +81,7 @@ type Server struct {
 
 	apiRoutes     *router
 	storageRoutes *router
-	adminRoutes   *router
+	admin         *admin.API[Choices, DeviceBehavior, DataPoint, Bootstrap]
 }
 
 // New creates a server, loading Options.StateFile when it exists. It does
@@ -98,38 +90,37 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:     opts,
 		log:      opts.Logger,
-		series:   map[string]*series{},
 		counters: map[string]int64{},
 		closing:  make(chan struct{}),
 	}
 	if s.log == nil {
 		s.log = log.New(io.Discard, "", 0)
 	}
-	s.resetStateLocked()
-	s.faults.Store(&Faults{})
-	if err := opts.Choices.validate(); err != nil {
+	s.st = store.New(s.log.Printf)
+	if err := opts.Choices.Validate(); err != nil {
 		return nil, fmt.Errorf("localzdm: choices: %w", err)
 	}
-	s.choices.set(opts.Choices)
+	s.choices.Set(opts.Choices)
 	if err := s.checkBehavior(opts.DeviceBehavior); err != nil {
 		return nil, fmt.Errorf("localzdm: device behavior: %w", err)
 	}
-	s.behavior = opts.DeviceBehavior.normalized()
+	s.behavior = opts.DeviceBehavior.Normalized()
 	s.answers.wake = make(chan struct{}, 1)
-	s.limiter.init()
+	s.faults = faults.New(s.closing)
 	s.apiRoutes = s.newAPIRouter()
 	s.storageRoutes = s.newStorageRouter()
-	s.adminRoutes = s.newAdminRouter()
+	s.admin = admin.New[Choices, DeviceBehavior, DataPoint, Bootstrap](s, s.log, opts.LogRequests)
 	if opts.StateFile != "" {
-		if err := s.openState(); err != nil {
+		if err := s.st.OpenState(opts.StateFile, opts.Sync); err != nil {
 			return nil, err
 		}
+		s.opts.StateFile = s.st.StatePath()
 	}
-	s.hooks = newWebhookQueue(s.log, s.closing)
+	s.hooks = webhook.New(s.log, s.closing)
 	// Work left pending in the state file is answered under this behavior.
-	s.mu.Lock()
+	s.st.Mu.Lock()
 	s.replanPendingLocked(time.Now())
-	s.mu.Unlock()
+	s.st.Mu.Unlock()
 	return s, nil
 }
 
@@ -231,9 +222,9 @@ func (s *Server) Close() error {
 			cancel()
 		}
 		s.serveWG.Wait()
-		s.hooks.stop()
-		if s.persist != nil {
-			if err := s.closeState(); err != nil {
+		s.hooks.Stop()
+		if s.st.Persistent() {
+			if err := s.st.CloseState(); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -242,12 +233,17 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
+// Sync waits until every change made so far is written to the journal of
+// the state file (and fsynced with Options.Sync). It returns at once without
+// a state file.
+func (s *Server) Sync() error { return s.st.Sync() }
+
 // ManagementHandler serves the management service under /v3 and the admin
 // API under /admin/.
 func (s *Server) ManagementHandler() http.Handler {
-	return s.awaitSaved(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return awaitSaved(s.st, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
-			s.serveAdmin(w, r)
+			s.admin.ServeHTTP(w, r)
 			return
 		}
 		s.serveAPI(w, r, s.apiRoutes)
@@ -256,7 +252,7 @@ func (s *Server) ManagementHandler() http.Handler {
 
 // StorageHandler serves the storage service under /v3.
 func (s *Server) StorageHandler() http.Handler {
-	return s.awaitSaved(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return awaitSaved(s.st, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, s.storageRoutes)
 	}))
 }
@@ -265,61 +261,61 @@ func (s *Server) StorageHandler() http.Handler {
 // authenticate, handle.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, rt *router) {
 	start := time.Now()
-	rw := &statusWriter{ResponseWriter: w}
+	rw := &httpio.StatusWriter{ResponseWriter: w}
 	defer func() {
 		if s.opts.LogRequests {
-			s.log.Printf("localzdm: %s %s -> %d (%s)", r.Method, r.URL.RequestURI(), rw.status, time.Since(start).Round(time.Microsecond))
+			s.log.Printf("localzdm: %s %s -> %d (%s)", r.Method, r.URL.RequestURI(), rw.Status, time.Since(start).Round(time.Microsecond))
 		}
 	}()
-	segs, ok := splitPath(r.URL.EscapedPath())
+	segs, ok := httpio.SplitPath(r.URL.EscapedPath())
 	var rte *route
 	var params map[string]string
 	var allowed []string
 	if ok {
-		rte, params, allowed = rt.match(r.Method, segs)
+		rte, params, allowed = rt.Match(r.Method, segs)
 	}
 	switch {
 	case rte != nil:
-		s.count(r.Method + " " + rte.pattern)
+		s.count(r.Method + " " + rte.Pattern)
 	default:
 		s.count(r.Method + " (no route)")
 	}
 	var dropAnswer bool
-	if f := s.takeRequestFault(r.Method, segs); f != nil {
+	if f := s.faults.TakeRequestFault(r.Method, segs); f != nil {
 		var answered bool
-		if r, answered, dropAnswer = s.applyRequestFault(rw, r, f); answered {
+		if r, answered, dropAnswer = s.faults.ApplyRequestFault(rw, r, f); answered {
 			return
 		}
 	}
-	if s.injectFaults(rw, r) {
+	if s.faults.Inject(rw, r) {
 		return
 	}
 	resp, err := func() (any, error) {
 		if rte == nil || params == nil {
 			if len(allowed) > 0 {
-				return nil, methodNotAllowed(rw, r.Method, allowed)
+				return nil, httpio.MethodNotAllowed(rw, r.Method, allowed)
 			}
-			return nil, routeNotFound(r)
+			return nil, httpio.RouteNotFound(r)
 		}
 		keyWS, err := s.authenticate(r)
 		if err != nil {
 			return nil, err
 		}
-		return rte.handle(&call{s: s, w: rw, r: r, params: params, keyWorkspace: keyWS})
+		return rte.Handle(&call{s: s, w: rw, r: r, params: params, keyWorkspace: keyWS})
 	}()
 	if dropAnswer {
-		dropConnection(rw)
+		httpio.DropConnection(rw)
 		return
 	}
 	if err != nil {
 		writeError(rw, err)
 		return
 	}
-	if rte.mutating && s.faults.Load().DropAfterCreate {
-		dropConnection(rw)
+	if rte.Mutating && s.faults.CurrentFaults().DropAfterCreate {
+		httpio.DropConnection(rw)
 		return
 	}
-	if err := writeJSON(rw, resp); err != nil {
+	if err := httpio.WriteJSON(rw, resp); err != nil {
 		s.log.Printf("localzdm: %s %s: writing response: %v", r.Method, r.URL.Path, err)
 	}
 }
@@ -330,46 +326,14 @@ func (s *Server) authenticate(r *http.Request) (string, error) {
 	if key == "" {
 		return "", newError(http.StatusUnauthorized, CodeUnauthenticated, "missing API key: send it in the X-API-KEY header")
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	ws, ok := s.keys[key]
-	if !ok || s.workspaces[ws] == nil {
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
+	ws, ok := s.st.Keys[key]
+	if !ok || s.st.Workspaces[ws] == nil {
 		return "", newError(http.StatusUnauthorized, CodeUnauthenticated, "invalid API key")
 	}
 	return ws, nil
 }
-
-// dropConnection closes the client connection without answering.
-func dropConnection(w http.ResponseWriter) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	_ = conn.Close()
-}
-
-// statusWriter records the status code for request logs.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // count adds one to the counter of a route key.
 func (s *Server) count(key string) {

@@ -3,32 +3,30 @@ package localzdm
 import (
 	"encoding/json"
 	"io"
-	"log"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
 
 // crash stops a server as kill -9 would leave its files: what the journal
 // writer has written stays, nothing else is written, and the lock goes.
 func crash(t *testing.T, s *Server) {
 	t.Helper()
-	if _, err := s.persist.j.close(); err != nil {
+	if err := s.st.CrashForTest(); err != nil {
 		t.Fatal(err)
 	}
-	close(s.persist.compactStop)
-	<-s.persist.compactDone
-	_ = s.persist.lock.f.Close()
-	s.closeOnce.Do(func() { close(s.closing); s.hooks.stop() })
+	s.closeOnce.Do(func() { close(s.closing); s.hooks.Stop() })
 }
 
 // stateJSON renders the whole state, without the time it was taken.
 func stateJSON(t *testing.T, s *Server) string {
 	t.Helper()
-	st := s.copyState()
+	st := s.st.CopyState()
 	st.SavedAt, st.JournalGen = "", 0
 	b, err := json.Marshal(&st)
 	if err != nil {
@@ -70,17 +68,17 @@ func changeEverything(t *testing.T, s *Server) {
 	revoked, err := s.CreateKey(b.WorkspaceID)
 	must(err)
 	must(s.RevokeKey(revoked))
-	s.mu.Lock()
-	w := s.workspaces[b.WorkspaceID]
-	f := s.newFleetLocked(w, "extra", "")
-	spare := s.newFleetLocked(w, "spare", "")
-	d := s.devices[ids[0]]
-	now := timestamp(time.Now())
+	s.st.Mu.Lock()
+	w := s.st.Workspaces[b.WorkspaceID]
+	f := s.st.NewFleetLocked(w, "extra", "")
+	spare := s.st.NewFleetLocked(w, "spare", "")
+	d := s.st.Devices[ids[0]]
+	now := store.Timestamp(time.Now())
 	setJobLocked(d, "reboot", json.RawMessage(`{"delay":1}`), now)
 	setJobLocked(d, "purge-me", json.RawMessage(`{}`), now)
 	d.FOTA = &fota{ScheduledAt: now, Status: FOTAStatusPending, FirmwareID: "fw", FirmwareVersion: "1"}
-	s.changed(f, spare, d)
-	s.mu.Unlock()
+	s.st.Changed(f, spare, d)
+	s.st.Mu.Unlock()
 	must(s.SetJobStatus(ids[0], "reboot", JobStatusDone))
 	must(s.PurgeJob(ids[0], "purge-me"))
 	must(s.SetFOTAStatus(ids[0], "failed"))
@@ -95,9 +93,9 @@ func changeEverything(t *testing.T, s *Server) {
 	})
 	must(err)
 	must(s.DeleteWorkspace(other.WorkspaceID))
-	s.mu.Lock()
-	s.changed() // the whole model, as a change site that names nothing records it
-	s.mu.Unlock()
+	s.st.Mu.Lock()
+	s.st.Changed() // the whole model, as a change site that names nothing records it
+	s.st.Mu.Unlock()
 }
 
 // TestJournalReplay crashes a server after every kind of change and checks
@@ -119,7 +117,7 @@ func TestJournalReplay(t *testing.T) {
 	if got := stateJSON(t, s2); got != want {
 		t.Fatalf("replayed state:\n got %s\nwant %s", got, want)
 	}
-	ids, err := s2.CreateDevices(s2.bootstrap.WorkspaceID, "", []string{"after"})
+	ids, err := s2.CreateDevices(s2.st.Boot.WorkspaceID, "", []string{"after"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,17 +125,17 @@ func TestJournalReplay(t *testing.T) {
 	crash(t, s2)
 
 	// A record cut short at the end, as a crash during a write leaves it.
-	jf := journalPath(file, 0)
+	jf := store.JournalPathForTest(file, 0)
 	full, err := os.ReadFile(filepath.Clean(jf))
 	if err != nil {
 		t.Fatal(err)
 	}
-	torn := appendFrame(nil, []byte(`{"op":"device","device":{"id":"dev-torn"}}`))
+	torn := store.AppendFrameForTest(nil, []byte(`{"op":"device","device":{"id":"dev-torn"}}`))
 	if err := os.WriteFile(filepath.Clean(jf), append(full, torn[:len(torn)-3]...), 0o600); err != nil { //nolint:gosec // G703: a file of the test's own temporary directory.
 		t.Fatal(err)
 	}
 	s3 := mustNew(t, file)
-	if got := stateJSON(t, s3); got != want || s3.devices[ids[0]] == nil {
+	if got := stateJSON(t, s3); got != want || s3.st.Devices[ids[0]] == nil {
 		t.Fatalf("state after a torn record:\n got %s\nwant %s", got, want)
 	}
 	if fi, err := os.Stat(jf); err != nil || fi.Size() != int64(len(full)) {
@@ -168,9 +166,7 @@ func TestJournalCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.persist.j.mu.Lock()
-	s.persist.j.limit = 1
-	s.persist.j.mu.Unlock()
+	s.st.SetJournalLimitForTest(1)
 	for i := range 50 {
 		if _, err := s.CreateDevices(b.WorkspaceID, "", []string{"d" + strings.Repeat("x", i)}); err != nil {
 			t.Fatal(err)
@@ -183,9 +179,7 @@ func TestJournalCompaction(t *testing.T) {
 	// next write after each snapshot trigger one).
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		s.persist.j.mu.Lock()
-		gen := s.persist.j.gen
-		s.persist.j.mu.Unlock()
+		gen := s.st.JournalGenForTest()
 		if gen > 0 {
 			break
 		}
@@ -206,7 +200,7 @@ func TestJournalCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no snapshot written by compaction: %v", err)
 	}
-	st, err := decodeStateFile(data)
+	st, err := store.DecodeStateFileForTest(data)
 	if err != nil || st.JournalGen == 0 {
 		t.Fatalf("snapshot: %v, generation %d", err, st.JournalGen)
 	}
@@ -215,177 +209,11 @@ func TestJournalCompaction(t *testing.T) {
 	if got := stateJSON(t, s2); got != want {
 		t.Fatalf("state after compaction and crash:\n got %s\nwant %s", got, want)
 	}
-	gens, err := journalGenerations(file)
+	gens, err := store.JournalGenerationsForTest(file)
 	if err != nil || len(gens) != 1 {
 		t.Fatalf("journal files after start-up: %v, %v (older generations must be removed)", gens, err)
 	}
 }
-
-// validState is a consistent state file that the cases of
-// TestLoadRejectsInconsistentState break one way each.
-const validState = `{"version":2,"saved_at":"2024-01-01T00:00:00Z",
-"accounts":[{"id":"acc","name":"a","created_at":"2024-01-01T00:00:00Z","workspaces":["wks"]}],
-"workspaces":[{"id":"wks","name":"w","description":"","account_id":"acc","created_at":"2024-01-01T00:00:00Z","default_fleet_id":"flt","storage_enabled":true,"fleets":["flt"],"devices":["dev"]}],
-"fleets":[{"id":"flt","name":"default","description":"","account_id":"acc","workspace_id":"wks","created_at":"2024-01-01T00:00:00Z"}],
-"devices":[{"id":"dev","name":"d","account_id":"acc","fleet_id":"flt","workspace_id":"wks","created_at":"2024-01-01T00:00:00Z","phys_id":"","jobs":{"j":{"name":"j","status":"pending","scheduled_at":"2024-01-01T00:00:00Z","value":{}}}}],
-"keys":[{"key":"k","workspace_id":"wks"}],
-"bootstrap":{"account_id":"acc","workspace_id":"wks","workspace_name":"w","api_key":"k"},
-"data":{"wks":[{"timestamp_device":"2024-01-01T00:00:00Z","timestamp_in":"2024-01-01T00:00:00Z","fleet_id":"flt","device_id":"dev","tag":"t","payload":null}]}}`
-
-// TestLoadRejectsInconsistentState starts on damaged state files: each is
-// refused with one line naming the problem; the intact one (the positive
-// control) loads.
-func TestLoadRejectsInconsistentState(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	cases := []struct{ name, old, new, want string }{
-		{"valid", "", "", ""},
-		{"null job", `"jobs":{"j":{"name":"j","status":"pending","scheduled_at":"2024-01-01T00:00:00Z","value":{}}}`, `"jobs":{"j":null}`, `job "j" is null`},
-		{"unknown job status", `"status":"pending"`, `"status":"running"`, `job "j" has unknown status "running"`},
-		{"bootstrap to a missing workspace", `"workspace_id":"wks","workspace_name"`, `"workspace_id":"gone","workspace_name"`, `bootstrap record names unknown workspace "gone"`},
-		{"bootstrap key not bound", `"api_key":"k"}`, `"api_key":"other"}`, `bootstrap record's API key is not bound`},
-		{"device missing from the index", `"fleets":["flt"],"devices":["dev"]`, `"fleets":["flt"],"devices":[]`, `device "dev" is missing from the devices of workspace "wks"`},
-		{"fleet missing from the index", `"fleets":["flt"],"devices":["dev"]`, `"fleets":[],"devices":["dev"]`, `fleet "flt" is missing from the fleets of workspace "wks"`},
-		{"index of an unknown device", `"devices":["dev"]`, `"devices":["dev","ghost"]`, `lists unknown device "ghost"`},
-		{"null account", `"accounts":[{`, `"accounts":[null,{`, `accounts[0] is null`},
-		{"null workspace", `"workspaces":[{`, `"workspaces":[null,{`, `workspaces[0] is null`},
-		{"null fleet", `"fleets":[{`, `"fleets":[null,{`, `fleets[0] is null`},
-		{"null device", `"devices":[{`, `"devices":[null,{`, `devices[0] is null`},
-		{"workspace not listed", `"workspaces":["wks"]`, `"workspaces":[]`, `workspace "wks" is missing from the workspaces of account "acc"`},
-		{"device in a foreign fleet", `"fleet_id":"flt","workspace_id":"wks","created_at"`, `"fleet_id":"nope","workspace_id":"wks","created_at"`, `fleet "nope" is not a fleet of its workspace`},
-		{"job under another name", `"j":{"name":"j"`, `"j":{"name":"k"`, `job "j" is named "k"`},
-		{"data of an unknown workspace", `"data":{"wks":`, `"data":{"gone":`, `data points of unknown workspace "gone"`},
-		{"blank name", `"name":"d"`, `"name":" "`, `name " " is blank`},
-		{"unknown field", `"saved_at"`, `"savedat"`, `unknown field "savedat"`},
-		{"trailing data", `"payload":null}]}}`, `"payload":null}]}}{}`, `data after the JSON object`},
-		{"duplicate ID across kinds", `"devices":[{"id":"dev"`, `"devices":[{"id":"flt"`, `ID "flt" is used twice`},
-		{"journal generation at the limit", `"saved_at":"2024-01-01T00:00:00Z",`, `"saved_at":"2024-01-01T00:00:00Z","journal_generation":4611686018427387904,`, ""},
-		{"journal generation beyond the limit", `"saved_at":"2024-01-01T00:00:00Z",`, `"saved_at":"2024-01-01T00:00:00Z","journal_generation":18446744073709551615,`, `journal generation 18446744073709551615 is beyond the largest`},
-	}
-	for _, c := range cases {
-		content := validState
-		if c.old != "" {
-			if !strings.Contains(content, c.old) {
-				t.Fatalf("%s: %q not in the valid state", c.name, c.old)
-			}
-			content = strings.Replace(content, c.old, c.new, 1)
-		}
-		file := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
-		if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		s, err := New(Options{StateFile: file})
-		if c.want == "" {
-			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err == nil {
-			_ = s.Close()
-			t.Errorf("%s: accepted", c.name)
-			continue
-		}
-		if msg := err.Error(); !strings.Contains(msg, c.want) || !strings.Contains(msg, file) || strings.Contains(msg, "\n") {
-			t.Errorf("%s: error %q; want one line naming the file and containing %q", c.name, msg, c.want)
-		}
-	}
-}
-
-// FuzzLoadState feeds the state-file loader arbitrary files: it never
-// panics, and a file it accepts gives a state that can be saved, and that
-// saved state loads back to the same state.
-func FuzzLoadState(f *testing.F) {
-	f.Add([]byte(validState))
-	f.Add([]byte(`{"version":1}`))
-	f.Add([]byte(`{"version":2,"accounts":[],"workspaces":[],"fleets":[],"devices":[],"keys":[],"data":{}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s := &Server{log: discardLogger(), series: map[string]*series{}}
-		s.resetStateLocked()
-		st, err := decodeStateFile(data)
-		if err == nil {
-			err = s.restore(st)
-		}
-		if err == nil {
-			err = s.checkModel()
-		}
-		if err != nil {
-			if strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error of several lines: %q", err)
-			}
-			return
-		}
-		saved := s.copyState()
-		enc, err := json.Marshal(&saved)
-		if err != nil {
-			t.Fatalf("accepted state cannot be saved: %v", err)
-		}
-		s2 := &Server{log: discardLogger(), series: map[string]*series{}}
-		s2.resetStateLocked()
-		st2, err := decodeStateFile(enc)
-		if err == nil {
-			err = s2.restore(st2)
-		}
-		if err == nil {
-			err = s2.checkModel()
-		}
-		if err != nil {
-			t.Fatalf("saved state refused: %v\n%s", err, enc)
-		}
-		again := s2.copyState()
-		again.SavedAt = saved.SavedAt
-		enc2, err := json.Marshal(&again)
-		if err != nil || string(enc2) != string(enc) {
-			t.Fatalf("state changed through save and load:\n%s\n%s", enc, enc2)
-		}
-	})
-}
-
-// FuzzJournalReplay replays arbitrary journal bytes onto the valid state:
-// never a panic; a damaged record ends the replay or fails it with one line.
-func FuzzJournalReplay(f *testing.F) {
-	rec := func(payloads ...string) []byte {
-		b := []byte(journalMagic)
-		for _, p := range payloads {
-			b = appendFrame(b, []byte(p))
-		}
-		return b
-	}
-	f.Add(rec(`{"op":"device","device":{"id":"dev2","name":"n","account_id":"acc","fleet_id":"flt","workspace_id":"wks"}}`))
-	f.Add(rec(`{"op":"delete_device","id":"dev"}`, `{"op":"points","workspace_id":"wks","points":[]}`))
-	f.Add(rec(`{"op":"delete_workspace","id":"wks"}`, `{"op":"reset"}`))
-	f.Add(rec(`{"op":"key","key":{"key":"k2","workspace_id":"wks"}}`)[:20])
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s := &Server{log: discardLogger(), series: map[string]*series{}}
-		s.resetStateLocked()
-		st, err := decodeStateFile([]byte(validState))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.restore(st); err != nil {
-			t.Fatal(err)
-		}
-		_, err = readFrames(data, s.applyRecord)
-		if err == nil {
-			err = s.checkModel()
-		}
-		if err != nil {
-			if strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error of several lines: %q", err)
-			}
-			return
-		}
-		saved := s.copyState()
-		if _, err := json.Marshal(&saved); err != nil {
-			t.Fatalf("accepted state cannot be saved: %v", err)
-		}
-	})
-}
-
-func discardLogger() *log.Logger { return log.New(io.Discard, "", 0) }
 
 // TestJournalFailureAnswers500 breaks the journal file under a running
 // server: a change is then answered 500 saying it was not saved (before the
@@ -419,7 +247,7 @@ func TestJournalFailureAnswers500(t *testing.T) {
 	if code, body := create("before"); code != http.StatusOK {
 		t.Fatalf("before the break: %d %s", code, body)
 	}
-	_ = s.persist.j.f.Close() // every later write fails
+	s.st.BreakJournalForTest() // every later write fails
 	code, body := create("unsaved")
 	if code != http.StatusInternalServerError || !strings.Contains(body, "could not be saved") {
 		t.Fatalf("after the break: %d %s", code, body)
@@ -466,7 +294,7 @@ func TestBootstrapRemovedSurvivesRestart(t *testing.T) {
 				t.Fatalf("%s, %s: restart refused: %v", how, stop, err)
 			}
 			nb, err := s2.EnsureBootstrap(Bootstrap{})
-			if err != nil || nb.APIKey == b.APIKey || s2.keys[nb.APIKey] != nb.WorkspaceID {
+			if err != nil || nb.APIKey == b.APIKey || s2.st.Keys[nb.APIKey] != nb.WorkspaceID {
 				t.Fatalf("%s, %s: new bootstrap %+v, %v (old %+v)", how, stop, nb, err, b)
 			}
 			if err := s2.Close(); err != nil {

@@ -1,4 +1,4 @@
-package localzdm
+package httpio
 
 import (
 	"bytes"
@@ -14,37 +14,24 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/apierr"
 )
 
-// Limits of the admin API's input.
-const (
-	// MaxFaultDelay bounds every duration of the admin input but a request
-	// fault's window: the faults' latency and retry_after, a request
-	// fault's delay, and the devices' delay and jitter.
-	MaxFaultDelay = time.Hour
-	// MaxFaultWindow bounds the "for" window of a request fault.
-	MaxFaultWindow = 24 * time.Hour
-	// maxAdminBody bounds admin request bodies.
-	maxAdminBody = 1 << 20
-	// maxPublishBody bounds the body of POST /admin/workspaces/{id}/data,
-	// which may carry large batches of data points.
-	maxPublishBody = 64 << 20
-)
-
-// decodeAdminBody decodes a JSON object body strictly: at most limit bytes
+// DecodeStrictBody decodes a JSON object body strictly: at most limit bytes
 // (read as a stream, 413 beyond), and a field that dst does not know is a
 // 400 naming it. An empty body is an error when required is set.
-func decodeAdminBody(w http.ResponseWriter, r *http.Request, dst any, required bool, limit int64) error {
-	data, err := readBody(w, r, limit)
+func DecodeStrictBody(w http.ResponseWriter, r *http.Request, dst any, required bool, limit int64) error {
+	data, err := ReadBody(w, r, limit)
 	if err != nil {
 		return err
 	}
-	return decodeJSONStrict(data, dst, required)
+	return DecodeJSONStrict(data, dst, required)
 }
 
-// strictUnmarshal decodes data into dst refusing unknown fields, for the
+// StrictUnmarshal decodes data into dst refusing unknown fields, for the
 // UnmarshalJSON methods of the admin input types.
-func strictUnmarshal(data []byte, dst any) error {
+func StrictUnmarshal(data []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -59,7 +46,7 @@ func strictUnmarshal(data []byte, dst any) error {
 // asUnknownField turns the decoder's unknown field error into a 400 that
 // names the field and, for a field of the top-level object, the field meant
 // when one is close, or else the fields there are.
-func asUnknownField(err error, dst any, data []byte) (*Error, bool) {
+func asUnknownField(err error, dst any, data []byte) (*apierr.Error, bool) {
 	const prefix = "json: unknown field "
 	msg := err.Error()
 	if !strings.HasPrefix(msg, prefix) {
@@ -81,7 +68,7 @@ func asUnknownField(err error, dst any, data []byte) (*Error, bool) {
 			hint = "; the fields are " + strings.Join(known, ", ")
 		}
 	}
-	return invalidArgument("unknown field %q in the request body%s", name, hint), true
+	return apierr.InvalidArgument("unknown field %q in the request body%s", name, hint), true
 }
 
 // squash folds a field name for near-miss hints: case, "_" and "-" ignored.
@@ -179,11 +166,11 @@ func jsonFieldNames(t reflect.Type) []string {
 // that shape it refuses is too large rather than malformed.
 var durationSyntax = regexp.MustCompile(`^[+-]?(\d*\.?\d*(ns|us|µs|μs|ms|s|m|h))+$`)
 
-// parseDurationJSON reads a duration of the admin input: a Go duration
+// ParseDurationJSON reads a duration of the admin input: a Go duration
 // string ("250ms") or a number of milliseconds, from 0 to maxVal.
-func parseDurationJSON(field string, v any, maxVal time.Duration) (time.Duration, error) {
+func ParseDurationJSON(field string, v any, maxVal time.Duration) (time.Duration, error) {
 	tooLarge := func(got string) error {
-		return invalidArgument("%q must be at most %s, got %s", field, maxVal, got)
+		return apierr.InvalidArgument("%q must be at most %s, got %s", field, maxVal, got)
 	}
 	switch x := v.(type) {
 	case nil:
@@ -191,7 +178,7 @@ func parseDurationJSON(field string, v any, maxVal time.Duration) (time.Duration
 	case float64:
 		switch {
 		case math.IsNaN(x) || x < 0:
-			return 0, invalidArgument("%q must not be negative, got %v ms", field, x)
+			return 0, apierr.InvalidArgument("%q must not be negative, got %v ms", field, x)
 		case x > float64(maxVal/time.Millisecond):
 			return 0, tooLarge(strconv.FormatFloat(x, 'f', -1, 64) + " ms")
 		}
@@ -202,48 +189,48 @@ func parseDurationJSON(field string, v any, maxVal time.Duration) (time.Duration
 		case err != nil && durationSyntax.MatchString(x) && !strings.HasPrefix(x, "-"):
 			return 0, tooLarge(strconv.Quote(x))
 		case err != nil:
-			return 0, invalidArgument("%q must be a duration such as \"250ms\" or a number of milliseconds, not %q", field, x)
+			return 0, apierr.InvalidArgument("%q must be a duration such as \"250ms\" or a number of milliseconds, not %q", field, x)
 		case d < 0:
-			return 0, invalidArgument("%q must not be negative, got %s", field, d)
+			return 0, apierr.InvalidArgument("%q must not be negative, got %s", field, d)
 		case d > maxVal:
 			return 0, tooLarge(d.String())
 		}
 		return d, nil
 	default:
-		return 0, invalidArgument("%q must be a duration such as \"250ms\" or a number of milliseconds", field)
+		return 0, apierr.InvalidArgument("%q must be a duration such as \"250ms\" or a number of milliseconds", field)
 	}
 }
 
-// checkDuration checks a duration of the admin input, as
-// parseDurationJSON does, for the Go API.
-func checkDuration(field string, d, maxVal time.Duration) error {
+// CheckDuration checks a duration of the admin input, as
+// ParseDurationJSON does, for the Go API.
+func CheckDuration(field string, d, maxVal time.Duration) error {
 	switch {
 	case d < 0:
-		return invalidArgument("%q must not be negative, got %s", field, d)
+		return apierr.InvalidArgument("%q must not be negative, got %s", field, d)
 	case d > maxVal:
-		return invalidArgument("%q must be at most %s, got %s", field, maxVal, d)
+		return apierr.InvalidArgument("%q must be at most %s, got %s", field, maxVal, d)
 	}
 	return nil
 }
 
-// checkDeviceIP checks the device_ip of a connection event: empty, or an
+// CheckDeviceIP checks the device_ip of a connection event: empty, or an
 // IPv4 or IPv6 address.
-func checkDeviceIP(ip string) error {
+func CheckDeviceIP(ip string) error {
 	if ip != "" && net.ParseIP(ip) == nil {
-		return invalidArgument("\"device_ip\" must be an IP address such as \"10.0.0.7\" or \"fd00::7\", not %q", ip)
+		return apierr.InvalidArgument("\"device_ip\" must be an IP address such as \"10.0.0.7\" or \"fd00::7\", not %q", ip)
 	}
 	return nil
 }
 
-// decodeJSONStrict is decodeJSON refusing unknown fields.
-func decodeJSONStrict(data []byte, dst any, required bool) error {
+// DecodeJSONStrict is DecodeJSON refusing unknown fields.
+func DecodeJSONStrict(data []byte, dst any, required bool) error {
 	if err := checkJSONBody(data, required); err != nil || len(bytes.TrimSpace(data)) == 0 {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		var own *Error
+		var own *apierr.Error
 		if errors.As(err, &own) {
 			return own
 		}
@@ -253,7 +240,7 @@ func decodeJSONStrict(data []byte, dst any, required bool) error {
 		return describeJSONError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return newError(http.StatusBadRequest, CodeInvalidJSON, "malformed JSON: unexpected data after the JSON object")
+		return apierr.New(http.StatusBadRequest, apierr.CodeInvalidJSON, "malformed JSON: unexpected data after the JSON object")
 	}
 	return nil
 }

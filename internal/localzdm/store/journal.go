@@ -1,4 +1,4 @@
-package localzdm
+package store
 
 import (
 	"bytes"

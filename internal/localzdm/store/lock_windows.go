@@ -1,6 +1,6 @@
 //go:build windows
 
-package localzdm
+package store
 
 import (
 	"os"

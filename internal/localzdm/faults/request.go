@@ -1,4 +1,4 @@
-package localzdm
+package faults
 
 import (
 	"bytes"
@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/apierr"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/httpio"
 )
 
 // Actions of a RequestFault.
@@ -97,14 +100,14 @@ func (f RequestFault) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON accepts durations as Go duration strings or milliseconds.
 func (f *RequestFault) UnmarshalJSON(data []byte) error {
 	var in requestFaultJSON
-	if err := strictUnmarshal(data, &in); err != nil {
+	if err := httpio.StrictUnmarshal(data, &in); err != nil {
 		return err
 	}
-	window, err := parseDurationJSON("for", in.For, MaxFaultWindow)
+	window, err := httpio.ParseDurationJSON("for", in.For, MaxFaultWindow)
 	if err != nil {
 		return err
 	}
-	delay, err := parseDurationJSON("delay", in.Delay, MaxFaultDelay)
+	delay, err := httpio.ParseDurationJSON("delay", in.Delay, MaxFaultDelay)
 	if err != nil {
 		return err
 	}
@@ -120,44 +123,44 @@ func (f *RequestFault) validate() error {
 	switch f.Action {
 	case FaultReset, FaultDropAnswer, FaultNotFound:
 	case FaultDelay:
-		if err := checkDuration("delay", f.Delay, MaxFaultDelay); err != nil {
+		if err := httpio.CheckDuration("delay", f.Delay, MaxFaultDelay); err != nil {
 			return err
 		}
 		if f.Delay == 0 {
-			return invalidArgument("\"delay\" of a %q fault is required, e.g. \"5s\"", FaultDelay)
+			return apierr.InvalidArgument("\"delay\" of a %q fault is required, e.g. \"5s\"", FaultDelay)
 		}
 	case FaultHTMLError:
 		if f.Status == 0 {
 			f.Status = http.StatusInternalServerError
 		}
 		if f.Status < 500 || f.Status > 599 {
-			return invalidArgument("\"status\" of a %q fault must be between 500 and 599, got %d", FaultHTMLError, f.Status)
+			return apierr.InvalidArgument("\"status\" of a %q fault must be between 500 and 599, got %d", FaultHTMLError, f.Status)
 		}
 	case "":
-		return invalidArgument("\"action\" is required: %q, %q, %q, %q or %q", FaultReset, FaultDropAnswer, FaultDelay, FaultHTMLError, FaultNotFound)
+		return apierr.InvalidArgument("\"action\" is required: %q, %q, %q, %q or %q", FaultReset, FaultDropAnswer, FaultDelay, FaultHTMLError, FaultNotFound)
 	default:
-		return invalidArgument("\"action\" must be %q, %q, %q, %q or %q, not %q", FaultReset, FaultDropAnswer, FaultDelay, FaultHTMLError, FaultNotFound, f.Action)
+		return apierr.InvalidArgument("\"action\" must be %q, %q, %q, %q or %q, not %q", FaultReset, FaultDropAnswer, FaultDelay, FaultHTMLError, FaultNotFound, f.Action)
 	}
 	if f.Action != FaultDelay && f.Delay != 0 {
-		return invalidArgument("\"delay\" applies to %q faults only", FaultDelay)
+		return apierr.InvalidArgument("\"delay\" applies to %q faults only", FaultDelay)
 	}
 	if f.Action != FaultHTMLError && f.Status != 0 {
-		return invalidArgument("\"status\" applies to %q faults only", FaultHTMLError)
+		return apierr.InvalidArgument("\"status\" applies to %q faults only", FaultHTMLError)
 	}
 	if f.Method != "" && f.Method != strings.ToUpper(f.Method) {
-		return invalidArgument("\"method\" must be an upper-case HTTP method such as \"POST\", not %q", f.Method)
+		return apierr.InvalidArgument("\"method\" must be an upper-case HTTP method such as \"POST\", not %q", f.Method)
 	}
 	switch {
 	case f.Count < 0:
-		return invalidArgument("\"count\" must not be negative (0 means every matching request), got %d", f.Count)
+		return apierr.InvalidArgument("\"count\" must not be negative (0 means every matching request), got %d", f.Count)
 	}
-	if err := checkDuration("for", f.For, MaxFaultWindow); err != nil {
+	if err := httpio.CheckDuration("for", f.For, MaxFaultWindow); err != nil {
 		return err
 	}
 	f.segs, f.prefix = nil, false
 	if f.Path != "" {
 		if !strings.HasPrefix(f.Path, "/") {
-			return invalidArgument("\"path\" must start with \"/\" (e.g. \"/v3/workspaces/{workspace_id}/devices\"), not %q", f.Path)
+			return apierr.InvalidArgument("\"path\" must start with \"/\" (e.g. \"/v3/workspaces/{workspace_id}/devices\"), not %q", f.Path)
 		}
 		segs := strings.Split(f.Path[1:], "/")
 		if segs[len(segs)-1] == "*" {
@@ -165,7 +168,7 @@ func (f *RequestFault) validate() error {
 			segs = segs[:len(segs)-1]
 		}
 		if slices.Contains(segs, "*") {
-			return invalidArgument("\"path\": \"*\" may only be the last segment, in %q", f.Path)
+			return apierr.InvalidArgument("\"path\": \"*\" may only be the last segment, in %q", f.Path)
 		}
 		f.segs = segs
 	}
@@ -185,7 +188,7 @@ func (f *RequestFault) matches(method string, segs []string) bool {
 		return false
 	}
 	for i, p := range f.segs {
-		if isWildcard(p) {
+		if httpio.IsWildcard(p) {
 			if segs[i] == "" {
 				return false
 			}
@@ -210,7 +213,7 @@ type requestFaults struct {
 // AddRequestFault adds a fault acting on matching API requests and returns
 // its ID. Faults are tried in the order they were added; the first active
 // one that matches a request acts on it.
-func (s *Server) AddRequestFault(f RequestFault) (int, error) {
+func (s *Set) AddRequestFault(f RequestFault) (int, error) {
 	if err := f.validate(); err != nil {
 		return 0, err
 	}
@@ -228,7 +231,7 @@ func (s *Server) AddRequestFault(f RequestFault) (int, error) {
 
 // RequestFaults returns the request faults added since the last
 // ClearRequestFaults, spent ones included, with their hits.
-func (s *Server) RequestFaults() []RequestFault {
+func (s *Set) RequestFaults() []RequestFault {
 	rf := &s.reqFaults
 	rf.mu.Lock()
 	defer rf.mu.Unlock()
@@ -243,29 +246,29 @@ func (s *Server) RequestFaults() []RequestFault {
 }
 
 // RemoveRequestFault removes one request fault.
-func (s *Server) RemoveRequestFault(id int) error {
+func (s *Set) RemoveRequestFault(id int) error {
 	rf := &s.reqFaults
 	rf.mu.Lock()
 	defer rf.mu.Unlock()
 	i := slices.IndexFunc(rf.faults, func(f *RequestFault) bool { return f.ID == id })
 	if i < 0 {
-		return notFound("request fault %d not found", id)
+		return apierr.NotFound("request fault %d not found", id)
 	}
 	rf.faults = slices.Delete(rf.faults, i, i+1)
 	return nil
 }
 
 // ClearRequestFaults removes every request fault.
-func (s *Server) ClearRequestFaults() {
+func (s *Set) ClearRequestFaults() {
 	rf := &s.reqFaults
 	rf.mu.Lock()
 	rf.faults = nil
 	rf.mu.Unlock()
 }
 
-// takeRequestFault returns the action the first active matching fault takes
+// TakeRequestFault returns the action the first active matching fault takes
 // on a request, counting the hit, or nil.
-func (s *Server) takeRequestFault(method string, segs []string) *RequestFault {
+func (s *Set) TakeRequestFault(method string, segs []string) *RequestFault {
 	rf := &s.reqFaults
 	rf.mu.Lock()
 	defer rf.mu.Unlock()
@@ -290,14 +293,14 @@ const htmlErrorPage = `<html>
 </html>
 `
 
-// applyRequestFault acts on a request before the service sees it. It
+// ApplyRequestFault acts on a request before the service sees it. It
 // reports whether the request was answered (or dropped); it may replace r
 // (FaultDelay) and returns whether the answer must be dropped after the
 // service acted (FaultDropAnswer).
-func (s *Server) applyRequestFault(w http.ResponseWriter, r *http.Request, f *RequestFault) (*http.Request, bool, bool) {
+func (s *Set) ApplyRequestFault(w http.ResponseWriter, r *http.Request, f *RequestFault) (*http.Request, bool, bool) {
 	switch f.Action {
 	case FaultReset:
-		dropConnection(w)
+		httpio.DropConnection(w)
 		return r, true, false
 	case FaultHTMLError:
 		body := fmt.Appendf(nil, htmlErrorPage, f.Status, http.StatusText(f.Status))
@@ -314,7 +317,7 @@ func (s *Server) applyRequestFault(w http.ResponseWriter, r *http.Request, f *Re
 	case FaultDelay:
 		// Read the body now: the client may be gone when the service acts.
 		if err := bufferBody(r); err != nil {
-			dropConnection(w)
+			httpio.DropConnection(w)
 			return r, true, false
 		}
 		r = r.WithContext(context.WithoutCancel(r.Context()))
@@ -323,7 +326,7 @@ func (s *Server) applyRequestFault(w http.ResponseWriter, r *http.Request, f *Re
 		case <-t.C:
 		case <-s.closing:
 			t.Stop()
-			dropConnection(w)
+			httpio.DropConnection(w)
 			return r, true, false
 		}
 		return r, false, false
@@ -331,12 +334,12 @@ func (s *Server) applyRequestFault(w http.ResponseWriter, r *http.Request, f *Re
 	return r, false, false
 }
 
-// bufferBody reads the body of r (up to one byte more than maxAPIBody, so
+// bufferBody reads the body of r (up to one byte more than httpio.MaxAPIBody, so
 // the handler still sees an oversized body) into memory and puts it back.
 // Once a body has been read to its end, net/http watches the connection:
 // a client that goes away then cancels the request's context.
 func bufferBody(r *http.Request) error {
-	data, err := io.ReadAll(io.LimitReader(r.Body, maxAPIBody+1))
+	data, err := io.ReadAll(io.LimitReader(r.Body, httpio.MaxAPIBody+1))
 	if err != nil {
 		return err
 	}

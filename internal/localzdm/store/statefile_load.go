@@ -1,4 +1,4 @@
-package localzdm
+package store
 
 import (
 	"bytes"
@@ -22,8 +22,8 @@ import (
 // maxJournalGen is the largest journal generation a state file may name.
 const maxJournalGen = 1 << 62
 
-func (s *Server) loadState() (gen uint64, size, snapSize int64, err error) {
-	path := s.opts.StateFile
+func (s *Store) loadState() (gen uint64, size, snapSize int64, err error) {
+	path := s.path
 	data, err := os.ReadFile(filepath.Clean(path))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -34,7 +34,7 @@ func (s *Server) loadState() (gen uint64, size, snapSize int64, err error) {
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		if err := s.restore(st); err != nil {
+		if err := s.Restore(st); err != nil {
 			return 0, 0, 0, err
 		}
 		gen, snapSize = st.JournalGen, int64(len(data))
@@ -68,14 +68,14 @@ func (s *Server) loadState() (gen uint64, size, snapSize int64, err error) {
 	if err := s.checkModel(); err != nil {
 		return 0, 0, 0, err
 	}
-	removeJournals(path, gen, s.log.Printf)
+	removeJournals(path, gen, s.logf)
 	return gen, size, snapSize, nil
 }
 
 // decodeStateFile decodes a snapshot strictly: unknown fields, trailing
 // data and unknown versions are errors.
-func decodeStateFile(data []byte) (*stateFile, error) {
-	var st stateFile
+func decodeStateFile(data []byte) (*StateFile, error) {
+	var st StateFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
@@ -94,7 +94,7 @@ func decodeStateFile(data []byte) (*stateFile, error) {
 // offset after the last intact one. A torn or damaged record is tolerated
 // only at the end of the last file, where a crash during a write leaves it:
 // it was never acknowledged, and it is cut off.
-func (s *Server) replayJournal(path string, last bool) (int64, error) {
+func (s *Store) replayJournal(path string, last bool) (int64, error) {
 	data, err := os.ReadFile(filepath.Clean(path))
 	if err != nil {
 		return 0, err
@@ -109,7 +109,7 @@ func (s *Server) replayJournal(path string, last bool) (int64, error) {
 	})
 	switch {
 	case errors.Is(err, errTornRecord) && last:
-		s.log.Printf("localzdm: journal %s: ignoring %d bytes of an incomplete last record (a write cut short)", path, len(data)-off)
+		s.logf("localzdm: journal %s: ignoring %d bytes of an incomplete last record (a write cut short)", path, len(data)-off)
 	case errors.Is(err, errTornRecord):
 		return 0, fmt.Errorf("journal %s: damaged record %d at offset %d", path, n+1, off)
 	case err != nil && n == 0 && off == 0:
@@ -120,12 +120,12 @@ func (s *Server) replayJournal(path string, last bool) (int64, error) {
 	return int64(off), nil
 }
 
-// restore rebuilds the model from a decoded state file. It rejects null
+// Restore rebuilds the model from a decoded state file. It rejects null
 // entries, missing and duplicate IDs; checkModel checks the references.
-func (s *Server) restore(st *stateFile) error {
-	s.resetStateLocked()
-	s.series = map[string]*series{}
-	taken := func(id string) bool { return s.idTakenLocked(id) }
+func (s *Store) Restore(st *StateFile) error {
+	s.ResetStateLocked()
+	s.Series = map[string]*Series{}
+	taken := func(id string) bool { return s.IDTakenLocked(id) }
 	for i, a := range st.Accounts {
 		switch {
 		case a == nil:
@@ -136,8 +136,8 @@ func (s *Server) restore(st *stateFile) error {
 			return fmt.Errorf("accounts[%d]: ID %q is used twice", i, a.ID)
 		}
 		a.Workspaces = nonNil(a.Workspaces)
-		s.accounts[a.ID] = a
-		s.accountOrder = append(s.accountOrder, a.ID)
+		s.Accounts[a.ID] = a
+		s.AccountOrder = append(s.AccountOrder, a.ID)
 	}
 	for i, w := range st.Workspaces {
 		switch {
@@ -150,7 +150,7 @@ func (s *Server) restore(st *stateFile) error {
 		}
 		w.Fleets = nonNil(w.Fleets)
 		w.Devices = nonNil(w.Devices)
-		s.workspaces[w.ID] = w
+		s.Workspaces[w.ID] = w
 	}
 	for i, f := range st.Fleets {
 		switch {
@@ -161,7 +161,7 @@ func (s *Server) restore(st *stateFile) error {
 		case taken(f.ID):
 			return fmt.Errorf("fleets[%d]: ID %q is used twice", i, f.ID)
 		}
-		s.fleets[f.ID] = f
+		s.Fleets[f.ID] = f
 	}
 	for i, d := range st.Devices {
 		switch {
@@ -172,20 +172,20 @@ func (s *Server) restore(st *stateFile) error {
 		case taken(d.ID):
 			return fmt.Errorf("devices[%d]: ID %q is used twice", i, d.ID)
 		}
-		s.devices[d.ID] = d
+		s.Devices[d.ID] = d
 	}
 	for i, k := range st.Keys {
 		switch {
 		case k.Key == "":
 			return fmt.Errorf("keys[%d] has no key", i)
-		case s.keys[k.Key] != "":
+		case s.Keys[k.Key] != "":
 			return fmt.Errorf("keys[%d]: a key is listed twice", i)
 		}
-		s.keys[k.Key] = k.WorkspaceID
+		s.Keys[k.Key] = k.WorkspaceID
 	}
 	if st.Bootstrap != nil {
 		b := *st.Bootstrap
-		s.bootstrap = &b
+		s.Boot = &b
 	}
 	for _, wid := range sortedKeys(st.Data) {
 		if err := s.restorePoints(wid, st.Data[wid]); err != nil {
@@ -196,8 +196,8 @@ func (s *Server) restore(st *stateFile) error {
 }
 
 // restorePoints adds stored data points of a workspace.
-func (s *Server) restorePoints(wid string, raw []json.RawMessage) error {
-	pts := make([]*point, len(raw))
+func (s *Store) restorePoints(wid string, raw []json.RawMessage) error {
+	pts := make([]*Point, len(raw))
 	for i, enc := range raw {
 		p, err := decodePoint(enc)
 		if err != nil {
@@ -205,26 +205,26 @@ func (s *Server) restorePoints(wid string, raw []json.RawMessage) error {
 		}
 		pts[i] = p
 	}
-	sr := s.series[wid]
+	sr := s.Series[wid]
 	if sr == nil {
-		sr = newSeries()
-		s.series[wid] = sr
+		sr = NewSeries()
+		s.Series[wid] = sr
 	}
-	sr.insert(pts)
+	sr.Insert(pts)
 	return nil
 }
 
 // checkModel checks every reference and index of the model, and every
 // value the API could not have stored.
-func (s *Server) checkModel() error {
+func (s *Store) checkModel() error {
 	listed := map[string]string{} // workspace -> account listing it
-	for _, aid := range s.accountOrder {
-		a := s.accounts[aid]
+	for _, aid := range s.AccountOrder {
+		a := s.Accounts[aid]
 		if err := checkName("account", a.ID, a.Name); err != nil {
 			return err
 		}
 		for _, wid := range a.Workspaces {
-			w := s.workspaces[wid]
+			w := s.Workspaces[wid]
 			switch {
 			case w == nil:
 				return fmt.Errorf("account %q lists unknown workspace %q", a.ID, wid)
@@ -237,60 +237,60 @@ func (s *Server) checkModel() error {
 		}
 	}
 	indexed := map[string]bool{} // fleets and devices listed by their workspace
-	for _, wid := range sortedKeys(s.workspaces) {
-		if err := s.checkWorkspace(s.workspaces[wid], listed[wid] != "", indexed); err != nil {
+	for _, wid := range sortedKeys(s.Workspaces) {
+		if err := s.checkWorkspace(s.Workspaces[wid], listed[wid] != "", indexed); err != nil {
 			return err
 		}
 	}
-	for _, fid := range sortedKeys(s.fleets) {
-		if err := s.checkFleet(s.fleets[fid], indexed); err != nil {
+	for _, fid := range sortedKeys(s.Fleets) {
+		if err := s.checkFleet(s.Fleets[fid], indexed); err != nil {
 			return err
 		}
 	}
-	for _, did := range sortedKeys(s.devices) {
-		if err := s.checkDevice(s.devices[did], indexed); err != nil {
+	for _, did := range sortedKeys(s.Devices) {
+		if err := s.checkDevice(s.Devices[did], indexed); err != nil {
 			return err
 		}
 	}
-	for _, k := range sortedKeys(s.keys) {
-		if s.workspaces[s.keys[k]] == nil {
-			return fmt.Errorf("an API key is bound to unknown workspace %q", s.keys[k])
+	for _, k := range sortedKeys(s.Keys) {
+		if s.Workspaces[s.Keys[k]] == nil {
+			return fmt.Errorf("an API key is bound to unknown workspace %q", s.Keys[k])
 		}
 	}
-	if b := s.bootstrap; b != nil {
-		w := s.workspaces[b.WorkspaceID]
+	if b := s.Boot; b != nil {
+		w := s.Workspaces[b.WorkspaceID]
 		switch {
 		case w == nil:
 			return fmt.Errorf("the bootstrap record names unknown workspace %q", b.WorkspaceID)
 		case w.AccountID != b.AccountID:
 			return fmt.Errorf("the bootstrap record names account %q, but workspace %q belongs to account %q", b.AccountID, w.ID, w.AccountID)
-		case s.keys[b.APIKey] != w.ID:
+		case s.Keys[b.APIKey] != w.ID:
 			return fmt.Errorf("the bootstrap record's API key is not bound to workspace %q", w.ID)
 		}
 	}
-	for _, wid := range sortedKeys(s.series) {
-		if s.workspaces[wid] == nil {
+	for _, wid := range sortedKeys(s.Series) {
+		if s.Workspaces[wid] == nil {
 			return fmt.Errorf("data points of unknown workspace %q", wid)
 		}
 	}
 	return nil
 }
 
-func (s *Server) checkWorkspace(w *workspace, listed bool, indexed map[string]bool) error {
+func (s *Store) checkWorkspace(w *Workspace, listed bool, indexed map[string]bool) error {
 	if err := checkName("workspace", w.ID, w.Name); err != nil {
 		return err
 	}
 	switch {
-	case s.accounts[w.AccountID] == nil:
+	case s.Accounts[w.AccountID] == nil:
 		return fmt.Errorf("workspace %q belongs to unknown account %q", w.ID, w.AccountID)
 	case !listed:
 		return fmt.Errorf("workspace %q is missing from the workspaces of account %q", w.ID, w.AccountID)
 	}
-	if f := s.fleets[w.DefaultFleetID]; f == nil || f.WorkspaceID != w.ID {
+	if f := s.Fleets[w.DefaultFleetID]; f == nil || f.WorkspaceID != w.ID {
 		return fmt.Errorf("workspace %q: default fleet %q is not a fleet of it", w.ID, w.DefaultFleetID)
 	}
 	for _, fid := range w.Fleets {
-		f := s.fleets[fid]
+		f := s.Fleets[fid]
 		switch {
 		case f == nil:
 			return fmt.Errorf("workspace %q lists unknown fleet %q", w.ID, fid)
@@ -302,7 +302,7 @@ func (s *Server) checkWorkspace(w *workspace, listed bool, indexed map[string]bo
 		indexed[fid] = true
 	}
 	for _, did := range w.Devices {
-		d := s.devices[did]
+		d := s.Devices[did]
 		switch {
 		case d == nil:
 			return fmt.Errorf("workspace %q lists unknown device %q", w.ID, did)
@@ -316,8 +316,8 @@ func (s *Server) checkWorkspace(w *workspace, listed bool, indexed map[string]bo
 	return nil
 }
 
-func (s *Server) checkFleet(f *fleet, indexed map[string]bool) error {
-	w := s.workspaces[f.WorkspaceID]
+func (s *Store) checkFleet(f *Fleet, indexed map[string]bool) error {
+	w := s.Workspaces[f.WorkspaceID]
 	switch {
 	case w == nil:
 		return fmt.Errorf("fleet %q belongs to unknown workspace %q", f.ID, f.WorkspaceID)
@@ -329,15 +329,15 @@ func (s *Server) checkFleet(f *fleet, indexed map[string]bool) error {
 	return checkName("fleet", f.ID, f.Name)
 }
 
-func (s *Server) checkDevice(d *device, indexed map[string]bool) error {
-	w := s.workspaces[d.WorkspaceID]
+func (s *Store) checkDevice(d *Device, indexed map[string]bool) error {
+	w := s.Workspaces[d.WorkspaceID]
 	if w == nil {
 		return fmt.Errorf("device %q belongs to unknown workspace %q", d.ID, d.WorkspaceID)
 	}
 	if !indexed[d.ID] {
 		return fmt.Errorf("device %q is missing from the devices of workspace %q", d.ID, w.ID)
 	}
-	if f := s.fleets[d.FleetID]; f == nil || f.WorkspaceID != w.ID {
+	if f := s.Fleets[d.FleetID]; f == nil || f.WorkspaceID != w.ID {
 		return fmt.Errorf("device %q: fleet %q is not a fleet of its workspace %q", d.ID, d.FleetID, w.ID)
 	}
 	if d.AccountID != w.AccountID {
@@ -359,15 +359,15 @@ func (s *Server) checkDevice(d *device, indexed map[string]bool) error {
 			return fmt.Errorf("device %q: job %q is null", d.ID, name)
 		case j.Name != name:
 			return fmt.Errorf("device %q: job %q is named %q", d.ID, name, j.Name)
-		case validJobName(name) != nil:
+		case ValidJobName(name) != nil:
 			return fmt.Errorf("device %q: job name %q is not valid", d.ID, name)
-		case !validJobStatus(j.Status):
+		case !ValidJobStatus(j.Status):
 			return fmt.Errorf("device %q: job %q has unknown status %q (want %q or %q)", d.ID, name, j.Status, JobStatusPending, JobStatusDone)
 		case len(j.Value) == 0 || j.Value[0] != '{':
 			return fmt.Errorf("device %q: job %q: value must be a JSON object", d.ID, name)
 		}
 	}
-	if f := d.FOTA; f != nil && !fotaStatusRE.MatchString(f.Status) {
+	if f := d.FOTA; f != nil && !FOTAStatusRE.MatchString(f.Status) {
 		return fmt.Errorf("device %q: FOTA has unknown status %q", d.ID, f.Status)
 	}
 	return nil

@@ -1,10 +1,9 @@
-package localzdm
+package store
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,7 @@ import (
 // Persistence (Options.StateFile). The state lives in three kinds of files
 // beside each other:
 //
-//   - the state file: a snapshot of everything, as JSON (stateFile), written
+//   - the state file: a snapshot of everything, as JSON (StateFile), written
 //     atomically (temp file, fsync, rename);
 //   - the journal (journal.go): every change since that snapshot, appended
 //     as it is made; a request that changed something is answered only once
@@ -33,23 +32,23 @@ const stateVersion = 2
 // minCompaction is the journal size below which no snapshot is taken.
 const minCompaction = 4 << 20
 
-// stateFile is the content of Options.StateFile.
-type stateFile struct {
+// StateFile is the content of Options.StateFile.
+type StateFile struct {
 	Version int    `json:"version"`
 	SavedAt string `json:"saved_at"`
 	// JournalGen is the generation of the journal that holds the changes
 	// made after this snapshot.
 	JournalGen uint64                       `json:"journal_generation,omitempty"`
-	Accounts   []*account                   `json:"accounts"`
-	Workspaces []*workspace                 `json:"workspaces"`
-	Fleets     []*fleet                     `json:"fleets"`
-	Devices    []*device                    `json:"devices"`
-	Keys       []keyRecord                  `json:"keys"`
+	Accounts   []*Account                   `json:"accounts"`
+	Workspaces []*Workspace                 `json:"workspaces"`
+	Fleets     []*Fleet                     `json:"fleets"`
+	Devices    []*Device                    `json:"devices"`
+	Keys       []KeyRecord                  `json:"keys"`
 	Bootstrap  *Bootstrap                   `json:"bootstrap,omitempty"`
 	Data       map[string][]json.RawMessage `json:"data"`
 }
 
-type keyRecord struct {
+type KeyRecord struct {
 	Key         string `json:"key"`
 	WorkspaceID string `json:"workspace_id"`
 }
@@ -64,13 +63,14 @@ type persister struct {
 	compactDone chan struct{}
 }
 
-// openState locks the state file, loads it with its journal, and starts the
+// OpenState locks the state file, loads it with its journal, and starts the
 // journal writer and the compaction loop.
-func (s *Server) openState() error {
+func (s *Store) OpenState(stateFile string, syncMode bool) error {
 	// Every name of one file (a symbolic link, a relative path) shares one
 	// lock and one journal.
-	s.opts.StateFile = realStatePath(s.opts.StateFile)
-	path := s.opts.StateFile
+	s.path = realStatePath(stateFile)
+	s.syncMode = syncMode
+	path := s.path
 	lock, err := lockStateFile(path)
 	if err != nil {
 		return fmt.Errorf("localzdm: %w", err)
@@ -80,7 +80,7 @@ func (s *Server) openState() error {
 		_ = lock.release()
 		return fmt.Errorf("localzdm: state file %s: %w", path, err)
 	}
-	j, err := openJournal(path, gen, size, s.opts.Sync, s.log.Printf)
+	j, err := openJournal(path, gen, size, s.syncMode, s.logf)
 	if err != nil {
 		_ = lock.release()
 		return fmt.Errorf("localzdm: state file %s: %w", path, err)
@@ -92,9 +92,9 @@ func (s *Server) openState() error {
 	return nil
 }
 
-// closeState writes what is pending, a final snapshot (the journal is then
+// CloseState writes what is pending, a final snapshot (the journal is then
 // removed), and releases the lock.
-func (s *Server) closeState() error {
+func (s *Store) CloseState() error {
 	p := s.persist
 	close(p.compactStop)
 	<-p.compactDone
@@ -107,7 +107,7 @@ func (s *Server) closeState() error {
 	if _, err := s.writeSnapshot(gen + 1); err != nil {
 		errs = append(errs, err)
 	} else {
-		removeJournals(p.path, gen+1, s.log.Printf)
+		removeJournals(p.path, gen+1, s.logf)
 	}
 	if err := p.lock.release(); err != nil {
 		errs = append(errs, fmt.Errorf("state file lock: %w", err))
@@ -116,7 +116,7 @@ func (s *Server) closeState() error {
 }
 
 // compactLoop takes a snapshot each time the journal outgrows its limit.
-func (s *Server) compactLoop() {
+func (s *Store) compactLoop() {
 	p := s.persist
 	defer close(p.compactDone)
 	for {
@@ -126,20 +126,20 @@ func (s *Server) compactLoop() {
 		case <-p.j.compact:
 		}
 		if err := s.compact(); err != nil {
-			s.log.Printf("localzdm: %v (the journal keeps every change)", err)
+			s.logf("localzdm: %v (the journal keeps every Change)", err)
 		}
 	}
 }
 
 // compact writes a snapshot and starts a new journal generation.
-func (s *Server) compact() error {
+func (s *Store) compact() error {
 	p := s.persist
-	s.mu.RLock()
-	s.dataMu.RLock()
+	s.Mu.RLock()
+	s.DataMu.RLock()
 	gen := p.j.rotate()
 	st := s.copyStateLocked()
-	s.dataMu.RUnlock()
-	s.mu.RUnlock()
+	s.DataMu.RUnlock()
+	s.Mu.RUnlock()
 	n, err := s.encodeAndWrite(&st, gen)
 	if err != nil {
 		return err
@@ -150,24 +150,24 @@ func (s *Server) compact() error {
 	p.j.mu.Lock()
 	p.j.limit = max(minCompaction, n)
 	p.j.mu.Unlock()
-	removeJournals(p.path, gen, s.log.Printf)
+	removeJournals(p.path, gen, s.logf)
 	return nil
 }
 
 // writeSnapshot writes the whole state as the snapshot followed by journal
 // generation gen; it returns the size written.
-func (s *Server) writeSnapshot(gen uint64) (int64, error) {
-	st := s.copyState()
+func (s *Store) writeSnapshot(gen uint64) (int64, error) {
+	st := s.CopyState()
 	return s.encodeAndWrite(&st, gen)
 }
 
-func (s *Server) encodeAndWrite(st *stateFile, gen uint64) (int64, error) {
+func (s *Store) encodeAndWrite(st *StateFile, gen uint64) (int64, error) {
 	st.JournalGen = gen
 	data, err := json.Marshal(st)
 	if err != nil {
 		return 0, fmt.Errorf("state file: encode: %w", err)
 	}
-	if err := writeFileAtomic(s.opts.StateFile, data); err != nil {
+	if err := writeFileAtomic(s.path, data); err != nil {
 		return 0, fmt.Errorf("state file: %w", err)
 	}
 	return int64(len(data)), nil
@@ -190,23 +190,24 @@ func removeJournals(path string, gen uint64, logf func(string, ...any)) {
 	}
 }
 
-// changed records changes to the model in the journal, when there is a
-// state file. Call it with s.mu held for writing (and s.dataMu for data
-// points), after the change, naming every object changed: *account,
-// *workspace, *fleet, *device (their current values are recorded), removal
-// of one (gone), a key (apiKey), the bootstrap (*Bootstrap), data points
-// (pointBatch) or a reset (resetAll). Without arguments the whole model
+// Changed records changes to the model in the journal, when there is a
+// state file. Call it with s.Mu held for writing (and s.DataMu for data
+// points), after the change, naming every object changed: *Account,
+// *Workspace, *Fleet, *Device (their current values are recorded), removal
+// of one (GoneDevice, GoneFleet, GoneWorkspace, GoneKey), a key
+// (KeyChange), the bootstrap (*Bootstrap), data points (PointBatch) or a
+// reset (ResetAll). Without arguments the whole model
 // except data points is recorded, which is correct but costs a copy of it.
-func (s *Server) changed(changes ...change) {
+func (s *Store) Changed(changes ...Change) {
 	p := s.persist
 	if p == nil {
 		return
 	}
 	if len(changes) == 0 {
-		changes = []change{wholeModel{s}}
+		changes = []Change{wholeModel{s}}
 	}
 	for _, c := range changes {
-		payload, err := c.record()
+		payload, err := c.Record()
 		if err != nil {
 			p.j.fail(fmt.Errorf("encode change: %w", err))
 			return
@@ -218,7 +219,7 @@ func (s *Server) changed(changes ...change) {
 // Sync waits until every change made so far is written to the journal of
 // the state file (and fsynced with Options.Sync). It returns at once without
 // a state file.
-func (s *Server) Sync() error {
+func (s *Store) Sync() error {
 	p := s.persist
 	if p == nil {
 		return nil
@@ -226,131 +227,76 @@ func (s *Server) Sync() error {
 	return p.j.wait(p.j.last())
 }
 
-// awaitSaved wraps a handler so that an answer leaves only once every change
-// made before it is saved: nothing a client sees can be lost by a crash.
-func (s *Server) awaitSaved(h http.Handler) http.Handler {
-	if s.persist == nil {
-		return h
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(&savedWriter{ResponseWriter: w, s: s}, r)
-	})
-}
-
-// savedWriter waits for the journal before the first byte of an answer. When
-// the journal cannot be written, the answer becomes a 500 that says so.
-type savedWriter struct {
-	http.ResponseWriter
-	s       *Server
-	checked bool
-	failed  bool
-}
-
-func (w *savedWriter) check() bool {
-	if !w.checked {
-		w.checked = true
-		if err := w.s.Sync(); err != nil {
-			w.failed = true
-			writeError(w.ResponseWriter, newError(http.StatusInternalServerError, CodeInternal,
-				"the change was made in memory but could not be saved: %v", err))
-		}
-	}
-	return !w.failed
-}
-
-func (w *savedWriter) WriteHeader(code int) {
-	if w.check() {
-		w.ResponseWriter.WriteHeader(code)
-	}
-}
-
-func (w *savedWriter) Write(b []byte) (int, error) {
-	if !w.check() {
-		return len(b), nil
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Flush sends what is buffered, once the journal is saved.
-func (w *savedWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.check() {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (w *savedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// copyState copies the state under the read locks; it is encoded without
+// CopyState copies the state under the read locks; it is encoded without
 // holding them, so requests wait for a memory copy, not for JSON.
-func (s *Server) copyState() stateFile {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	s.dataMu.RLock()
-	defer s.dataMu.RUnlock()
+func (s *Store) CopyState() StateFile {
+	s.Mu.RLock()
+	defer s.Mu.RUnlock()
+	s.DataMu.RLock()
+	defer s.DataMu.RUnlock()
 	return s.copyStateLocked()
 }
 
-// copyStateLocked is copyState with s.mu and s.dataMu held.
-func (s *Server) copyStateLocked() stateFile {
-	st := s.copyModelLocked()
-	st.Data = make(map[string][]json.RawMessage, len(s.series))
-	for wid, sr := range s.series {
-		pts := make([]json.RawMessage, len(sr.points))
-		for i, p := range sr.points {
-			pts[i] = p.enc // immutable once stored
+// copyStateLocked is copyState with s.Mu and s.DataMu held.
+func (s *Store) copyStateLocked() StateFile {
+	st := s.CopyModelLocked()
+	st.Data = make(map[string][]json.RawMessage, len(s.Series))
+	for wid, sr := range s.Series {
+		pts := make([]json.RawMessage, len(sr.Points))
+		for i, p := range sr.Points {
+			pts[i] = p.Enc // immutable once stored
 		}
 		st.Data[wid] = pts
 	}
 	return st
 }
 
-// copyModelLocked copies everything but the data points; s.mu is held.
-func (s *Server) copyModelLocked() stateFile {
-	st := stateFile{
+// CopyModelLocked copies everything but the data points; s.Mu is held.
+func (s *Store) CopyModelLocked() StateFile {
+	st := StateFile{
 		Version:    stateVersion,
-		SavedAt:    timestamp(time.Now()),
-		Accounts:   make([]*account, 0, len(s.accounts)),
-		Workspaces: make([]*workspace, 0, len(s.workspaces)),
-		Fleets:     make([]*fleet, 0, len(s.fleets)),
-		Devices:    make([]*device, 0, len(s.devices)),
-		Keys:       make([]keyRecord, 0, len(s.keys)),
+		SavedAt:    Timestamp(time.Now()),
+		Accounts:   make([]*Account, 0, len(s.Accounts)),
+		Workspaces: make([]*Workspace, 0, len(s.Workspaces)),
+		Fleets:     make([]*Fleet, 0, len(s.Fleets)),
+		Devices:    make([]*Device, 0, len(s.Devices)),
+		Keys:       make([]KeyRecord, 0, len(s.Keys)),
 		Data:       map[string][]json.RawMessage{},
 	}
-	if s.bootstrap != nil {
-		b := *s.bootstrap
+	if s.Boot != nil {
+		b := *s.Boot
 		st.Bootstrap = &b
 	}
-	for _, aid := range s.accountOrder {
-		a := *s.accounts[aid]
+	for _, aid := range s.AccountOrder {
+		a := *s.Accounts[aid]
 		a.Workspaces = slices.Clone(a.Workspaces)
 		st.Accounts = append(st.Accounts, &a)
 		for _, wid := range a.Workspaces {
-			w := *s.workspaces[wid]
+			w := *s.Workspaces[wid]
 			w.Fleets = slices.Clone(w.Fleets)
 			w.Devices = slices.Clone(w.Devices)
 			st.Workspaces = append(st.Workspaces, &w)
 			for _, fid := range w.Fleets {
-				f := *s.fleets[fid]
+				f := *s.Fleets[fid]
 				st.Fleets = append(st.Fleets, &f)
 			}
 			for _, did := range w.Devices {
-				st.Devices = append(st.Devices, copyDevice(s.devices[did]))
+				st.Devices = append(st.Devices, copyDevice(s.Devices[did]))
 			}
 		}
 	}
-	for _, k := range sortedKeys(s.keys) {
-		st.Keys = append(st.Keys, keyRecord{Key: k, WorkspaceID: s.keys[k]})
+	for _, k := range sortedKeys(s.Keys) {
+		st.Keys = append(st.Keys, KeyRecord{Key: k, WorkspaceID: s.Keys[k]})
 	}
 	return st
 }
 
 // copyDevice copies a device with its jobs and FOTA (Identities and job
 // values are never modified in place).
-func copyDevice(d *device) *device {
+func copyDevice(d *Device) *Device {
 	c := *d
 	if d.Jobs != nil {
-		c.Jobs = make(map[string]*job, len(d.Jobs))
+		c.Jobs = make(map[string]*Job, len(d.Jobs))
 		for name, j := range d.Jobs {
 			jc := *j
 			c.Jobs[name] = &jc

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package localzdm
+package store
 
 import "os"
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package localzdm
+package store
 
 import (
 	"os"
