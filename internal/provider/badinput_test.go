@@ -522,7 +522,7 @@ resource "zdm_device" "d" { name = "d" }`,
   firmware_id      = "fw"
   firmware_version = "1.0"
 }`, importTo: "zdm_fota.u", importID: " ",
-		want: []string{`Invalid import ID`, `The import ID is empty: it must be a device ID`}},
+		want: []string{`Invalid import ID`, `The import ID is empty: it must be the device ID of the update of one device, or <workspace_id>/<firmware_id>/<firmware_version> for an update of fleets`}},
 
 	// Actions (Terraform 1.14 and later).
 	{name: "action zdm_schedule_job/value not JSON", attr: "value", tf114: true,
