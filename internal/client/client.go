@@ -220,6 +220,8 @@ type baseURL struct {
 	// connection that fails: the provider attribute and its environment
 	// variable.
 	setting string
+	// pace paces the requests to the service (see pace.go).
+	pace pacer
 }
 
 func (b *baseURL) String() string { return b.normalizedText }

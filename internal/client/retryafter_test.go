@@ -29,14 +29,18 @@ func TestRetryAfterZeroBacksOff(t *testing.T) {
 		_, _ = w.Write([]byte(`{"workspaces":[]}`))
 	}))
 	t.Cleanup(srv.Close)
-	var waits, slept []time.Duration
+	var waits, logged, slept []time.Duration
 	c, err := New(Config{
 		BaseURL: srv.URL, APIKey: "k", MaxRetries: 3,
 		RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: time.Second,
 		Logger: func(_ context.Context, msg string, fields map[string]any) {
-			if msg == "retrying API request" {
-				ms, _ := fields["wait_ms"].(int64)
+			ms, _ := fields["wait_ms"].(int64)
+			switch msg {
+			case "retrying API request":
 				waits = append(waits, time.Duration(ms)*time.Millisecond)
+				logged = append(logged, time.Duration(ms)*time.Millisecond)
+			case "pacing API request": // the refusals turned pacing on
+				logged = append(logged, time.Duration(ms)*time.Millisecond)
 			}
 		},
 		Sleep: func(ctx context.Context, d time.Duration) error {
@@ -59,12 +63,12 @@ func TestRetryAfterZeroBacksOff(t *testing.T) {
 		}
 	}
 	// What the client logged is what it waited.
-	if len(slept) != 3 {
-		t.Fatalf("slept %v, want 3 waits", slept)
+	if len(slept) != len(logged) {
+		t.Fatalf("slept %v, logged %v", slept, logged)
 	}
 	for i, d := range slept {
-		if d.Truncate(time.Millisecond) != waits[i] || d < 20*time.Millisecond {
-			t.Errorf("sleep %d = %v (logged %v), want the logged wait (in ms), at least RetryWaitMin (20ms)", i, d, waits[i])
+		if d.Truncate(time.Millisecond) != logged[i] || d < 20*time.Millisecond {
+			t.Errorf("sleep %d = %v (logged %v), want the logged wait (in ms), at least RetryWaitMin (20ms)", i, d, logged[i])
 		}
 	}
 }

@@ -61,6 +61,8 @@ type attemptResult struct {
 	retry      bool          // the error may go away on another attempt
 	retryAfter time.Duration // from the Retry-After header, when hasWait
 	hasWait    bool
+	answered   bool // the service answered (any status)
+	refused    bool // it answered 429
 }
 
 // do sends rq, retrying according to the retry rules. With stream nil, the
@@ -81,7 +83,21 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 		return nil, c.notSentError(rq, err)
 	}
 	for attempt := 1; ; attempt++ {
+		if err := c.pace(ctx, stop, rq); err != nil {
+			if attempt == 1 {
+				return nil, c.notSentError(rq, err)
+			}
+			return nil, &retryStopError{last: err, cause: err,
+				reason: fmt.Sprintf("not retried after %d attempts: the operation was interrupted", attempt-1)}
+		}
+		sent := time.Now()
 		res := c.attempt(ctx, rq, u, path, attempt, stream)
+		if res.refused {
+			// The hold is capped as every retry wait is (RetryWaitMax).
+			rq.base.pace.refused(sent, min(res.retryAfter, c.waitMax), res.hasWait)
+		} else if res.answered {
+			rq.base.pace.accepted()
+		}
 		if res.err == nil {
 			return res.buf, nil
 		}
@@ -116,6 +132,18 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 				reason: fmt.Sprintf("stopped waiting to retry after %d attempts: %v", attempt, err)}
 		}
 	}
+}
+
+// pace waits for the request's turn in the pace of its service (pace.go).
+func (c *Client) pace(ctx, stop context.Context, rq *request) error {
+	d, rate := rq.base.pace.reserve()
+	if d <= 0 {
+		return stop.Err()
+	}
+	c.log(ctx, "pacing API request", map[string]any{
+		"method": rq.method, "path": rq.path, "wait_ms": d.Milliseconds(), "requests_per_second": rate,
+	})
+	return c.sleep(stop, d)
 }
 
 // earliestDeadline returns the earlier deadline of a and b, if any.
@@ -261,17 +289,18 @@ func (c *Client) attempt(ctx context.Context, rq *request, u *url.URL, path stri
 			err = c.streamFailure(ctx, actx, rq, path, err)
 		}
 		logDone(resp.StatusCode, err)
-		return attemptResult{err: err}
+		return attemptResult{err: err, answered: true}
 	}
 	buf := getBuffer()
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		putBuffer(buf)
 		res := c.transportFailure(ctx, actx, rq, path, err, true, fmt.Sprintf("reading the %s answer", statusLine(resp.StatusCode)))
 		logDone(resp.StatusCode, res.err)
+		res.answered = true
 		return res
 	}
 	logDone(resp.StatusCode, nil)
-	return attemptResult{buf: buf}
+	return attemptResult{buf: buf, answered: true}
 }
 
 func (c *Client) newRequest(ctx context.Context, rq *request, u *url.URL) (*http.Request, error) {
@@ -301,7 +330,7 @@ func (c *Client) errorAnswer(rq *request, path string, resp *http.Response) atte
 	// Drain a little more so that the connection can be reused.
 	_, _ = io.CopyN(io.Discard, resp.Body, errBodyLimit)
 	apiErr := newAPIError(resp.StatusCode, rq.method, path, resp.Header.Get("Content-Type"), buf.Bytes(), c.scrub)
-	res := attemptResult{err: apiErr}
+	res := attemptResult{err: apiErr, answered: true, refused: resp.StatusCode == http.StatusTooManyRequests}
 	idempotent := rq.method != http.MethodPost
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:

@@ -104,6 +104,15 @@ func TestFaultRateLimit(t *testing.T) {
 	if r.header.Get("Retry-After") != "7" {
 		t.Fatalf("Retry-After = %q, want 7", r.header.Get("Retry-After"))
 	}
+	// NoRetryAfter leaves the header out (the answer above shows that it
+	// would be seen).
+	e.s.SetFaults(localzdm.Faults{RateLimit: 0.5, NoRetryAfter: true})
+	_, _ = e.drain(func() resp { return e.api(http.MethodGet, "/workspaces", nil) })
+	r = e.api(http.MethodGet, "/workspaces", nil)
+	e.fails(r, http.StatusTooManyRequests, "rate limit")
+	if v, ok := r.header["Retry-After"]; ok {
+		t.Fatalf("Retry-After = %q with no_retry_after", v)
+	}
 	// The bucket refills over time.
 	e.s.SetFaults(localzdm.Faults{RateLimit: 5})
 	_, _ = e.drain(func() resp { return e.api(http.MethodGet, "/workspaces", nil) })

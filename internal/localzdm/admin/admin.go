@@ -210,7 +210,7 @@ func newRouter[C, B, P, K any]() *httpio.Router[handlerFunc[C, B, P, K]] {
 		&route[C, B, P, K]{Method: http.MethodGet, Pattern: "/admin/faults", Handle: (*call[C, B, P, K]).adminGetFaults,
 			Doc: `CurrentFaults -> Faults`},
 		&route[C, B, P, K]{Method: http.MethodPut, Pattern: "/admin/faults", Handle: (*call[C, B, P, K]).adminSetFaults,
-			Body: `{"latency","error_rate","rate_limit","retry_after","drop_after_create","hang"}`, Doc: `SetFaults -> Faults`},
+			Body: `{"latency","error_rate","rate_limit","retry_after","no_retry_after","drop_after_create","hang"}`, Doc: `SetFaults -> Faults`},
 		&route[C, B, P, K]{Method: http.MethodGet, Pattern: "/admin/faults/requests", Handle: (*call[C, B, P, K]).adminRequestFaults,
 			Doc: `RequestFaults -> {"faults":[RequestFault]}`},
 		&route[C, B, P, K]{Method: http.MethodPost, Pattern: "/admin/faults/requests", Handle: (*call[C, B, P, K]).adminAddRequestFault,

@@ -64,6 +64,9 @@ type Faults struct {
 	// (at least 1) for 429; a negative value sends 0 (the admin API
 	// refuses it).
 	RetryAfter time.Duration
+	// NoRetryAfter leaves the Retry-After header out of 429 and 503
+	// answers, as services that only say "too many requests" do.
+	NoRetryAfter bool
 	// DropAfterCreate makes every successful POST of the API act, then close
 	// the connection without answering.
 	DropAfterCreate bool
@@ -79,6 +82,7 @@ type faultsJSON struct {
 	ErrorRate       float64 `json:"error_rate"`
 	RateLimit       float64 `json:"rate_limit"`
 	RetryAfter      any     `json:"retry_after"`
+	NoRetryAfter    bool    `json:"no_retry_after"`
 	DropAfterCreate bool    `json:"drop_after_create"`
 	Hang            bool    `json:"hang"`
 }
@@ -87,7 +91,7 @@ type faultsJSON struct {
 func (f Faults) MarshalJSON() ([]byte, error) {
 	return json.Marshal(faultsJSON{
 		Latency: f.Latency.String(), ErrorRate: f.ErrorRate, RateLimit: f.RateLimit,
-		RetryAfter: f.RetryAfter.String(), DropAfterCreate: f.DropAfterCreate, Hang: f.Hang,
+		RetryAfter: f.RetryAfter.String(), NoRetryAfter: f.NoRetryAfter, DropAfterCreate: f.DropAfterCreate, Hang: f.Hang,
 	})
 }
 
@@ -106,7 +110,7 @@ func (f *Faults) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*f = Faults{
-		Latency: lat, ErrorRate: in.ErrorRate, RateLimit: in.RateLimit, RetryAfter: ra,
+		Latency: lat, ErrorRate: in.ErrorRate, RateLimit: in.RateLimit, RetryAfter: ra, NoRetryAfter: in.NoRetryAfter,
 		DropAfterCreate: in.DropAfterCreate, Hang: in.Hang,
 	}
 	return nil
@@ -185,7 +189,9 @@ func (s *Set) Inject(w http.ResponseWriter, r *http.Request) bool {
 	if f.RateLimit > 0 {
 		if wait, ok := s.limiter.take(r.Header.Get("X-API-KEY"), f.RateLimit); !ok {
 			secs := retryAfterSeconds(f.RetryAfter, int(math.Ceil(wait.Seconds())))
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			if !f.NoRetryAfter {
+				w.Header().Set("Retry-After", strconv.Itoa(secs))
+			}
 			apierr.Write(w, apierr.New(http.StatusTooManyRequests, apierr.CodeRateLimited,
 				"rate limit of %g requests per second per API key exceeded; retry after %d s", f.RateLimit, secs))
 			return true
@@ -193,7 +199,9 @@ func (s *Set) Inject(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if f.ErrorRate > 0 && randFloat() < f.ErrorRate {
 		secs := retryAfterSeconds(f.RetryAfter, 1)
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		if !f.NoRetryAfter {
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+		}
 		apierr.Write(w, apierr.New(http.StatusServiceUnavailable, apierr.CodeUnavailable,
 			"service temporarily unavailable (injected fault); retry after %d s", secs))
 		return true
