@@ -54,6 +54,7 @@ type options struct {
 	fleetStatus  int
 	fleetDevices int
 	faultSize    int
+	shareSize    int
 	latency      time.Duration
 	parallelism  int
 	planRepeat   int
@@ -106,6 +107,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.querySize, "query-size", 10000, "number of devices listed by terraform query (0 skips the step)")
 	fs.IntVar(&o.points, "points", 175000, "number of data points read (0 skips the time-series step)")
 	fs.IntVar(&o.faultSize, "fault-size", 1000, "number of devices of the fault apply (10% 503 and a 429 limit; 0 skips it)")
+	fs.IntVar(&o.shareSize, "share-size", 1000, "devices per apply of the shared rate limit (1, 2, 4 and 8 applies at once on one key; 0 skips it)")
 	fs.IntVar(&o.fleetDevices, "fleet-devices", 10000, "number of devices of the zdm_fleet_devices steps, against 2,000 zdm_device (0 skips them)")
 	fs.IntVar(&o.fleetStatus, "fleet-status", 1000, "number of devices whose firmware status zdm_fleet_status reads with -latency (0 skips the step)")
 	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "latency added to every API request in the latency steps (0 skips them)")
@@ -143,6 +145,7 @@ func parseFlags(args []string) (options, error) {
 			"fleet-status":  func() { o.fleetStatus = 200 },
 			"fleet-devices": func() { o.fleetDevices = 500 },
 			"fault-size":    func() { o.faultSize = 300 },
+			"share-size":    func() { o.shareSize = 200 },
 			"plan-repeat":   func() { o.planRepeat = 1 },
 			"out":           func() { o.out = "" },
 			"plot":          func() { o.plot = "" },
@@ -177,7 +180,7 @@ func parseFlags(args []string) (options, error) {
 		}
 	}
 	switch {
-	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0 || o.fleetDevices < 0 || o.faultSize < 0:
+	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0 || o.fleetDevices < 0 || o.faultSize < 0 || o.shareSize < 0:
 		return o, errors.New("-query-size, -points, -fleet-status, -fault-size and -latency must not be negative")
 	case o.parallelism < 1 || o.planRepeat < 1:
 		return o, errors.New("-parallelism and -plan-repeat must be at least 1")
@@ -319,6 +322,7 @@ func (o options) describe() map[string]string {
 		"fleet_status":  strconv.Itoa(o.fleetStatus),
 		"fleet_devices": strconv.Itoa(o.fleetDevices),
 		"fault_size":    strconv.Itoa(o.faultSize),
+		"share_size":    strconv.Itoa(o.shareSize),
 		"latency":       o.latency.String(),
 		"parallelism":   strconv.Itoa(o.parallelism),
 		"plan_repeat":   strconv.Itoa(o.planRepeat),

@@ -22,6 +22,7 @@ type results struct {
 	FleetStatus  *fleetStatusResult  `json:"fleet_status,omitempty"`
 	FleetDevices *fleetDevicesResult `json:"fleet_devices,omitempty"`
 	Faults       *faultResult        `json:"faults,omitempty"`
+	Share        *shareResult        `json:"share,omitempty"`
 	Finished     time.Time           `json:"finished"`
 }
 

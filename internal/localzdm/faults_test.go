@@ -89,7 +89,13 @@ func TestFaultRateLimit(t *testing.T) {
 			t.Fatalf("request %d within the burst: %s", i, r)
 		}
 	}
+	if n := e.s.RateLimited(); n != 0 {
+		t.Fatalf("RateLimited = %d within the burst", n)
+	}
 	r, created := e.drain(func() resp { return e.api(http.MethodPost, devices, map[string]string{"name": "x"}) })
+	if n := e.s.RateLimited(); n != 1 {
+		t.Fatalf("RateLimited = %d after one refusal, want 1", n)
+	}
 	ae := e.fails(r, http.StatusTooManyRequests, "rate limit")
 	if ae.Error.Code != localzdm.CodeRateLimited || r.header.Get("Retry-After") != "1" {
 		t.Fatalf("code %q, Retry-After %q", ae.Error.Code, r.header.Get("Retry-After"))

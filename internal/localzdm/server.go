@@ -363,8 +363,15 @@ func (s *Server) TotalRequests() int64 {
 	return s.total.Load()
 }
 
+// RateLimited is the number of API requests answered 429 for the rate limit
+// of the faults since the start or the last ResetCounters.
+func (s *Server) RateLimited() int64 {
+	return s.faults.Refused()
+}
+
 // ResetCounters sets all request counters to zero.
 func (s *Server) ResetCounters() {
+	s.faults.ResetRefused()
 	s.cmu.Lock()
 	s.counters = map[string]int64{}
 	s.total.Store(0)

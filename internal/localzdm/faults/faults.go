@@ -35,7 +35,16 @@ type Set struct {
 	// reqFaults are the faults aimed at chosen requests.
 	reqFaults requestFaults
 	closing   <-chan struct{}
+	// refused counts the requests answered 429 for the rate limit.
+	refused atomic.Int64
 }
+
+// Refused returns the number of requests answered 429 for the rate limit
+// since the start or the last ResetRefused.
+func (s *Set) Refused() int64 { return s.refused.Load() }
+
+// ResetRefused sets the count of Refused to zero.
+func (s *Set) ResetRefused() { s.refused.Store(0) }
 
 // New returns a Set without faults; requests it holds are released when
 // closing is closed.
@@ -188,6 +197,7 @@ func (s *Set) Inject(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if f.RateLimit > 0 {
 		if wait, ok := s.limiter.take(r.Header.Get("X-API-KEY"), f.RateLimit); !ok {
+			s.refused.Add(1)
 			secs := retryAfterSeconds(f.RetryAfter, int(math.Ceil(wait.Seconds())))
 			if !f.NoRetryAfter {
 				w.Header().Set("Retry-After", strconv.Itoa(secs))
