@@ -76,7 +76,31 @@ func (c *Client) ListDevices(ctx context.Context, workspaceID string) ([]Device,
 	if err := requireIDs("workspace ID", workspaceID); err != nil {
 		return nil, err
 	}
-	return getList[Device](ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"), "devices")
+	devices, err := getList[Device](ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"), "devices")
+	shareRepeated(devices)
+	return devices, err
+}
+
+// shareRepeated makes the fields that many devices of a list repeat (their
+// account, workspace and fleet) share one copy each, so that a list of a
+// large workspace holds a few strings per device, not eight.
+func shareRepeated(devices []Device) {
+	seen := map[string]string{}
+	share := func(s *string) {
+		if v, ok := seen[*s]; ok {
+			*s = v
+			return
+		}
+		seen[*s] = *s
+	}
+	for i := range devices {
+		d := &devices[i]
+		share(&d.AccountID)
+		share(&d.WorkspaceID)
+		share(&d.WorkspaceName)
+		share(&d.FleetID)
+		share(&d.FleetName)
+	}
 }
 
 // GetDevice returns one device

@@ -32,10 +32,12 @@ type batcher[T any] struct {
 }
 
 // defaultBatchTTL is how long a completed list answers reads, counted from
-// the moment it was requested. Terraform reads each resource just before
+// the moment it was answered. Terraform reads each resource just before
 // planning it, so the reads of a refresh spread over the whole plan walk (5
 // to 10 seconds for 2,000 devices on a 2-core machine): 5 seconds cover them
-// with one or two lists, where 2 seconds took up to four.
+// with one or two lists, where 2 seconds took up to four. Counting from the
+// answer, not the request, keeps a list of a large workspace (seconds to
+// transfer) from expiring before the reads queued behind it use it.
 const defaultBatchTTL = 5 * time.Second
 
 // batchAfterReads is the number of reads of a workspace from which reads are
@@ -50,13 +52,18 @@ type batchWorkspace[T any] struct {
 }
 
 // listCall is one list request shared by the reads that join it. Its fields
-// other than done and started are written once, before done is closed.
+// other than done are written once, before done is closed.
 type listCall[T any] struct {
-	done    chan struct{}
-	started time.Time
-	items   []T
-	byID    map[string]*T
-	err     error
+	done     chan struct{}
+	answered time.Time
+	items    []T
+	byID     map[string]*T
+	err      error
+}
+
+// fresh tells whether the completed list c still answers reads at now.
+func (c *listCall[T]) fresh(now time.Time, ttl time.Duration) bool {
+	return c.err == nil && now.Sub(c.answered) < ttl
 }
 
 func newBatcher[T any](kind string, list func(context.Context, string) ([]T, error),
@@ -105,6 +112,13 @@ func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
 // all returns every object of workspace ws: the shared list when one is in
 // flight or fresh, else a new list that later reads share.
 func (b *batcher[T]) all(ctx context.Context, ws string) ([]T, error) {
+	items, _, err := b.index(ctx, ws)
+	return items, err
+}
+
+// index is all with the objects also keyed by ID. Both are shared: callers
+// must not modify them.
+func (b *batcher[T]) index(ctx context.Context, ws string) ([]T, map[string]*T, error) {
 	b.mu.Lock()
 	w := b.wss[ws]
 	if w == nil {
@@ -115,14 +129,14 @@ func (b *batcher[T]) all(ctx context.Context, ws string) ([]T, error) {
 	if c != nil {
 		select {
 		case <-c.done:
-			if c.err != nil || b.now().Sub(c.started) >= b.ttl {
+			if !c.fresh(b.now(), b.ttl) {
 				c = nil
 			}
 		default:
 		}
 	}
 	if c == nil {
-		c, leader = &listCall[T]{done: make(chan struct{}), started: b.now()}, true
+		c, leader = &listCall[T]{done: make(chan struct{})}, true
 		w.cur = c
 	}
 	b.mu.Unlock()
@@ -132,9 +146,12 @@ func (b *batcher[T]) all(ctx context.Context, ws string) ([]T, error) {
 	select {
 	case <-c.done:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
-	return c.items, c.err
+	if c.err != nil {
+		return nil, nil, c.err
+	}
+	return c.items, c.byID, nil
 }
 
 // join returns the list call that a read of ws uses, and whether the caller
@@ -154,7 +171,7 @@ func (b *batcher[T]) join(ws string) (*listCall[T], bool) {
 	if c := w.cur; c != nil {
 		select {
 		case <-c.done:
-			if c.err == nil && b.now().Sub(c.started) < b.ttl {
+			if c.fresh(b.now(), b.ttl) {
 				return c, false
 			}
 		default:
@@ -164,7 +181,7 @@ func (b *batcher[T]) join(ws string) (*listCall[T], bool) {
 	if w.reads < batchAfterReads {
 		return nil, false
 	}
-	c := &listCall[T]{done: make(chan struct{}), started: b.now()}
+	c := &listCall[T]{done: make(chan struct{})}
 	w.cur = c
 	return c, true
 }
@@ -173,6 +190,7 @@ func (b *batcher[T]) join(ws string) (*listCall[T], bool) {
 func (b *batcher[T]) run(ctx context.Context, ws string, c *listCall[T]) {
 	defer close(c.done)
 	items, err := b.list(ctx, ws)
+	c.answered = b.now()
 	if err != nil {
 		c.err = err
 		if refusesList(err) {

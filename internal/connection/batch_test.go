@@ -238,7 +238,7 @@ func TestBatcherTTL(t *testing.T) {
 	}
 	wantCounts(t, s, 1, 1)
 
-	// ...and are once it expired: the TTL counts from the request.
+	// ...and are once it expired: the TTL counts from the answer.
 	clock.advance(time.Millisecond)
 	if d := mustRead(t, b, "w", "dev-1"); d.Name != "renamed" {
 		t.Errorf("after the TTL: name %q, want renamed", d.Name)
@@ -606,4 +606,49 @@ func TestBatcherAllSharesListsWithReads(t *testing.T) {
 	if _, err := b.all(t.Context(), "ws"); err == nil {
 		t.Fatal("all returned no error when the list failed")
 	}
+}
+
+// TestBatcherTTLCountsFromTheAnswer checks that a list that takes longer
+// than the TTL to answer (a large workspace) still answers the calls made
+// within the TTL of its answer, and that index hands every caller the same
+// devices keyed by ID.
+func TestBatcherTTLCountsFromTheAnswer(t *testing.T) {
+	t.Parallel()
+	s := newFakeService("w", 3)
+	b, clock := newTestBatcher(s)
+	gate := make(chan struct{})
+	s.setGate(gate)
+	first := make(chan map[string]*client.Device, 1)
+	go func() {
+		_, byID, err := b.index(context.Background(), "w")
+		if err != nil {
+			byID = nil
+		}
+		first <- byID
+	}()
+	waitFor(t, "the list", func() bool { l, _ := s.counts(); return l == 1 })
+	clock.advance(3 * b.ttl) // the transfer outlasts the TTL
+	close(gate)
+	byID := <-first
+	if len(byID) != 3 || byID["dev-2"] == nil || byID["dev-2"].ID != "dev-2" {
+		t.Fatalf("index = %v, want the 3 devices by ID", byID)
+	}
+
+	clock.advance(b.ttl - time.Millisecond)
+	all, again, err := b.index(t.Context(), "w")
+	if err != nil || len(all) != 3 {
+		t.Fatalf("index within the TTL of the answer = %d devices, %v", len(all), err)
+	}
+	if again["dev-2"] != byID["dev-2"] {
+		t.Error("a call within the TTL of the answer got another copy of the list")
+	}
+	mustRead(t, b, "w", "dev-1")
+	wantCounts(t, s, 1, 0)
+
+	// Positive control: past the TTL of the answer, the next call lists.
+	clock.advance(time.Millisecond)
+	if _, _, err := b.index(t.Context(), "w"); err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, s, 2, 0)
 }

@@ -246,6 +246,20 @@ func devicesByID(all []client.Device) map[string]*client.Device {
 	return byID
 }
 
+// fleetNameIn returns the fleet name that the devices of all in fleet carry,
+// or "" when fleet is "" or none of them names it.
+func fleetNameIn(all []client.Device, fleet string) string {
+	if fleet == "" {
+		return ""
+	}
+	for i := range all {
+		if all[i].FleetID == fleet && all[i].FleetName != "" {
+			return all[i].FleetName
+		}
+	}
+	return ""
+}
+
 // fleetDevicesByKey keys the devices of fleet among all by name, or by ID
 // with keyByID, as an import reads them. shared holds the keys that
 // several devices have, with their IDs sorted; found keeps the last device

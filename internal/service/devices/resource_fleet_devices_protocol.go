@@ -250,20 +250,18 @@ func (s *fleetDevicesServer) read(ctx context.Context, d *connection.ProviderDat
 		state.includeDetails = protoval.Bool{}
 	}
 
-	// One list answers every device. A failed list is an error: it never
-	// means that the devices are gone.
-	all, err := d.Client.ListDevices(ctx, ws)
+	// One list answers every device, shared with the other resources of
+	// the workspace (see connection.DeviceIndex). A failed list is an
+	// error: it never means that the devices are gone.
+	all, byID, err := d.DeviceIndex(ctx, ws)
 	if err != nil {
 		diags.AddError("Cannot read the devices of "+what,
 			"Listing the devices of the workspace failed, so the state is left as it was: "+connection.DescribeError(err, ws))
 		return
 	}
 	d.SawWorkspace(ws) // the list answered: a 404 below means gone
-	byID := devicesByID(all)
-	for i := range all {
-		if fleet != "" && all[i].FleetID == fleet && all[i].FleetName != "" {
-			state.fleetName = protoval.KnownString(all[i].FleetName)
-		}
+	if name := fleetNameIn(all, fleet); name != "" {
+		state.fleetName = protoval.KnownString(name)
 	}
 
 	found := map[string]*client.Device{}

@@ -1,0 +1,47 @@
+package client
+
+import (
+	"net/http"
+	"testing"
+	"unsafe"
+)
+
+// TestListDevicesSharesRepeatedFields checks that the devices of a list
+// share one copy of the fields they repeat (account, workspace, fleet), and
+// keep their values.
+func TestListDevicesSharesRepeatedFields(t *testing.T) {
+	t.Parallel()
+	body := `{"devices":[` +
+		`{"id":"dev-1","name":"a","account_id":"acc","fleet_id":"flt-1","fleet_name":"east","workspace_id":"wks-1","workspace_name":"prod"},` +
+		`{"id":"dev-2","name":"b","account_id":"acc","fleet_id":"flt-1","fleet_name":"east","workspace_id":"wks-1","workspace_name":"prod"},` +
+		`{"id":"dev-3","name":"c","account_id":"acc","fleet_id":"flt-2","fleet_name":"west","workspace_id":"wks-1","workspace_name":"prod"}]}`
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	}), nil)
+	devices, err := c.ListDevices(t.Context(), "wks-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(devices) != 3 || devices[2].FleetID != "flt-2" || devices[2].FleetName != "west" || devices[1].Name != "b" {
+		t.Fatalf("devices = %+v", devices)
+	}
+	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+	a, b, other := devices[0], devices[1], devices[2]
+	for field, pair := range map[string][2]string{
+		"account_id":     {a.AccountID, b.AccountID},
+		"workspace_id":   {a.WorkspaceID, other.WorkspaceID},
+		"workspace_name": {a.WorkspaceName, other.WorkspaceName},
+		"fleet_id":       {a.FleetID, b.FleetID},
+		"fleet_name":     {a.FleetName, b.FleetName},
+	} {
+		if !same(pair[0], pair[1]) {
+			t.Errorf("%s: two devices hold separate copies of %q", field, pair[0])
+		}
+	}
+	// Positive control: different values stay apart, and unique fields are
+	// the decoder's own.
+	if same(a.FleetID, other.FleetID) || same(a.Name, b.Name) {
+		t.Error("distinct values share memory")
+	}
+}
