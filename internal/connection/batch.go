@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -209,6 +210,47 @@ func (b *batcher[T]) run(ctx context.Context, ws string, c *listCall[T]) {
 	}
 	tflog.Debug(ctx, "listed the "+b.kind+"s of the workspace to answer reads",
 		map[string]any{"workspace_id": ws, "count": len(items)})
+}
+
+// wrote records our write of v to ws, as the service answered it: a fresh
+// completed list of ws then holds v (replacing the object of its ID, or
+// added), so that the next reads see the write without listing again. A
+// list still in flight, which may or may not hold the write, is forgotten,
+// as is any list when v is nil (a write whose outcome is unknown).
+func (b *batcher[T]) wrote(ws string, v *T) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w := b.wss[ws]
+	if w == nil || w.cur == nil {
+		return
+	}
+	c := w.cur
+	w.cur = nil
+	if v == nil {
+		return
+	}
+	select {
+	case <-c.done:
+	default:
+		return // in flight
+	}
+	if !c.fresh(b.now(), b.ttl) {
+		return
+	}
+	id := b.idOf(v)
+	items := make([]T, len(c.items), len(c.items)+1)
+	copy(items, c.items)
+	if _, ok := c.byID[id]; ok {
+		items[slices.IndexFunc(items, func(x T) bool { return b.idOf(&x) == id })] = *v
+	} else {
+		items = append(items, *v)
+	}
+	next := &listCall[T]{done: make(chan struct{}), answered: c.answered, items: items, byID: make(map[string]*T, len(items))}
+	for i := range items {
+		next.byID[b.idOf(&items[i])] = &items[i]
+	}
+	close(next.done)
+	w.cur = next
 }
 
 // forget drops the list of ws after a write of ours to it.

@@ -652,3 +652,91 @@ func TestBatcherTTLCountsFromTheAnswer(t *testing.T) {
 	}
 	wantCounts(t, s, 2, 0)
 }
+
+// TestBatcherWroteKeepsTheListCurrent checks that our answered writes are
+// written into a fresh list (a create added, an update replacing its
+// object) without listing again, while the lists that calls already hold
+// stay as they were; that a write without an answer, or one made while a
+// list is in flight, makes the next call list; and that the TTL still
+// counts from the list's own answer.
+func TestBatcherWroteKeepsTheListCurrent(t *testing.T) {
+	t.Parallel()
+	s := newFakeService("w", 3)
+	b, clock := newTestBatcher(s)
+	before, _, err := b.index(t.Context(), "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, s, 1, 0)
+
+	// Our create and our rename, as the service answered them.
+	s.put("w", "dev-9", "new")
+	b.wrote("w", &client.Device{ID: "dev-9", Name: "new", WorkspaceID: "w"})
+	s.put("w", "dev-1", "renamed")
+	b.wrote("w", &client.Device{ID: "dev-1", Name: "renamed", WorkspaceID: "w"})
+	all, byID, err := b.index(t.Context(), "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, s, 1, 0)
+	if len(all) != 4 || byID["dev-9"] == nil || byID["dev-9"].Name != "new" || byID["dev-1"].Name != "renamed" {
+		t.Fatalf("after our writes: %v", all)
+	}
+	names := map[string]int{}
+	for _, d := range all {
+		names[d.Name]++
+	}
+	if names["renamed"] != 1 || names["name-1"] != 0 {
+		t.Errorf("the rename was added instead of replacing the device: %v", names)
+	}
+	if d := mustRead(t, b, "w", "dev-9"); d.Name != "new" {
+		t.Errorf("read of our create: %q", d.Name)
+	}
+	for _, d := range before {
+		if d.Name == "renamed" || d.Name == "new" {
+			t.Errorf("a list already handed out changed: %v", before)
+		}
+	}
+	if len(before) != 3 {
+		t.Errorf("a list already handed out grew: %v", before)
+	}
+	wantCounts(t, s, 1, 0)
+
+	// A write without an answer: the next call lists (positive control of
+	// the counts above).
+	b.wrote("w", nil)
+	if _, _, err := b.index(t.Context(), "w"); err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, s, 2, 0)
+
+	// A write while a list is in flight: that list may predate it, so the
+	// next call lists again.
+	gate := make(chan struct{})
+	s.setGate(gate)
+	b.forget("w")
+	first := make(chan error, 1)
+	go func() { _, _, err := b.index(context.Background(), "w"); first <- err }()
+	waitFor(t, "the list in flight", func() bool { l, _ := s.counts(); return l == 3 })
+	b.wrote("w", &client.Device{ID: "dev-8", Name: "late", WorkspaceID: "w"})
+	s.setGate(nil)
+	s.put("w", "dev-8", "late")
+	all, _, err = b.index(t.Context(), "w")
+	if err != nil || len(all) != 5 {
+		t.Fatalf("after a write during a list: %d devices, %v; want 5", len(all), err)
+	}
+	close(gate)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, s, 4, 0)
+
+	// Writes do not extend the TTL of the list they enter.
+	clock.advance(b.ttl - time.Millisecond)
+	b.wrote("w", &client.Device{ID: "dev-7", Name: "x", WorkspaceID: "w"})
+	clock.advance(time.Millisecond)
+	if _, _, err := b.index(t.Context(), "w"); err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, s, 5, 0)
+}

@@ -128,19 +128,20 @@ func (d *ProviderData) ListFleets(ctx context.Context, ws string) ([]client.Flee
 	return d.Batch.fleets.all(ctx, ws)
 }
 
-// WroteDevice forgets the shared device list of ws after a create or update
-// of a device there (successful or not).
-func (d *ProviderData) WroteDevice(ws string) {
+// WroteDevice records our create or update of device v in ws: the shared
+// device list of ws then holds v as the service answered it (see
+// batcher.wrote). A nil v (no answer: the outcome is unknown, or a bulk
+// write) forgets the list instead.
+func (d *ProviderData) WroteDevice(ws string, v *client.Device) {
 	if d.Batch.devices != nil {
-		d.Batch.devices.forget(ws)
+		d.Batch.devices.wrote(ws, v)
 	}
 }
 
-// WroteFleet forgets the shared fleet list of ws after a create of a fleet
-// there (successful or not).
-func (d *ProviderData) WroteFleet(ws string) {
+// WroteFleet records our create of fleet v in ws, as WroteDevice does.
+func (d *ProviderData) WroteFleet(ws string, v *client.Fleet) {
 	if d.Batch.fleets != nil {
-		d.Batch.fleets.forget(ws)
+		d.Batch.fleets.wrote(ws, v)
 	}
 }
 

@@ -48,9 +48,10 @@ type ObjectResource[M InWorkspace, O any] struct {
 	// Data is the provider's configuration; nil before it is known.
 	Data *connection.ProviderData
 	// Send sends the create of the planned object in workspace ws; Wrote
-	// records a write to ws (for the batched reads).
+	// records the write to ws for the batched reads, with the object the
+	// service answered (nil without an answer).
 	Send  func(ctx context.Context, ws string, plan M) (*O, error)
-	Wrote func(ws string)
+	Wrote func(ws string, o *O)
 	// Adopt resolves an ambiguous create (see ResolveCreate).
 	Adopt func(ctx context.Context, a AmbiguousCreate, plan M, diags *diag.Diagnostics) *O
 	// Get reads the object id of workspace ws.
@@ -90,7 +91,11 @@ func (k ObjectResource[M, O]) Create(ctx context.Context, req resource.CreateReq
 	o := CreateObject(ctx, k.Data, a,
 		func(ctx context.Context) (*O, error) {
 			o, err := k.Send(ctx, ws, plan)
-			k.Wrote(ws)
+			if err != nil {
+				k.Wrote(ws, nil)
+			} else {
+				k.Wrote(ws, o)
+			}
 			return o, err
 		},
 		func(a AmbiguousCreate) *O { return k.Adopt(ctx, a, plan, &resp.Diagnostics) }, k.ID, &resp.Diagnostics)

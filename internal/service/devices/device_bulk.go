@@ -80,7 +80,7 @@ func writeDevices(ctx context.Context, d *connection.ProviderData, ws string, wr
 	if len(writes) == 0 {
 		return res
 	}
-	defer d.WroteDevice(ws)
+	defer d.WroteDevice(ws, nil)
 
 	// A write already sent is finished when Terraform is interrupted; no
 	// write starts after that (see client.FinishOnceSent).

@@ -184,11 +184,12 @@ func (r *DeviceResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	r.Data.Own("device", id)
 	d, err := r.Data.Client.UpdateDevice(client.FinishOnceSent(ctx), ws, id, plan.Name.ValueString(), fleet)
-	r.Data.WroteDevice(ws)
 	if err != nil {
+		r.Data.WroteDevice(ws, nil)
 		resp.Diagnostics.AddError("Cannot update device "+id+" of workspace "+ws, connection.DescribeError(err, ws))
 		return
 	}
+	r.Data.WroteDevice(ws, d)
 	tflog.Trace(ctx, "updated device", map[string]any{"id": id, "workspace_id": ws})
 	state := DeviceResourceModel{DeviceModel: kit.FlattenDevice(d, ws), AllowDuplicateNames: plan.AllowDuplicateNames}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
