@@ -312,7 +312,7 @@ func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, p
 	if diags.HasError() {
 		return false
 	}
-	plan.ID = types.StringValue(rolloutID(spec))
+	plan.ID = types.StringValue(rolloutID(spec.WorkspaceID, plan.firmware()))
 	progress := func(msg string) {
 		tflog.Info(ctx, msg, map[string]any{"rollout": plan.ID.ValueString()})
 	}
@@ -330,8 +330,8 @@ func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, p
 }
 
 // rolloutID is the ID of a rollout resource.
-func rolloutID(spec rollout.Spec) string {
-	return kit.JoinID(spec.WorkspaceID, spec.Firmware.ID, spec.Firmware.Version)
+func rolloutID(workspaceID string, fw fleetstatus.Firmware) string {
+	return kit.JoinID(workspaceID, fw.ID, fw.Version)
 }
 
 // flattenRollout copies a record into the model; counts, when not nil,
@@ -386,8 +386,7 @@ func (r *fotaRolloutResource) Read(ctx context.Context, req resource.ReadRequest
 		resp.Diagnostics.AddError("Cannot read the devices of the rollout "+state.ID.ValueString(), err.Error())
 		return
 	}
-	fw := fleetstatus.Firmware{ID: state.FirmwareID.ValueString(), Version: state.FirmwareVersion.ValueString()}
-	state.WaveResults = waveResultsList(*rec, rollout.WaveCounts(*rec, fw, devices))
+	state.WaveResults = waveResultsList(*rec, rollout.WaveCounts(*rec, rollout.FOTA(state.firmware()), devices))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -49,6 +49,11 @@ type rolloutInputs struct {
 	Parallelism       types.Int64   `tfsdk:"parallelism"`
 }
 
+// firmware is the firmware of validated inputs.
+func (in rolloutInputs) firmware() fleetstatus.Firmware {
+	return fleetstatus.Firmware{ID: in.FirmwareID.ValueString(), Version: in.FirmwareVersion.ValueString()}
+}
+
 // rolloutDocs are the descriptions of the rollout inputs, shared by the
 // resource's and the action's schemas.
 var rolloutDocs = map[string]string{
@@ -163,7 +168,7 @@ func rolloutSpec(ctx context.Context, in rolloutInputs, diags *diag.Diagnostics)
 	return rollout.Spec{
 		WorkspaceID:     in.WorkspaceID.ValueString(),
 		FleetIDs:        fleets,
-		Firmware:        fleetstatus.Firmware{ID: in.FirmwareID.ValueString(), Version: in.FirmwareVersion.ValueString()},
+		Command:         rollout.FOTA(in.firmware()),
 		Salt:            in.Salt.ValueString(),
 		Waves:           waves,
 		Success:         success,
@@ -179,7 +184,7 @@ func rolloutSpec(ctx context.Context, in rolloutInputs, diags *diag.Diagnostics)
 // describeRollout names a rollout in messages.
 func describeRollout(spec rollout.Spec) string {
 	target := kit.DescribeFleets(spec.WorkspaceID, spec.FleetIDs)
-	return fmt.Sprintf("firmware %s %s on %s", spec.Firmware.ID, spec.Firmware.Version, target)
+	return fmt.Sprintf("%s on %s", spec.Command, target)
 }
 
 // rolloutStoppedDetail is the detail of the error of a rollout that stopped:
