@@ -648,3 +648,32 @@ func TestRunJobAmbiguousSchedules(t *testing.T) {
 		t.Errorf("%d job schedules, want 6: an ambiguous schedule must not be sent again", n)
 	}
 }
+
+// TestRunJobStopsWhenCancelled: a job rollout cancelled while its devices
+// have not run the job records what it sent; the next run with that record
+// sends nothing twice.
+func TestRunJobStopsWhenCancelled(t *testing.T) {
+	e := newEnv(t, 6)
+	e.silence(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	spec := e.jobSpec(`{}`, "50%", "100%")
+	spec.WaveTimeout = time.Hour
+	rec, err := Run(ctx, e.c, spec, nil, nil)
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	if rec.Status != StatusStopped || len(rec.Waves[0].DeviceIDs) != 3 || e.jobSchedules() != 3 {
+		t.Fatalf("record = %+v, %d schedules: the scheduled devices must be recorded", rec, e.jobSchedules())
+	}
+	e.answer(t)
+	for _, id := range rec.Waves[0].DeviceIDs {
+		if err := e.srv.SetJobStatus(id, "reboot", "done"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done, err := Run(context.Background(), e.c, spec, &rec, nil)
+	if err != nil || done.Status != StatusCompleted || e.jobSchedules() != 6 {
+		t.Fatalf("resume: %v, %+v, %d schedules, want 6", err, done, e.jobSchedules())
+	}
+}
