@@ -168,7 +168,8 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	what := "The job " + connection.Quote(prior.Name.ValueString()) + " scheduled by this rollout"
-	if scheduling.WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel jobs", "this job with this value") {
+	if scheduling.WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel jobs",
+		"the job with the new rollout's value") {
 		return
 	}
 	scheduling.PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
