@@ -37,11 +37,15 @@ import (
 
 // Defaults of the rollout inputs.
 const (
-	DefaultWaveTimeout  = 30 * time.Minute
-	DefaultRolloutPoll  = 10 * time.Second
-	StatusImported      = "imported"
-	rolloutReplacedNote = "Replaces the rollout."
+	defaultWaveTimeout = 30 * time.Minute
+	defaultRolloutPoll = 10 * time.Second
 )
+
+// StatusImported is the status of a rollout imported and not run yet.
+const StatusImported = "imported"
+
+// rolloutReplacedNote describes the plan modifiers that replace a rollout.
+const rolloutReplacedNote = "Replaces the rollout."
 
 // RolloutInputs are the inputs every rollout has: its targets and its waves.
 // A family's model embeds them next to what it rolls out.
@@ -270,7 +274,7 @@ func ValidateRolloutInputs(ctx context.Context, in RolloutInputs, thing string, 
 // wave_timeout.
 func ValidateRolloutDurations(in RolloutInputs, diags *diag.Diagnostics) {
 	if !in.WaveTimeout.IsUnknown() && !in.PollInterval.IsUnknown() {
-		timeout, interval := RolloutDuration(in.WaveTimeout, DefaultWaveTimeout), RolloutDuration(in.PollInterval, DefaultRolloutPoll)
+		timeout, interval := rolloutDuration(in.WaveTimeout, defaultWaveTimeout), rolloutDuration(in.PollInterval, defaultRolloutPoll)
 		if interval > timeout {
 			diags.AddAttributeError(path.Root("poll_interval"), "Invalid poll_interval",
 				fmt.Sprintf("poll_interval (%s) must not be longer than wave_timeout (%s).", interval, timeout))
@@ -279,7 +283,7 @@ func ValidateRolloutDurations(in RolloutInputs, diags *diag.Diagnostics) {
 }
 
 // RolloutDuration parses a validated duration attribute, or returns def.
-func RolloutDuration(v types.String, def time.Duration) time.Duration {
+func rolloutDuration(v types.String, def time.Duration) time.Duration {
 	if v.IsNull() || v.IsUnknown() {
 		return def
 	}
@@ -314,9 +318,9 @@ func RolloutSpec(ctx context.Context, in RolloutInputs, cmd rollout.Command, dia
 		Salt:            in.Salt.ValueString(),
 		Waves:           waves,
 		MaxFailureRatio: in.MaxFailureRatio.ValueFloat64(),
-		WaveTimeout:     RolloutDuration(in.WaveTimeout, DefaultWaveTimeout),
-		PollInterval:    RolloutDuration(in.PollInterval, DefaultRolloutPoll),
-		Pause:           RolloutDuration(in.PauseBetweenWaves, 0),
+		WaveTimeout:     rolloutDuration(in.WaveTimeout, defaultWaveTimeout),
+		PollInterval:    rolloutDuration(in.PollInterval, defaultRolloutPoll),
+		Pause:           rolloutDuration(in.PauseBetweenWaves, 0),
 		Parallel:        StatusParallelism(in.Parallelism),
 	}
 }
