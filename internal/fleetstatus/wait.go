@@ -20,6 +20,11 @@ type WaitOptions struct {
 	// whose current update is another firmware has failed (its status reads
 	// "replaced by <id> <version>"), as something else replaced it.
 	Firmware *Firmware
+	// Replaced, when set, tells a device found with another job or update
+	// than the one waited for (such as a job of the same name with another
+	// value): it returns the device's status text ("replaced by ..."), and
+	// the device has failed; "" when the device holds the one waited for.
+	Replaced func(Device) string
 	// Success are the statuses that finish a device well (default "done").
 	Success []string
 	// Failure are the statuses that finish a device badly.
@@ -182,6 +187,14 @@ func Wait(ctx context.Context, c *client.Client, ids []string, opts WaitOptions)
 					last[d.ID] = d
 					newlyFailed = append(newlyFailed, d.ID)
 					continue
+				}
+				if opts.Replaced != nil && d.Found {
+					if text := opts.Replaced(d); text != "" {
+						d.Status = text
+						last[d.ID] = d
+						newlyFailed = append(newlyFailed, d.ID)
+						continue
+					}
 				}
 				last[d.ID] = d
 				switch {

@@ -524,6 +524,48 @@ resource "zdm_device" "d" { name = "d" }`,
 }`, importTo: "zdm_fota.u", importID: " ",
 		want: []string{`Invalid import ID`, `The import ID is empty: it must be the device ID of the update of one device, or <workspace_id>/<firmware_id>/<firmware_version> for an update of fleets`}},
 
+	{name: "zdm_job_rollout/neither fleet_ids nor all_fleets", attr: "fleet_ids",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  name         = "reboot"
+  waves        = ["100%"]
+}`,
+		want: []string{`Missing fleet_ids`, `never targets every fleet`}},
+	{name: "zdm_job_rollout/last wave not 100%", attr: "waves",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["10%", "50%"]
+}`,
+		want: []string{`Invalid waves`, `The value of waves`, `it must be "100%"`}},
+	{name: "zdm_job_rollout/poll_interval longer than wave_timeout", attr: "poll_interval",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id  = "wks-1"
+  all_fleets    = true
+  name          = "reboot"
+  waves         = ["100%"]
+  wave_timeout  = "1m"
+  poll_interval = "2m"
+}`,
+		want: []string{`Invalid poll_interval`, `poll_interval (2m0s) must not be longer than wave_timeout (1m0s)`}},
+	{name: "zdm_job_rollout/value a list", attr: "value",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  value        = [1, 2]
+  waves        = ["100%"]
+}`,
+		want: []string{`Invalid value`, `The value of value must be an object`}},
+	{name: "import/zdm_job_rollout without name", attr: "import ID",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["100%"]
+}`, importTo: "zdm_job_rollout.r", importID: "wks-1",
+		want: []string{`Invalid import ID`, `The import ID of a zdm_job_rollout is <workspace_id>/<job_name>`}},
 	// Actions (Terraform 1.14 and later).
 	{name: "action zdm_schedule_job/value not JSON", attr: "value", tf114: true,
 		body: `action "zdm_schedule_job" "a" {

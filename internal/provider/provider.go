@@ -58,6 +58,7 @@ func (p *zdmProvider) Resources(context.Context) []func() resource.Resource {
 		firmware.NewFOTAResource,
 		jobs.NewFleetJobResource,
 		firmware.NewFOTARolloutResource,
+		jobs.NewJobRolloutResource,
 		devices.NewFleetDevicesResource,
 	}
 }

@@ -171,7 +171,7 @@ func (e *env) spec(waves ...string) Spec {
 	if err != nil {
 		panic(err)
 	}
-	return Spec{WorkspaceID: e.ws, FleetIDs: []string{e.fleet}, Firmware: fleetstatus.Firmware{ID: "fw", Version: "2.0"},
+	return Spec{WorkspaceID: e.ws, FleetIDs: []string{e.fleet}, Command: FOTA(fleetstatus.Firmware{ID: "fw", Version: "2.0"}),
 		Waves: w, Failure: []string{"failed"}, WaveTimeout: 5 * time.Second, PollInterval: 10 * time.Millisecond,
 		Parallel: 4}
 }
@@ -431,5 +431,249 @@ func TestRunHeldSchedule(t *testing.T) {
 	}
 	if n := e.schedules(); n != 2 {
 		t.Errorf("%d schedules for 2 devices, want 2", n)
+	}
+}
+
+// jobSpec is a rollout of the job "reboot" with value to the test fleet.
+func (e *env) jobSpec(value string, waves ...string) Spec {
+	s := e.spec(waves...)
+	s.Command, s.Failure = Job("reboot", []byte(value)), nil
+	return s
+}
+
+// jobSchedules is the number of single-device job schedules the server
+// received.
+func (e *env) jobSchedules() int64 {
+	return e.srv.Counters()["POST /v3/devices/{device_id}/jobs/{job_name}"]
+}
+
+func TestIdentityOfCommands(t *testing.T) {
+	fw := Identity("ws", FOTA(fleetstatus.Firmware{ID: "fw", Version: "1.0"}), "s")
+	if fw != "ws\x00fw\x001.0\x00s" {
+		t.Errorf("FOTA identity = %q: the order of firmware rollouts must not change", fw)
+	}
+	a := Identity("ws", Job("reboot", []byte(`{"a": 1}`)), "s")
+	if b := Identity("ws", Job("reboot", []byte(`{"a":1}`)), "s"); a != b {
+		t.Errorf("white space changes the job identity: %q, %q", a, b)
+	}
+	if b := Identity("ws", Job("reboot", []byte(`{"a":2}`)), "s"); a == b {
+		t.Error("another value gives the same job identity")
+	}
+	if b := Identity("ws", Job("reset", []byte(`{"a":1}`)), "s"); a == b {
+		t.Error("another job name gives the same job identity")
+	}
+}
+
+func TestJobCommandMatches(t *testing.T) {
+	j := Job("reboot", []byte(`{"a": 1.0, "b": "x"}`)).(jobCommand)
+	for _, tc := range []struct {
+		value string
+		found bool
+		has   bool
+	}{
+		{`{"b":"x","a":1}`, true, true},
+		{`null`, true, true}, // not echoed: cannot be told apart
+		{``, true, true},
+		{`{"a":2,"b":"x"}`, true, false},
+		{`{"a":1,"b":"x"}`, false, false},
+	} {
+		d := fleetstatus.Device{ID: "d", Found: tc.found, Status: "pending", Value: []byte(tc.value)}
+		if got := j.has(d); got != tc.has {
+			t.Errorf("has(%s, found %v) = %v, want %v", tc.value, tc.found, got, tc.has)
+		}
+		if replaced := j.replaced(d) != ""; replaced != (tc.found && !tc.has) {
+			t.Errorf("replaced(%s, found %v) = %v", tc.value, tc.found, replaced)
+		}
+	}
+	if v := Job("reboot", nil).(jobCommand).value; v != "{}" {
+		t.Errorf("value of a job without value = %q, want {}", v)
+	}
+}
+
+// TestRunJobWaves: a job rolls out in waves in the rollout's order with its
+// value; a device that already has the job with the same value is not sent
+// it, one with another value is; a second run sends nothing.
+func TestRunJobWaves(t *testing.T) {
+	e := newEnv(t, 20)
+	spec := e.jobSpec(`{"reason": "upgrade"}`, "10%", "50%", "100%")
+	order := Order(spec.Identity(), e.ids)
+	ctx := context.Background()
+	// order[15] has the job already (same value, written differently);
+	// order[16] has it with another value.
+	if _, err := e.c.ScheduleJob(ctx, order[15], "reboot", []byte(`{"reason":"upgrade"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.ScheduleJob(ctx, order[16], "reboot", []byte(`{"reason":"other"}`)); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.ResetCounters()
+	var lines []string
+	rec, err := Run(ctx, e.c, spec, nil, func(s string) { lines = append(lines, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != StatusCompleted || rec.WavesCompleted() != 3 {
+		t.Fatalf("record = %+v", rec)
+	}
+	for k, want := range []struct{ devices, scheduled int }{{2, 2}, {8, 8}, {10, 9}} {
+		w := rec.Waves[k]
+		if len(w.DeviceIDs) != want.devices || w.Scheduled != want.scheduled || w.Counts["done"] != want.devices {
+			t.Errorf("wave %d: %d devices, %d scheduled, counts %v; want %+v", k+1, len(w.DeviceIDs), w.Scheduled, w.Counts, want)
+		}
+	}
+	if !slices.Equal(rec.Waves[0].DeviceIDs, slices.Sorted(slices.Values(order[:2]))) {
+		t.Errorf("wave 1 = %v, want the first of the order %v", rec.Waves[0].DeviceIDs, order[:2])
+	}
+	if n := e.jobSchedules(); n != 19 {
+		t.Errorf("%d job schedules, want 19 (every device but the one that had the job)", n)
+	}
+	for _, id := range []string{order[0], order[16]} {
+		j, err := e.c.GetJob(ctx, id, "reboot")
+		if err != nil || string(j.Value) != `{"reason":"upgrade"}` {
+			t.Errorf("job of %s = %+v, %v", id, j, err)
+		}
+	}
+	if !strings.Contains(strings.Join(lines, "\n"), `Rollout of job "reboot": 20 devices in 3 waves`) {
+		t.Errorf("progress = %q", lines)
+	}
+	again, err := Run(ctx, e.c, spec, &rec, nil)
+	if err != nil || again.Status != StatusCompleted || e.jobSchedules() != 19 {
+		t.Fatalf("second run: %v, %+v, %d schedules", err, again, e.jobSchedules())
+	}
+}
+
+// TestRunJobTimeoutGate: jobs report only pending and done, so devices not
+// done at wave_timeout count as failed. Within max_failure_ratio the wave
+// passes and the rollout goes on; beyond it the rollout stops, and a
+// resume sends nothing twice.
+func TestRunJobTimeoutGate(t *testing.T) {
+	e := newEnv(t, 10)
+	spec := e.jobSpec(`{}`, "50%", "100%")
+	spec.WaveTimeout = 300 * time.Millisecond
+	order := Order(spec.Identity(), e.ids)
+	// One device of wave 1 and two of wave 2 never finish the job.
+	e.answer(t, order[0], order[5], order[6])
+	spec.MaxFailureRatio = 0.2 // 1 of 5 allowed
+	var lines []string
+	rec, err := Run(context.Background(), e.c, spec, nil, func(s string) { lines = append(lines, s) })
+	if err == nil || !strings.Contains(err.Error(), "Wave 2 of 2 (100%) stopped the rollout: 2 of 5 devices are not done after wave_timeout 300ms and count as failed, more than max_failure_ratio 0.2 allows (1)") {
+		t.Fatalf("err = %v", err)
+	}
+	for _, id := range order[5:7] {
+		if !strings.Contains(err.Error(), id+" (pending)") {
+			t.Errorf("error does not name %s (pending): %v", id, err)
+		}
+	}
+	if rec.Status != StatusStopped || rec.WavesCompleted() != 1 || rec.Waves[0].Counts["pending"] != 1 || rec.Waves[0].Counts["done"] != 4 {
+		t.Fatalf("record = %+v", rec)
+	}
+	if !strings.Contains(strings.Join(lines, "\n"), "Wave 1 of 2 (50%): complete, 4 of 5 devices done; 1 not done after wave_timeout 300ms count as failed") {
+		t.Errorf("progress = %q", lines)
+	}
+	if n := e.jobSchedules(); n != 10 {
+		t.Fatalf("%d job schedules, want 10", n)
+	}
+	// With the default ratio, the stopped wave stops again; nothing is sent.
+	strict := spec
+	strict.MaxFailureRatio = 0
+	if _, err := Run(context.Background(), e.c, strict, &rec, nil); err == nil || e.jobSchedules() != 10 {
+		t.Fatalf("rerun: %v, %d schedules", err, e.jobSchedules())
+	}
+	// The devices finish: the resume completes the rollout, sending nothing.
+	for _, id := range order[5:7] {
+		if err := e.srv.SetJobStatus(id, "reboot", "done"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done, err := Run(context.Background(), e.c, strict, &rec, nil)
+	if err != nil || done.Status != StatusCompleted || e.jobSchedules() != 10 {
+		t.Fatalf("resume: %v, %+v, %d schedules", err, done, e.jobSchedules())
+	}
+}
+
+// TestRunJobReplaced: a device whose job is scheduled again with another
+// value while the wave waits has failed, at once.
+func TestRunJobReplaced(t *testing.T) {
+	e := newEnv(t, 4)
+	e.silence(t)
+	spec := e.jobSpec(`{"v":1}`, "100%")
+	spec.WaveTimeout = time.Minute
+	order := Order(spec.Identity(), e.ids)
+	go func() {
+		for e.jobSchedules() < 4 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		_, _ = e.c.ScheduleJob(context.Background(), order[1], "reboot", []byte(`{"v":2}`))
+	}()
+	start := time.Now()
+	rec, err := Run(context.Background(), e.c, spec, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "1 of 4 devices failed") || !strings.Contains(err.Error(), order[1]+" (replaced by another value)") {
+		t.Fatalf("err = %v", err)
+	}
+	if time.Since(start) > 30*time.Second || rec.Waves[0].Counts["replaced"] != 1 {
+		t.Errorf("record = %+v after %s", rec, time.Since(start))
+	}
+	got, err := fleetstatus.ReadIDs(context.Background(), e.c, e.ids, spec.Command.Kind(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := WaveCounts(rec, spec.Command, got); c[0]["replaced"] != 1 || c[0]["pending"] != 3 {
+		t.Errorf("wave counts = %v", c)
+	}
+}
+
+// TestRunJobAmbiguousSchedules: every job schedule acts, then the
+// connection drops before the answer. Each device is read back and taken
+// as scheduled; none is sent twice.
+func TestRunJobAmbiguousSchedules(t *testing.T) {
+	e := newEnv(t, 6)
+	e.srv.SetFaults(localzdm.Faults{DropAfterCreate: true})
+	// Positive control: the fault makes a job schedule ambiguous.
+	outside, err := e.srv.CreateDevices(e.ws, e.other, []string{"control"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.ScheduleJob(context.Background(), outside[0], "reboot", []byte(`{}`)); !errors.Is(err, client.ErrAmbiguous) {
+		t.Fatalf("schedule under DropAfterCreate: err = %v, want ErrAmbiguous", err)
+	}
+	e.srv.ResetCounters()
+	rec, err := Run(context.Background(), e.c, e.jobSpec(`{"a":1}`, "50%", "100%"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != StatusCompleted || rec.Waves[0].Scheduled != 3 || rec.Waves[1].Scheduled != 3 {
+		t.Fatalf("record = %+v", rec)
+	}
+	if n := e.jobSchedules(); n != 6 {
+		t.Errorf("%d job schedules, want 6: an ambiguous schedule must not be sent again", n)
+	}
+}
+
+// TestRunJobStopsWhenCancelled: a job rollout cancelled while its devices
+// have not run the job records what it sent; the next run with that record
+// sends nothing twice.
+func TestRunJobStopsWhenCancelled(t *testing.T) {
+	e := newEnv(t, 6)
+	e.silence(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	spec := e.jobSpec(`{}`, "50%", "100%")
+	spec.WaveTimeout = time.Hour
+	rec, err := Run(ctx, e.c, spec, nil, nil)
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	if rec.Status != StatusStopped || len(rec.Waves[0].DeviceIDs) != 3 || e.jobSchedules() != 3 {
+		t.Fatalf("record = %+v, %d schedules: the scheduled devices must be recorded", rec, e.jobSchedules())
+	}
+	e.answer(t)
+	for _, id := range rec.Waves[0].DeviceIDs {
+		if err := e.srv.SetJobStatus(id, "reboot", "done"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done, err := Run(context.Background(), e.c, spec, &rec, nil)
+	if err != nil || done.Status != StatusCompleted || e.jobSchedules() != 6 {
+		t.Fatalf("resume: %v, %+v, %d schedules, want 6", err, done, e.jobSchedules())
 	}
 }

@@ -25,11 +25,13 @@ type Spec struct {
 	// FleetIDs are the target fleets; nil means every fleet of the
 	// workspace (the caller has checked that this was asked explicitly).
 	FleetIDs []string
-	Firmware fleetstatus.Firmware
-	Salt     string
-	Waves    []Wave
+	// Command is what is scheduled on each device, and how its status is
+	// read (FOTA or Job).
+	Command Command
+	Salt    string
+	Waves   []Wave
 	// Success and Failure are the statuses that end a device's update well
-	// or badly (Success defaults to "done").
+	// or badly (Success defaults to "done"; a job has no failure status).
 	Success, Failure []string
 	// MaxFailureRatio is the share of a wave's devices allowed to fail.
 	MaxFailureRatio float64
@@ -43,14 +45,14 @@ type Spec struct {
 
 // Identity is the spec's identity (see Identity).
 func (s Spec) Identity() string {
-	return Identity(s.WorkspaceID, s.Firmware.ID, s.Firmware.Version, s.Salt)
+	return Identity(s.WorkspaceID, s.Command, s.Salt)
 }
 
 // WaveRecord is what a run did in one wave.
 type WaveRecord struct {
 	// Name is the wave as written ("10%").
 	Name string
-	// DeviceIDs are the devices of the wave that have the firmware: those
+	// DeviceIDs are the devices of the wave that have the command: those
 	// the rollout scheduled and those found with it already, sorted.
 	DeviceIDs []string
 	// Scheduled is how many of them the rollout scheduled itself.
@@ -98,7 +100,7 @@ type Progress func(string)
 // Run runs the rollout of spec, resuming prior (nil for a first run), and
 // returns the record of what happened, also when it fails: the caller saves
 // it. A wave prior marks complete is not gated again; no device prior holds,
-// nor any device that already has the firmware, is scheduled again.
+// nor any device that already has the command, is scheduled again.
 func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progress Progress) (Record, error) {
 	if progress == nil {
 		progress = func(string) {}
@@ -109,14 +111,14 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 		rec.Status = StatusStopped
 		return rec, err
 	}
-	current, err := fleetstatus.ReadDevices(ctx, c, devices, fleetstatus.FOTA, spec.Parallel)
+	current, err := fleetstatus.ReadDevices(ctx, c, devices, spec.Command.Kind(), spec.Parallel)
 	if err != nil {
 		rec.Status = StatusStopped
 		return rec, err
 	}
 	has := map[string]bool{}
 	for _, d := range current {
-		if d.Has(spec.Firmware) {
+		if spec.Command.has(d) {
 			has[d.ID] = true
 		}
 	}
@@ -124,8 +126,8 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 		rec.StartedAt = startTime(devices)
 	}
 	plan := assign(spec, rec, devices, has)
-	progress(fmt.Sprintf("Rollout of firmware %s %s: %d devices in %d waves (%s), %d already have it",
-		spec.Firmware.ID, spec.Firmware.Version, len(devices), len(spec.Waves), describeWaves(spec.Waves, plan), len(has)))
+	progress(fmt.Sprintf("Rollout of %s: %d devices in %d waves (%s), %d already have it",
+		spec.Command, len(devices), len(spec.Waves), describeWaves(spec.Waves, plan), len(has)))
 
 	for k := range spec.Waves {
 		w := &rec.Waves[k]
@@ -145,19 +147,28 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 			progress(label + ": no devices")
 			continue
 		}
-		res, err := fleetstatus.Wait(ctx, c, members, fleetstatus.WaitOptions{
-			Kind: fleetstatus.FOTA, Firmware: &spec.Firmware, Success: spec.Success, Failure: spec.Failure,
+		opts := fleetstatus.WaitOptions{
+			Kind: spec.Command.Kind(), Success: spec.Success, Failure: spec.Failure,
 			MaxFailures: MaxFailures(spec.MaxFailureRatio, len(members)), Timeout: spec.WaveTimeout,
 			Interval: spec.PollInterval, Parallel: spec.Parallel,
 			Progress: func(s string) { progress(label + ": " + s) },
-		})
+		}
+		spec.Command.waitOptions(&opts)
+		res, err := fleetstatus.Wait(ctx, c, members, opts)
 		w.Counts = countStatuses(res.Devices)
-		if err != nil {
+		if err != nil && !passesAtTimeout(spec, len(members), err) {
 			rec.Status = StatusStopped
 			return rec, gateError(label, spec, len(members), err)
 		}
 		w.Complete = true
-		progress(fmt.Sprintf("%s: complete, %d of %d devices succeeded", label, len(res.Succeeded), len(members)))
+		if err != nil {
+			progress(fmt.Sprintf("%s: complete, %d of %d devices done; %d not done after wave_timeout %s count as "+
+				"failed, within max_failure_ratio %g (%d)", label, len(res.Succeeded), len(members),
+				len(res.Failed)+len(res.Pending), spec.WaveTimeout, spec.MaxFailureRatio,
+				MaxFailures(spec.MaxFailureRatio, len(members))))
+		} else {
+			progress(fmt.Sprintf("%s: complete, %d of %d devices succeeded", label, len(res.Succeeded), len(members)))
+		}
 		if k < len(spec.Waves)-1 && spec.Pause > 0 {
 			progress(fmt.Sprintf("Pausing %s before wave %d", spec.Pause, k+2))
 			t := time.NewTimer(spec.Pause)
@@ -171,7 +182,7 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 		}
 	}
 	rec.Status = StatusCompleted
-	progress(fmt.Sprintf("Rollout of firmware %s %s complete on %d devices", spec.Firmware.ID, spec.Firmware.Version, len(devices)))
+	progress(fmt.Sprintf("Rollout of %s complete on %d devices", spec.Command, len(devices)))
 	return rec, nil
 }
 
@@ -282,7 +293,7 @@ func assign(spec Spec, rec Record, devices []client.Device, has map[string]bool)
 	return plan
 }
 
-// schedule schedules the firmware on the members of a wave that neither
+// schedule schedules the command on the members of a wave that neither
 // have it nor are recorded, parallel at a time, and records every member
 // that has it. A request already sent is finished even when ctx ends; no
 // new one starts after.
@@ -308,8 +319,8 @@ func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, m
 	if len(todo) == 0 {
 		return nil
 	}
-	progress(fmt.Sprintf("%s: scheduling firmware %s %s on %d devices (%d have it already)", label,
-		spec.Firmware.ID, spec.Firmware.Version, len(todo), len(members)-len(todo)))
+	progress(fmt.Sprintf("%s: scheduling %s on %d devices (%d have it already)", label,
+		spec.Command, len(todo), len(members)-len(todo)))
 	parallel := spec.Parallel
 	if parallel <= 0 {
 		parallel = fleetstatus.DefaultParallelism
@@ -324,7 +335,7 @@ func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, m
 	for range min(parallel, len(todo)) {
 		wg.Go(func() {
 			for id := range next {
-				err := scheduleOne(ctx, c, spec.Firmware, id)
+				err := scheduleOne(ctx, c, spec.Command, id)
 				mu.Lock()
 				if err != nil {
 					failed = append(failed, id)
@@ -359,8 +370,8 @@ func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, m
 	wg.Wait()
 	if len(errs) > 0 {
 		slices.Sort(failed)
-		return fmt.Errorf("%s: could not schedule firmware %s %s on %d devices (%s): %w", label, spec.Firmware.ID,
-			spec.Firmware.Version, len(failed), abbreviate(failed), errors.Join(errs[:min(len(errs), 5)]...))
+		return fmt.Errorf("%s: could not schedule %s on %d devices (%s): %w", label, spec.Command,
+			len(failed), abbreviate(failed), errors.Join(errs[:min(len(errs), 5)]...))
 	}
 	if stopped {
 		return fmt.Errorf("%s: stopped while scheduling: %w", label, ctx.Err())
@@ -368,17 +379,17 @@ func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, m
 	return nil
 }
 
-// scheduleOne schedules the firmware on one device. A request that may have
+// scheduleOne schedules the command on one device. A request that may have
 // reached the service without an answer is read back: the device counts as
-// scheduled only when it shows the firmware. After a timeout the request
+// scheduled only when it shows the command. After a timeout the request
 // may still be held or queued by the service, so the device is read again
 // every readBackInterval until the client's resolve deadline (one request
 // timeout, at least a few seconds); after another lost answer, twice.
 // Otherwise the error says the update may still be processed, never that
 // applying again is harmless.
-func scheduleOne(ctx context.Context, c *client.Client, fw fleetstatus.Firmware, id string) error {
+func scheduleOne(ctx context.Context, c *client.Client, cmd Command, id string) error {
 	ctx = context.WithoutCancel(ctx)
-	_, err := c.ScheduleFOTA(ctx, id, fw.ID, fw.Version)
+	err := cmd.send(ctx, c, id)
 	if !errors.Is(err, client.ErrAmbiguous) {
 		return err
 	}
@@ -386,16 +397,14 @@ func scheduleOne(ctx context.Context, c *client.Client, fw fleetstatus.Firmware,
 	defer cancel()
 	timedOut := errors.Is(err, context.DeadlineExceeded)
 	for reads := 1; ; reads++ {
-		got, gerr := c.GetFOTA(rctx, id)
-		if gerr == nil && got.Value.FirmwareID == fw.ID && got.Value.FirmwareVersion == fw.Version {
+		if cmd.shows(rctx, c, id) {
 			return nil
 		}
 		deadline, _ := rctx.Deadline()
 		if (!timedOut && reads >= 2) || time.Until(deadline) <= readBackInterval {
-			return fmt.Errorf("%w; reading it back %d times did not show the firmware scheduled: the request may "+
-				"not have reached the service, or may still be processed. Check the device's firmware update "+
-				"(zdm_fota_status) before applying again: applying again while it is still processed would send "+
-				"it twice", err, reads)
+			return fmt.Errorf("%w; reading it back %d times did not show the %s scheduled: the request may "+
+				"not have reached the service, or may still be processed. Check %s before applying again: "+
+				"applying again while it is still processed would send it twice", err, reads, cmd.noun(), cmd.check())
 		}
 		select {
 		case <-time.After(readBackInterval):
@@ -426,13 +435,14 @@ func countStatuses(devices []fleetstatus.Device) map[string]int {
 }
 
 // WaveCounts returns, per wave of rec, the devices per status in devices
-// (statuses read with fleetstatus): a device whose update is no longer fw
-// counts as "replaced", one without an update as "not scheduled".
-func WaveCounts(rec Record, fw fleetstatus.Firmware, devices []fleetstatus.Device) []map[string]int {
+// (statuses of cmd's kind read with fleetstatus): a device whose update or
+// job is no longer cmd counts as "replaced", one without any as "not
+// scheduled".
+func WaveCounts(rec Record, cmd Command, devices []fleetstatus.Device) []map[string]int {
 	byID := make(map[string]fleetstatus.Device, len(devices))
 	for _, d := range devices {
-		if d.Found && !d.Has(fw) {
-			d.Status = "replaced by " + d.FirmwareID
+		if text := cmd.replaced(d); text != "" {
+			d.Status = text
 		}
 		byID[d.ID] = d
 	}
@@ -457,8 +467,8 @@ func gateError(label string, spec Spec, n int, err error) error {
 	if !errors.As(err, &we) {
 		return fmt.Errorf("%s: %w", label, err)
 	}
-	switch we.Reason {
-	case "failed":
+	switch {
+	case we.Reason == "failed":
 		msg := fmt.Sprintf("%s stopped the rollout: %d of %d devices failed, more than max_failure_ratio %g allows "+
 			"(%d). Failed: %s", label, len(we.Result.Failed), n, spec.MaxFailureRatio,
 			MaxFailures(spec.MaxFailureRatio, n), we.Result.Describe(we.Result.Failed))
@@ -466,12 +476,34 @@ func gateError(label string, spec Spec, n int, err error) error {
 			msg += fmt.Sprintf("; not done on %d: %s", len(we.Result.Pending), we.Result.Describe(we.Result.Pending))
 		}
 		return errors.New(msg)
-	case "timeout":
+	case we.Reason == "timeout" && spec.Command.notDoneFails():
+		r := we.Result
+		msg := fmt.Sprintf("%s stopped the rollout: %d of %d devices are not done after wave_timeout %s and count "+
+			"as failed", label, len(r.Failed)+len(r.Pending), n, spec.WaveTimeout)
+		if len(r.Failed) > 0 {
+			msg += fmt.Sprintf(" (%d of them replaced)", len(r.Failed))
+		}
+		msg += fmt.Sprintf(", more than max_failure_ratio %g allows (%d). Not done: %s", spec.MaxFailureRatio,
+			MaxFailures(spec.MaxFailureRatio, n), r.Describe(append(slices.Clone(r.Failed), r.Pending...)))
+		return errors.New(msg)
+	case we.Reason == "timeout":
 		return fmt.Errorf("%s is not done after wave_timeout %s: %d of %d devices not done: %s", label,
 			spec.WaveTimeout, len(we.Result.Pending), n, we.Result.Describe(we.Result.Pending))
 	default:
 		return fmt.Errorf("%s: %w", label, err)
 	}
+}
+
+// passesAtTimeout reports whether a wave whose wait ended with err passes
+// its gate all the same: for a command whose devices not done count as
+// failed (a job), a wait that timed out with at most MaxFailures devices
+// failed or not done.
+func passesAtTimeout(spec Spec, n int, err error) bool {
+	var we *fleetstatus.WaitError
+	if !spec.Command.notDoneFails() || !errors.As(err, &we) || we.Reason != "timeout" {
+		return false
+	}
+	return len(we.Result.Failed)+len(we.Result.Pending) <= MaxFailures(spec.MaxFailureRatio, n)
 }
 
 // describeWaves names the size of each planned wave: "1%: 1, 50%: 9".

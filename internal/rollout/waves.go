@@ -1,13 +1,15 @@
-// Package rollout runs a staged firmware rollout: one firmware version
-// scheduled on the devices of a workspace's fleets in waves, each wave
-// gated on the health of its devices. The zdm_fota_rollout resource and
-// action both run it; it holds no Terraform types.
+// Package rollout runs a staged rollout: one command (a firmware version,
+// or a job with its value; see Command) scheduled on the devices of a
+// workspace's fleets in waves, each wave gated on the health of its
+// devices. The zdm_fota_rollout resource and action and the zdm_job_rollout
+// resource run it; it holds no Terraform types.
 //
 // Rules it keeps (see DESIGN.md, "Staged firmware rollouts"):
 //   - the order of the devices is a hash of their ID salted with the
 //     rollout's identity, so every run picks the same devices per wave;
-//   - a device whose current update is already the rollout's firmware is
-//     never scheduled again, nor is a device a prior run recorded;
+//   - a device whose current update (or job of that name) is already the
+//     rollout's command is never scheduled again, nor is a device a prior
+//     run recorded;
 //   - a run stops at the first wave whose failure ratio passes the bound,
 //     whose devices are not done in time, or whose scheduling failed, and
 //     returns what it did so far with the error.
@@ -101,9 +103,11 @@ func (w Wave) Reach(n int) int {
 }
 
 // Identity is what salts the order of the devices: the workspace, the
-// firmware and the user's salt.
-func Identity(workspaceID, firmwareID, firmwareVersion, salt string) string {
-	return strings.Join([]string{workspaceID, firmwareID, firmwareVersion, salt}, "\x00")
+// command (the firmware ID and version; or "job", the job's name and its
+// compact value) and the user's salt.
+func Identity(workspaceID string, cmd Command, salt string) string {
+	parts := append([]string{workspaceID}, cmd.identity()...)
+	return strings.Join(append(parts, salt), "\x00")
 }
 
 // Order returns ids sorted by the SHA-256 of identity and the ID: a stable

@@ -117,7 +117,7 @@ func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest
 	}
 	rec, err := rollout.Run(ctx, a.data.Client, spec, nil, scheduling.ProgressFunc(resp))
 	if err != nil {
-		resp.Diagnostics.AddError("Rollout of "+describeRollout(spec)+" stopped",
+		resp.Diagnostics.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
 			rolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
 				"invoke the action again: it resumes, scheduling only the devices that do not have the firmware yet."))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
 )
@@ -71,7 +72,7 @@ func devicesAnswer(t *testing.T, e *acctest.Env, failing ...string) {
 // rolloutOrder is the order in which a rollout of fw-sensor version in the
 // test's workspace picks devices.
 func rolloutOrder(e *acctest.Env, version string, ids []string) []string {
-	return rollout.Order(rollout.Identity(e.Bootstrap.WorkspaceID, "fw-sensor", version, ""), ids)
+	return rollout.Order(rollout.Identity(e.Bootstrap.WorkspaceID, rollout.FOTA(fleetstatus.Firmware{ID: "fw-sensor", Version: version}), ""), ids)
 }
 
 func rolloutConfig(e *acctest.Env, fleet, version, extra string) string {

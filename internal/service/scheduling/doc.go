@@ -2,7 +2,9 @@
 // named targets (never an implied workspace or "all fleets"), read-backs of
 // an ambiguous scheduling, records the service lost, the waits on device
 // statuses and their attributes, the schedulings whose wait failed (so that
-// a replacement adopts instead of sending again), and zdm_fleet_status.
+// a replacement adopts instead of sending again), what the staged rollouts
+// share on the Terraform side (their inputs, checks and wave results), and
+// zdm_fleet_status.
 // The jobs and firmware families build on it; it names no job or firmware
 // resource.
 package scheduling
