@@ -55,6 +55,7 @@ type options struct {
 	fleetDevices int
 	faultSize    int
 	shareSize    int
+	scale        []scaleSpec
 	latency      time.Duration
 	parallelism  int
 	planRepeat   int
@@ -108,6 +109,8 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.points, "points", 175000, "number of data points read (0 skips the time-series step)")
 	fs.IntVar(&o.faultSize, "fault-size", 1000, "number of devices of the fault apply (10% 503 and a 429 limit; 0 skips it)")
 	fs.IntVar(&o.shareSize, "share-size", 1000, "devices per apply of the shared rate limit (1, 2, 4 and 8 applies at once on one key; 0 skips it)")
+	scale := fs.String("scale", "1x100000,100x10000", "comma-separated RESOURCESxDEVICES: zdm_fleet_devices in one workspace, "+
+		"created without latency and planned, against the null provider's (0 skips them)")
 	fs.IntVar(&o.fleetDevices, "fleet-devices", 10000, "number of devices of the zdm_fleet_devices steps, against 2,000 zdm_device (0 skips them)")
 	fs.IntVar(&o.fleetStatus, "fleet-status", 1000, "number of devices whose firmware status zdm_fleet_status reads with -latency (0 skips the step)")
 	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "latency added to every API request in the latency steps (0 skips them)")
@@ -146,6 +149,7 @@ func parseFlags(args []string) (options, error) {
 			"fleet-devices": func() { o.fleetDevices = 500 },
 			"fault-size":    func() { o.faultSize = 300 },
 			"share-size":    func() { o.shareSize = 200 },
+			"scale":         func() { *scale = "1x2000,4x500" },
 			"plan-repeat":   func() { o.planRepeat = 1 },
 			"out":           func() { o.out = "" },
 			"plot":          func() { o.plot = "" },
@@ -166,6 +170,10 @@ func parseFlags(args []string) (options, error) {
 			return o, fmt.Errorf("-sizes: %q is not a positive number", s)
 		}
 		o.sizes = append(o.sizes, n)
+	}
+	var err error
+	if o.scale, err = parseScale(*scale); err != nil {
+		return o, err
 	}
 	if o.only != "" {
 		if !slices.ContainsFunc(scenarios, func(sc scenario) bool { return sc.name == o.only }) {
@@ -323,6 +331,7 @@ func (o options) describe() map[string]string {
 		"fleet_devices": strconv.Itoa(o.fleetDevices),
 		"fault_size":    strconv.Itoa(o.faultSize),
 		"share_size":    strconv.Itoa(o.shareSize),
+		"scale":         scaleText(o.scale),
 		"latency":       o.latency.String(),
 		"parallelism":   strconv.Itoa(o.parallelism),
 		"plan_repeat":   strconv.Itoa(o.planRepeat),

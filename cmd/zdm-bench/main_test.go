@@ -109,7 +109,7 @@ func TestParseFlagsOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := selected(o); !slices.Equal(got, []string{"sizes", "query", "timeseries", "fleetstatus", "fleetdevices", "faults", "share"}) {
+	if got := selected(o); !slices.Equal(got, []string{"sizes", "query", "timeseries", "fleetstatus", "fleetdevices", "faults", "share", "scale"}) {
 		t.Errorf("default run selects %q", got)
 	}
 	if got := selected(options{sizes: []int{1}, points: 0, querySize: 5}); !slices.Equal(got, []string{"sizes", "query"}) {
@@ -297,5 +297,23 @@ func TestUpdateGuide(t *testing.T) {
 	}
 	if _, err := updateGuide([]byte("no regions\n"), res); err == nil {
 		t.Error("a guide without the regions was accepted")
+	}
+}
+
+func TestParseScale(t *testing.T) {
+	got, err := parseScale("1x100000, 100x10000")
+	if err != nil || !slices.Equal(got, []scaleSpec{{1, 100000}, {100, 10000}}) {
+		t.Fatalf("parseScale = %v, %v", got, err)
+	}
+	if scaleText(got) != "1x100000,100x10000" {
+		t.Errorf("scaleText = %q", scaleText(got))
+	}
+	if got, err := parseScale("0"); err != nil || got != nil {
+		t.Errorf("parseScale(0) = %v, %v; want none", got, err)
+	}
+	for _, bad := range []string{"100", "0x5", "x5", "3x", "ax1", "1x-2"} {
+		if _, err := parseScale(bad); err == nil || !strings.Contains(err.Error(), "-scale") {
+			t.Errorf("parseScale(%q) = %v, want an error naming -scale", bad, err)
+		}
 	}
 }

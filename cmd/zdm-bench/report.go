@@ -23,6 +23,7 @@ type results struct {
 	FleetDevices *fleetDevicesResult `json:"fleet_devices,omitempty"`
 	Faults       *faultResult        `json:"faults,omitempty"`
 	Share        *shareResult        `json:"share,omitempty"`
+	Scale        *scaleResult        `json:"scale,omitempty"`
 	Finished     time.Time           `json:"finished"`
 }
 

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The service's scale: R zdm_fleet_devices of N devices each in one
+// workspace (the default: one resource of 100,000 devices, and 1,000,000
+// devices as 100 resources of 10,000), created without latency, then
+// planned with no change; each step also on the null provider's
+// zdm_fleet_devices (the same schema, no work: Terraform's floor). It
+// reports the plan against the floor, the list requests of the plan, the
+// provider's peak memory and the state's bytes per device.
+
+// Targets of the scale scenario.
+const (
+	maxScalePlanRatio = 1.2     // no-op plan over Terraform's floor
+	maxScaleRSS       = 1 << 30 // provider peak RSS, bytes
+)
+
+// scaleSpec is R resources of N devices each.
+type scaleSpec struct {
+	Resources int `json:"resources"`
+	Devices   int `json:"devices_per_resource"`
+}
+
+func (s scaleSpec) total() int { return s.Resources * s.Devices }
+
+func (s scaleSpec) String() string { return fmt.Sprintf("%dx%d", s.Resources, s.Devices) }
+
+// parseScale reads "RxN,RxN"; "" or "0" is none.
+func parseScale(text string) ([]scaleSpec, error) {
+	if text == "" || text == "0" {
+		return nil, nil
+	}
+	var out []scaleSpec
+	for _, part := range strings.Split(text, ",") {
+		r, n, ok := strings.Cut(strings.TrimSpace(part), "x")
+		ri, err1 := strconv.Atoi(r)
+		ni, err2 := strconv.Atoi(n)
+		if !ok || err1 != nil || err2 != nil || ri < 1 || ni < 1 {
+			return nil, fmt.Errorf("-scale: %q is not RESOURCESxDEVICES with two positive numbers (e.g. 100x10000)", part)
+		}
+		out = append(out, scaleSpec{Resources: ri, Devices: ni})
+	}
+	return out, nil
+}
+
+// scaleText is specs as -scale takes them.
+func scaleText(specs []scaleSpec) string {
+	parts := make([]string, len(specs))
+	for i, s := range specs {
+		parts[i] = s.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+// scaleRun is the measurement of one spec.
+type scaleRun struct {
+	Spec        scaleSpec   `json:"spec"`
+	Create      measurement `json:"create"`
+	Plan        measurement `json:"plan"`
+	FloorCreate measurement `json:"floor_create"`
+	FloorPlan   measurement `json:"floor_plan"`
+	StateBytes  int64       `json:"state_bytes"`
+	FloorState  int64       `json:"floor_state_bytes"`
+}
+
+// lists is the number of device lists of the no-op plan.
+func (r scaleRun) lists() int64 {
+	return r.Plan.Requests["GET /v3/workspaces/{workspace_id}/devices"]
+}
+
+func (r scaleRun) planRatio() float64 {
+	if r.FloorPlan.Wall <= 0 {
+		return 0
+	}
+	return ratio(r.Plan.Wall, r.FloorPlan.Wall)
+}
+
+type scaleResult struct {
+	Runs []scaleRun `json:"runs"`
+}
+
+// scaleConfig is r zdm_fleet_devices of n devices each in the default
+// fleet, named s<resource>-<index> (range() stops at 1,024 values: counted
+// in thousands).
+func scaleConfig(s scaleSpec) string {
+	return requiredProviders + fmt.Sprintf(`
+provider "zdm" {}
+
+locals {
+  numbers = [for i in flatten([for k in range(%d) : [for j in range(1000) : k * 1000 + j]]) : i if i < %d]
+}
+
+resource "zdm_fleet_devices" "d" {
+  count       = %d
+  parallelism = %d
+  devices     = { for i in local.numbers : format("k-%%07d", i) => "s${count.index}-${i}" }
+}
+`, (s.Devices+999)/1000, s.Devices, s.Resources, fleetDevicesParallelism)
+}
+
+func (b *bench) runScale(ctx context.Context, s scaleSpec) (scaleRun, error) {
+	r := scaleRun{Spec: s}
+	ws, err := b.workspace("scale-" + s.String())
+	if err != nil {
+		return r, err
+	}
+	steps := func(cfg *config, create, plan *measurement, state *int64) error {
+		if err := cfg.write("main.tf", scaleConfig(s)); err != nil {
+			return err
+		}
+		if _, err := b.terraform(ctx, cfg, okCodes, "init", "-no-color", "-input=false"); err != nil {
+			return err
+		}
+		res, err := b.terraform(ctx, cfg, okCodes, "apply", "-no-color", "-input=false", "-auto-approve",
+			"-parallelism="+strconv.Itoa(b.o.parallelism))
+		if err != nil {
+			return err
+		}
+		create.add(res)
+		fi, err := os.Stat(filepath.Join(cfg.dir, "terraform.tfstate"))
+		if err != nil {
+			return err
+		}
+		*state = fi.Size()
+		res, err = b.terraform(ctx, cfg, planCodes, "plan", "-no-color", "-input=false", "-detailed-exitcode",
+			"-parallelism="+strconv.Itoa(b.o.parallelism))
+		if err != nil {
+			return err
+		}
+		plan.add(res)
+		return nil
+	}
+	cfg, err := b.newConfig("scale-"+s.String(), ws, false)
+	if err != nil {
+		return r, err
+	}
+	if err := steps(cfg, &r.Create, &r.Plan, &r.StateBytes); err != nil {
+		return r, fmt.Errorf("zdm_fleet_devices: %w", err)
+	}
+	if got, err := countDevices(ctx, b.srv, ws, "s"); err != nil || got != s.total() {
+		return r, fmt.Errorf("after the create the service holds %d devices, want %d (%v)", got, s.total(), err)
+	}
+	if b.nullProvider != "" {
+		ncfg, err := b.newConfig("scale-null-"+s.String(), ws, true)
+		if err != nil {
+			return r, err
+		}
+		if err := steps(ncfg, &r.FloorCreate, &r.FloorPlan, &r.FloorState); err != nil {
+			return r, fmt.Errorf("zdm_fleet_devices on the null provider: %w", err)
+		}
+	}
+	logf("scale %s (%s devices): create %s (floor %s), no-op plan %s (floor %s, %.2fx), %d lists, provider peak RSS %s, state %.0f bytes per device",
+		s, num(s.total()), secs(r.Create.Wall), secs(r.FloorCreate.Wall), secs(r.Plan.Wall), secs(r.FloorPlan.Wall),
+		r.planRatio(), r.lists(), mib(max(r.Create.RSS, r.Plan.RSS)), float64(r.StateBytes)/float64(s.total()))
+	return r, nil
+}
+
+var scaleScenario = scenario{
+	name:    "scale",
+	option:  "scale",
+	enabled: func(o options) bool { return len(o.scale) > 0 },
+	run: func(ctx context.Context, b *bench, res *results) error {
+		s := &scaleResult{}
+		for _, spec := range b.o.scale {
+			r, err := b.runScale(ctx, spec)
+			if err != nil {
+				return fmt.Errorf("scale %s: %w", spec, err)
+			}
+			s.Runs = append(s.Runs, r)
+		}
+		if len(s.Runs) == 0 {
+			return errors.New("scale: nothing measured")
+		}
+		res.Scale = s
+		return nil
+	},
+	measured: func(res *results) bool { return res.Scale != nil },
+	take:     func(dst, src *results) { dst.Scale = src.Scale },
+	report: func(w printf, res *results) {
+		w("## At the service's scale\n\n")
+		w("R `zdm_fleet_devices` of N devices each in one workspace, created against the local server without latency, " +
+			"then planned with no change; *floor* is the same step on the null provider's `zdm_fleet_devices` (the same " +
+			"schema, no work). The API lists devices per workspace, so every resource of a workspace reads the same list.\n\n")
+		w("| R x N | devices | create | floor | no-op plan | floor | over the floor | lists (plan) | provider peak RSS | state bytes per device |\n" +
+			"|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, r := range res.Scale.Runs {
+			w("| %s | %s | %s | %s | %s | %s | %s | %d | %s | %.0f |\n", r.Spec, num(r.Spec.total()), secs(r.Create.Wall),
+				secs(r.FloorCreate.Wall), secs(r.Plan.Wall), secs(r.FloorPlan.Wall), times(r.planRatio()), r.lists(),
+				mib(max(r.Create.RSS, r.Plan.RSS)), float64(r.StateBytes)/float64(r.Spec.total()))
+		}
+		w("\n")
+	},
+	targets: func(res *results) []target {
+		var out []target
+		for _, r := range res.Scale.Runs {
+			rss := max(r.Create.RSS, r.Plan.RSS)
+			out = append(out,
+				target{fmt.Sprintf("%s: no-op plan at most %.1fx Terraform's floor", r.Spec, maxScalePlanRatio),
+					fmt.Sprintf("%s (%s, floor %s)", times(r.planRatio()), secs(r.Plan.Wall), secs(r.FloorPlan.Wall)),
+					r.FloorPlan.Wall > 0 && r.planRatio() <= maxScalePlanRatio},
+				target{fmt.Sprintf("%s: one list of the workspace per plan", r.Spec), strconv.FormatInt(r.lists(), 10), r.lists() == 1},
+				target{fmt.Sprintf("%s: provider peak RSS at most 1 GiB", r.Spec), mib(rss), rss > 0 && rss <= maxScaleRSS},
+			)
+		}
+		return out
+	},
+}
