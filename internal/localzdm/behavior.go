@@ -2,10 +2,6 @@ package localzdm
 
 import (
 	"container/heap"
-	"encoding/binary"
-	"hash/fnv"
-	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -133,106 +129,31 @@ type answers struct {
 	start sync.Once // starts answerLoop at the first delayed answer
 }
 
-// planner decides the outcome of schedulings in one workspace, for one
-// request.
-type planner struct {
-	b    DeviceBehavior
-	rank map[string]int // device ID -> position in the seeded order
-	n    int
-}
-
-// newPlannerLocked returns nil when devices do not answer; s.st.Mu is held.
-func (s *Server) newPlannerLocked(w *workspace) *planner {
-	b := s.behavior
-	if !b.Enabled {
+// newPlannerLocked returns the plan of the current behavior for the
+// devices of w; nil when devices do not answer; s.st.Mu is held.
+func (s *Server) newPlannerLocked(w *workspace) *settings.Plan {
+	if !s.behavior.Enabled {
 		return nil
 	}
-	p := &planner{b: b, n: len(w.Devices)}
-	if b.FailureFraction > 0 || b.SilentFraction > 0 {
-		type ranked struct {
-			id  string
-			h   uint64
-			pos int
-		}
-		rs := make([]ranked, 0, len(w.Devices))
-		for i, id := range w.Devices {
-			rs = append(rs, ranked{id, seededHash(b.Seed, s.st.Devices[id].Name), i})
-		}
-		slices.SortFunc(rs, func(a, b ranked) int {
-			switch {
-			case a.h < b.h:
-				return -1
-			case a.h > b.h:
-				return 1
-			}
-			return a.pos - b.pos
-		})
-		p.rank = make(map[string]int, len(rs))
-		for i, r := range rs {
-			p.rank[r.id] = i
-		}
+	devices := make([]*device, 0, len(w.Devices))
+	for _, id := range w.Devices {
+		devices = append(devices, s.st.Devices[id])
 	}
-	return p
-}
-
-func seededHash(seed uint64, parts ...string) uint64 {
-	h := fnv.New64a()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], seed)
-	_, _ = h.Write(b[:])
-	for _, p := range parts {
-		_, _ = h.Write([]byte(p))
-		_, _ = h.Write([]byte{0})
-	}
-	return h.Sum64()
-}
-
-// outcome is "silent", "fail" or "succeed" for a device.
-func (p *planner) outcome(d *device) string {
-	listed := func(l []string) bool { return slices.Contains(l, d.ID) || slices.Contains(l, d.Name) }
-	silentN := int(math.Round(p.b.SilentFraction * float64(p.n)))
-	failN := int(math.Round(p.b.FailureFraction * float64(p.n)))
-	r, ranked := p.rank[d.ID]
-	switch {
-	case listed(p.b.SilentDevices) || (ranked && r < silentN):
-		return "silent"
-	case listed(p.b.FailDevices) || (ranked && r < silentN+failN):
-		return "fail"
-	}
-	return "succeed"
+	return settings.NewPlan(s.behavior, devices)
 }
 
 // planLocked plans the answer of device d to the scheduling t made at now,
 // giving it at once when it is due at once; s.st.Mu is held for writing.
-func (s *Server) planLocked(p *planner, d *device, t target, now time.Time) {
+func (s *Server) planLocked(p *settings.Plan, d *device, t target, now time.Time) {
 	if p == nil {
 		return
 	}
-	var status string
-	switch p.outcome(d) {
-	case "silent":
-		return
-	case "fail":
-		status = p.b.FailureStatus
-		if t.job != nil {
-			status = p.b.JobFailureStatus
-		}
-	default:
-		status = p.b.FOTASuccessStatus
-		if t.job != nil {
-			status = JobStatusDone
-		}
+	pa, ok := p.Answer(d, t.job != nil, t.key())
+	if !ok {
+		return // silent, or a failing device leaves its job pending
 	}
-	if status == "" {
-		return // a failing device leaves its job pending
-	}
-	delay := p.b.Delay
-	if p.b.Jitter > 0 {
-		frac := float64(seededHash(p.b.Seed, d.Name, "jitter", t.key())>>11) / (1 << 53)
-		delay += time.Duration(frac * float64(p.b.Jitter))
-	}
-	a := &answer{due: now.Add(delay), dev: d, t: t, status: status}
-	if delay == 0 {
+	a := &answer{due: now.Add(pa.Delay), dev: d, t: t, status: pa.Status}
+	if pa.Delay == 0 {
 		s.giveAnswerLocked(a, now)
 		return
 	}
