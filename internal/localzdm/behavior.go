@@ -2,15 +2,35 @@ package localzdm
 
 import (
 	"container/heap"
+	"encoding/json"
 	"sync"
 	"time"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/settings"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
 
 // DeviceBehavior scripts how the simulated devices answer the jobs and FOTA
 // scheduled on them (see settings.DeviceBehavior).
 type DeviceBehavior = settings.DeviceBehavior
+
+// Defaults of the health points devices publish (see
+// DeviceBehavior.PublishHealth).
+const (
+	DefaultHealthTag          = settings.DefaultHealthTag
+	DefaultHealthPayload      = settings.DefaultHealthPayload
+	DefaultHealthErrorTag     = settings.DefaultHealthErrorTag
+	DefaultHealthErrorPayload = settings.DefaultHealthErrorPayload
+)
+
+// CheckHealthTag checks a health tag named field: a valid data point tag.
+func CheckHealthTag(field, tag string) error { return settings.CheckHealthTag(field, tag) }
+
+// ParseHealthPayload checks a health payload named field, a JSON object,
+// and returns it compacted.
+func ParseHealthPayload(field string, raw []byte) (json.RawMessage, error) {
+	return settings.ParseHealthPayload(field, raw)
+}
 
 // checkBehavior validates b for this server: a job failure status is a
 // status beyond the specification, which a state file does not keep.
@@ -95,12 +115,27 @@ func (t target) key() string {
 	return "fota\x00" + t.fota.FirmwareID + "\x00" + t.fota.FirmwareVersion
 }
 
+// extra names the work in a health point's payload.
+func (t target) extra() map[string]string {
+	if t.job != nil {
+		return map[string]string{"job": t.job.Name}
+	}
+	return map[string]string{"firmware_id": t.fota.FirmwareID, "firmware_version": t.fota.FirmwareVersion}
+}
+
 // answer is a device's planned answer to one scheduling.
 type answer struct {
 	due    time.Time
 	dev    *device
 	t      target
 	status string
+	health *healthPoint // published with the answer; nil for none
+}
+
+// healthPoint is the tag and payload of a planned health point.
+type healthPoint struct {
+	tag     string
+	payload json.RawMessage
 }
 
 // answerQueue is a min-heap of planned answers by due time.
@@ -148,11 +183,14 @@ func (s *Server) planLocked(p *settings.Plan, d *device, t target, now time.Time
 	if p == nil {
 		return
 	}
-	pa, ok := p.Answer(d, t.job != nil, t.key())
+	pa, ok := p.Answer(d, t.job != nil, t.key(), t.extra())
 	if !ok {
 		return // silent, or a failing device leaves its job pending
 	}
 	a := &answer{due: now.Add(pa.Delay), dev: d, t: t, status: pa.Status}
+	if pa.HealthTag != "" {
+		a.health = &healthPoint{tag: pa.HealthTag, payload: pa.HealthPayload}
+	}
 	if pa.Delay == 0 {
 		s.giveAnswerLocked(a, now)
 		return
@@ -190,7 +228,28 @@ func (s *Server) giveAnswerLocked(a *answer, now time.Time) {
 		ev = fotaEvent(d, a.t.fota, directionD2C, now)
 	}
 	s.st.Changed(d)
-	s.emitLocked(s.st.Workspaces[d.WorkspaceID], []event{ev})
+	w := s.st.Workspaces[d.WorkspaceID]
+	s.emitLocked(w, []event{ev})
+	if a.health != nil && w != nil && w.StorageEnabled {
+		s.publishHealthLocked(w, d, a.health, now)
+	}
+}
+
+// publishHealthLocked publishes a device's health point after a status
+// change at now: a millisecond later, and after the device's previous
+// health point, so that two answers given at one instant both keep theirs
+// (a point with the device, tag and time of another is discarded);
+// s.st.Mu is held for writing.
+func (s *Server) publishHealthLocked(w *workspace, d *device, h *healthPoint, now time.Time) {
+	at := now.Add(time.Millisecond)
+	if last, ok := s.healthAt[d.ID]; ok && !at.After(last) {
+		at = last.Add(time.Millisecond)
+	}
+	s.healthAt[d.ID] = at
+	ts := store.Timestamp(at)
+	if _, err := s.publishLocked(w, []DataPoint{{DeviceID: d.ID, Tag: h.tag, TimestampDevice: ts, TimestampIn: ts, Payload: h.payload}}, now); err != nil {
+		s.log.Printf("localzdm: health point of device %s: %v", d.ID, err)
+	}
 }
 
 // answerLoop gives the planned answers when they are due, until the server

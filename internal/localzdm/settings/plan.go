@@ -2,6 +2,7 @@ package settings
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"hash/fnv"
 	"math"
 	"slices"
@@ -11,12 +12,13 @@ import (
 )
 
 // Plan decides, under a DeviceBehavior, how the devices of one workspace
-// answer the work scheduled on them: which fail or stay silent, and after
-// what delay (see DeviceBehavior).
+// answer the work scheduled on them: which fail or stay silent, after what
+// delay, and which health point they publish (see DeviceBehavior).
 type Plan struct {
-	b    DeviceBehavior
-	rank map[string]int // device ID -> position in the seeded order
-	n    int
+	b          DeviceBehavior
+	rank       map[string]int // device ID -> position in the seeded order
+	healthRank map[string]int // device ID -> position in the health order
+	n          int
 }
 
 // NewPlan returns the plan of b, normalized, over the devices of a
@@ -28,6 +30,9 @@ func NewPlan(b DeviceBehavior, devices []*store.Device) *Plan {
 	p := &Plan{b: b, n: len(devices)}
 	if b.FailureFraction > 0 || b.SilentFraction > 0 {
 		p.rank = rank(devices, b.Seed)
+	}
+	if b.PublishHealth && (b.HealthSilentFraction > 0 || b.HealthErrorFraction > 0) {
+		p.healthRank = rank(devices, b.Seed, "health")
 	}
 	return p
 }
@@ -72,15 +77,18 @@ func seededHash(seed uint64, parts ...string) uint64 {
 	return h.Sum64()
 }
 
-// Answer is a device's planned answer: its status after Delay.
+// Answer is a device's planned answer: its status after Delay, and the
+// health point it publishes then (HealthTag "" for none).
 type Answer struct {
-	Status string
-	Delay  time.Duration
+	Status        string
+	Delay         time.Duration
+	HealthTag     string
+	HealthPayload json.RawMessage
 }
 
 // Answer plans the answer of device d to a job (isJob) or a FOTA, known by
-// key; false when d does not answer.
-func (p *Plan) Answer(d *store.Device, isJob bool, key string) (Answer, bool) {
+// key and named by extra in a health point; false when d does not answer.
+func (p *Plan) Answer(d *store.Device, isJob bool, key string, extra map[string]string) (Answer, bool) {
 	listed := func(l []string) bool { return slices.Contains(l, d.ID) || slices.Contains(l, d.Name) }
 	silentN := int(math.Round(p.b.SilentFraction * float64(p.n)))
 	failN := int(math.Round(p.b.FailureFraction * float64(p.n)))
@@ -99,6 +107,7 @@ func (p *Plan) Answer(d *store.Device, isJob bool, key string) (Answer, bool) {
 		if isJob {
 			a.Status = store.JobStatusDone
 		}
+		a.HealthTag, a.HealthPayload = p.health(d, extra)
 	}
 	if a.Status == "" {
 		return a, false
@@ -109,4 +118,19 @@ func (p *Plan) Answer(d *store.Device, isJob bool, key string) (Answer, bool) {
 		a.Delay += time.Duration(frac * float64(p.b.Jitter))
 	}
 	return a, true
+}
+
+// health is the health point of a device that completed the work named by
+// extra: "" when it publishes none.
+func (p *Plan) health(d *store.Device, extra map[string]string) (string, json.RawMessage) {
+	if !p.b.PublishHealth {
+		return "", nil
+	}
+	silentN := int(math.Round(p.b.HealthSilentFraction * float64(p.n)))
+	errorN := int(math.Round(p.b.HealthErrorFraction * float64(p.n)))
+	r, ranked := p.healthRank[d.ID]
+	if ranked && r < silentN {
+		return "", nil
+	}
+	return p.b.HealthPoint(ranked && r < silentN+errorN, extra)
 }
