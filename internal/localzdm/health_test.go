@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -301,5 +302,50 @@ func TestHealthInvalid(t *testing.T) {
 		if fmt.Sprint(cur[k]) != fmt.Sprint(v) {
 			t.Fatalf("GET /admin/behavior %s = %v, want %v (all: %v)", k, cur[k], v, cur)
 		}
+	}
+}
+
+// TestHealthWebhookAndRestart: a health point is forwarded to the webhook
+// after the job's status change, like a published point, and it is kept
+// in the state file across a restart.
+func TestHealthWebhookAndRestart(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "state.json")
+	s := localzdm.StartTestWithOptions(t, localzdm.Options{StateFile: file,
+		DeviceBehavior: localzdm.DeviceBehavior{Enabled: true, PublishHealth: true}})
+	e := attachEnv(t, s)
+	e.enableStorage(true)
+	rc := newReceiver(t, false)
+	if err := s.SetWebhook(e.b.WorkspaceID, rc.srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	d := e.createDevice("d", "")
+	e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/jobs/reboot", nil), nil)
+	flush(t, s)
+	batches, _ := rc.snapshot()
+	var kinds []string
+	for _, b := range batches {
+		kinds = append(kinds, b.kind)
+		if b.kind == localzdm.BatchTypeData {
+			var it dataItem
+			if len(b.Result) != 1 || json.Unmarshal(b.Result[0], &it) != nil ||
+				it.Tag != "boot_ok" || string(it.Payload) != `{"job":"reboot","ok":true}` || it.DeviceID != d.ID {
+				t.Fatalf("data batch %s", b.Result)
+			}
+		}
+	}
+	// Scheduled (c2d), done (d2c), then the point and its "data" event.
+	want := []string{localzdm.BatchTypeEvents, localzdm.BatchTypeEvents, localzdm.BatchTypeData, localzdm.BatchTypeEvents}
+	if !slices.Equal(kinds, want) {
+		t.Fatalf("batches %v, want %v", kinds, want)
+	}
+	before := e.points(d.ID)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := localzdm.StartTestWithOptions(t, localzdm.Options{StateFile: file})
+	e2 := &env{t: t, s: s2, b: e.b, hc: e.hc}
+	if after := e2.points(d.ID); len(before) != 1 || fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("points after the restart %+v, before %+v", after, before)
 	}
 }
