@@ -45,7 +45,9 @@ In a second terminal, in $PWD:
 
 The simulated devices complete jobs and firmware updates two seconds after
 they are scheduled (LOCAL_ARGS=-devices-answer=false leaves them pending;
-bin/zdm-local -h lists the -devices-* flags).
+bin/zdm-local -h lists the -devices-* flags). Each completion publishes a
+health point (tag boot_ok) into the storage service
+(LOCAL_ARGS=-devices-health=false turns that off).
 
 STEPS
 

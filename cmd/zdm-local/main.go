@@ -54,7 +54,14 @@
 //	-devices-jitter D           adds up to D to each device's delay
 //	-devices-failure-fraction F share of the devices whose firmware updates fail
 //	-devices-silent-fraction F  share of the devices that never answer
-//	-devices-seed N             picks the failing and silent devices and the jitter
+//	-devices-seed N             picks the failing and silent devices, the health shares and the jitter
+//	-devices-health=false       devices publish no health point after completing work
+//	-devices-health-tag TAG     tag of a health point (default boot_ok)
+//	-devices-health-payload J   payload of a health point, a JSON object (default {"ok":true})
+//	-devices-health-error-tag TAG       tag of an error health point (default boot_error)
+//	-devices-health-error-payload J     payload of an error health point (default {"ok":false})
+//	-devices-health-silent-fraction F   share of the devices that publish no health point
+//	-devices-health-error-fraction F    share of the devices that publish the error tag instead
 //	-v                          log every request
 //
 // # Simulated devices
@@ -67,6 +74,15 @@
 // before PUT $ZDM_ADMIN_URL/behavior turned them on) is answered under the
 // behavior in effect. -devices-answer=false turns them off: jobs and
 // updates then stay pending until the admin API sets their status.
+//
+// A device that completes a job or firmware update also publishes a health
+// point into the storage service of its workspace (when it is enabled), as
+// a device does once it has restarted: tag boot_ok, payload {"ok":true}
+// with the job's name or the firmware ID and version, timestamped just
+// after the status change. -devices-health-silent-fraction and
+// -devices-health-error-fraction pick, by -devices-seed and the device
+// names, the devices that publish nothing or boot_error and {"ok":false};
+// -devices-health=false turns health points off.
 //
 // The admin API (see package internal/localzdm) is served under
 // $ZDM_BASE_URL/admin/ to loopback clients; `curl $ZDM_ADMIN_URL/routes`
@@ -124,7 +140,9 @@ refused at start-up with one line naming the problem.
 Simulated devices complete the jobs and firmware updates scheduled on them
 -devices-delay later (some fail or stay silent with the -devices-*-fraction
 flags); -devices-answer=false leaves them pending until the admin API sets
-their status.
+their status. Each completion also publishes a health point (tag boot_ok)
+into the storage service of the device's workspace; -devices-health=false
+turns that off.
 
 Flags:
 `
@@ -138,6 +156,8 @@ type config struct {
 	storage           bool
 	verbose           bool
 	devices           localzdm.DeviceBehavior
+	// healthPayload and healthErrorPayload are the JSON of the flags.
+	healthPayload, healthErrorPayload string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -163,7 +183,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.devices.Jitter, "devices-jitter", 0, "adds up to this `duration` to each device's delay")
 	fs.Float64Var(&c.devices.FailureFraction, "devices-failure-fraction", 0, "`share` (0 to 1) of the devices of a workspace whose firmware updates fail (status failed)")
 	fs.Float64Var(&c.devices.SilentFraction, "devices-silent-fraction", 0, "`share` (0 to 1) of the devices of a workspace that never answer")
-	fs.Uint64Var(&c.devices.Seed, "devices-seed", 0, "`seed` that picks the failing and silent devices and the jitter")
+	fs.Uint64Var(&c.devices.Seed, "devices-seed", 0, "`seed` that picks the failing and silent devices, the health shares and the jitter")
+	fs.BoolVar(&c.devices.PublishHealth, "devices-health", true, "a device that completes a job or firmware update publishes a health point into the storage service of its workspace (when enabled) just after the status change (false: none)")
+	fs.StringVar(&c.devices.HealthTag, "devices-health-tag", localzdm.DefaultHealthTag, "`tag` of a health point")
+	fs.StringVar(&c.healthPayload, "devices-health-payload", localzdm.DefaultHealthPayload, "payload of a health point, a `JSON object`; the keys job, or firmware_id and firmware_version, are added unless it sets them")
+	fs.StringVar(&c.devices.HealthErrorTag, "devices-health-error-tag", localzdm.DefaultHealthErrorTag, "`tag` of an error health point")
+	fs.StringVar(&c.healthErrorPayload, "devices-health-error-payload", localzdm.DefaultHealthErrorPayload, "payload of an error health point, a `JSON object`")
+	fs.Float64Var(&c.devices.HealthSilentFraction, "devices-health-silent-fraction", 0, "`share` (0 to 1) of the devices of a workspace that publish no health point")
+	fs.Float64Var(&c.devices.HealthErrorFraction, "devices-health-error-fraction", 0, "`share` (0 to 1) of the devices of a workspace that publish the error tag and payload instead")
 	fs.BoolVar(&c.verbose, "v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -195,7 +222,45 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.devices.FailureFraction+c.devices.SilentFraction > 1 {
 		return nil, errors.New("-devices-failure-fraction and -devices-silent-fraction must add up to at most 1")
 	}
+	if err := c.checkHealth(); err != nil {
+		return nil, err
+	}
 	return &c, nil
+}
+
+// checkHealth checks the -devices-health-* flags and sets the payloads.
+func (c *config) checkHealth() error {
+	d := &c.devices
+	for name, f := range map[string]float64{"-devices-health-silent-fraction": d.HealthSilentFraction, "-devices-health-error-fraction": d.HealthErrorFraction} {
+		if !(f >= 0 && f <= 1) {
+			return fmt.Errorf("%s must be between 0 and 1, got %g", name, f)
+		}
+	}
+	if d.HealthSilentFraction+d.HealthErrorFraction > 1 {
+		return errors.New("-devices-health-silent-fraction and -devices-health-error-fraction must add up to at most 1")
+	}
+	for name, tag := range map[string]string{"-devices-health-tag": d.HealthTag, "-devices-health-error-tag": d.HealthErrorTag} {
+		if err := localzdm.CheckHealthTag(name, tag); err != nil {
+			return message(err)
+		}
+	}
+	var err error
+	if d.HealthPayload, err = localzdm.ParseHealthPayload("-devices-health-payload", []byte(c.healthPayload)); err != nil {
+		return message(err)
+	}
+	if d.HealthErrorPayload, err = localzdm.ParseHealthPayload("-devices-health-error-payload", []byte(c.healthErrorPayload)); err != nil {
+		return message(err)
+	}
+	return nil
+}
+
+// message is the message of a server error, without its status and code.
+func message(err error) error {
+	var le *localzdm.Error
+	if errors.As(err, &le) {
+		return errors.New(le.Message)
+	}
+	return err
 }
 
 // run serves until ctx ends, then shuts down.

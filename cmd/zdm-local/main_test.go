@@ -178,6 +178,24 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("parseFlags(%q) accepted", args)
 		}
 	}
+	// Invalid health flags: the error names the flag.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-devices-health-silent-fraction", "1.5"}, "-devices-health-silent-fraction must be between 0 and 1"},
+		{[]string{"-devices-health-error-fraction", "-0.5"}, "-devices-health-error-fraction must be between 0 and 1"},
+		{[]string{"-devices-health-silent-fraction", "0.5", "-devices-health-error-fraction", "0.6"}, "must add up to at most 1"},
+		{[]string{"-devices-health-tag", ""}, "-devices-health-tag is required (not blank)"},
+		{[]string{"-devices-health-error-tag", strings.Repeat("x", 256)}, "-devices-health-error-tag is longer than 255 characters"},
+		{[]string{"-devices-health-payload", "[1]"}, "-devices-health-payload must be a JSON object"},
+		{[]string{"-devices-health-error-payload", "{"}, "-devices-health-error-payload must be a JSON object"},
+		{[]string{"-devices-health=maybe"}, "-devices-health"},
+	} {
+		if _, err := parseFlags(tc.args, io.Discard); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parseFlags(%q) = %v, want an error containing %q", tc.args, err, tc.want)
+		}
+	}
 	c, err := parseFlags([]string{"-port", "8080", "-storage-port", "8081"}, io.Discard)
 	if err != nil || c.port != 8080 || c.storagePort != 8081 || !c.storage {
 		t.Fatalf("parseFlags = %+v, %v", c, err)
@@ -185,6 +203,15 @@ func TestParseFlags(t *testing.T) {
 	// Simulated devices answer by default, after two seconds.
 	if !c.devices.Enabled || c.devices.Delay != 2*time.Second {
 		t.Fatalf("default devices = %+v, want enabled with a 2s delay", c.devices)
+	}
+	// Devices publish health points by default.
+	if d := c.devices; !d.PublishHealth || d.HealthTag != "boot_ok" || string(d.HealthPayload) != `{"ok":true}` ||
+		d.HealthErrorTag != "boot_error" || string(d.HealthErrorPayload) != `{"ok":false}` {
+		t.Fatalf("default health = %+v, want boot_ok {\"ok\":true} and boot_error {\"ok\":false}", d)
+	}
+	c, err = parseFlags([]string{"-devices-health=false", "-devices-health-payload", ` { "v" : 1 } `, "-devices-health-error-fraction", "0.5"}, io.Discard)
+	if err != nil || c.devices.PublishHealth || string(c.devices.HealthPayload) != `{"v":1}` || c.devices.HealthErrorFraction != 0.5 {
+		t.Fatalf("parseFlags(-devices-health=false ...) = %+v, %v", c.devices, err)
 	}
 	c, err = parseFlags([]string{"-devices-answer=false", "-devices-failure-fraction", "0.25"}, io.Discard)
 	if err != nil || c.devices.Enabled || c.devices.FailureFraction != 0.25 {
@@ -244,6 +271,50 @@ func TestRunDevicesAnswer(t *testing.T) {
 		send(http.MethodPost, env["ZDM_BASE_URL"]+"/v3/devices/"+id+"/jobs/reboot", `{}`)
 		if got := send(http.MethodGet, env["ZDM_BASE_URL"]+"/v3/devices/"+id+"/jobs/reboot", ""); !strings.Contains(got, `"status":"`+tc.want+`"`) {
 			t.Errorf("%v: job %s, want status %s", tc.args, got, tc.want)
+		}
+		stop()
+	}
+}
+
+// TestRunDevicesHealth: by default a device that completes a job publishes
+// a health point into the storage service; with -devices-health=false (the
+// control) it publishes none.
+func TestRunDevicesHealth(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-devices-delay", "0s"}, `"tag":"boot_ok","payload":{"job":"reboot","ok":true}`},
+		{[]string{"-devices-delay", "0s", "-devices-health=false"}, ""},
+	} {
+		env, _, stop := start(t, tc.args...)
+		key := env["ZDM_API_KEY"]
+		send := func(method, url, body string) string {
+			t.Helper()
+			req, err := http.NewRequest(method, url, strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("X-API-KEY", key)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode/100 != 2 {
+				t.Fatalf("%s %s: %d %s", method, url, resp.StatusCode, b)
+			}
+			return string(b)
+		}
+		dev := send(http.MethodPost, env["ZDM_BASE_URL"]+"/v3/workspaces/"+env["ZDM_WORKSPACE_ID"]+"/devices", `{"name":"d"}`)
+		id := dev[strings.Index(dev, `"id":"`)+6:]
+		id = id[:strings.Index(id, `"`)]
+		send(http.MethodPost, env["ZDM_BASE_URL"]+"/v3/devices/"+id+"/jobs/reboot", `{}`)
+		got := strings.TrimSpace(send(http.MethodGet, env["ZDM_STORAGE_URL"]+"/v3/timeseries/"+env["ZDM_WORKSPACE_ID"]+"/data?device="+id, ""))
+		if tc.want == "" && got != `{"result":[]}` || tc.want != "" && (strings.Count(got, `"tag"`) != 1 || !strings.Contains(got, tc.want)) {
+			t.Errorf("%v: points %s, want %s", tc.args, got, map[bool]string{true: "none", false: "one with " + tc.want}[tc.want == ""])
 		}
 		stop()
 	}

@@ -325,6 +325,7 @@ func (s *Server) Reset() {
 	s.clearAnswers()
 	s.st.Mu.Lock()
 	s.behavior = s.opts.DeviceBehavior.Normalized()
+	s.healthAt = map[string]time.Time{}
 	s.st.Mu.Unlock()
 	s.hooks.Clear()
 }

@@ -2,19 +2,35 @@ package localzdm
 
 import (
 	"container/heap"
-	"encoding/binary"
-	"hash/fnv"
-	"math"
-	"slices"
+	"encoding/json"
 	"sync"
 	"time"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm/settings"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm/store"
 )
 
 // DeviceBehavior scripts how the simulated devices answer the jobs and FOTA
 // scheduled on them (see settings.DeviceBehavior).
 type DeviceBehavior = settings.DeviceBehavior
+
+// Defaults of the health points devices publish (see
+// DeviceBehavior.PublishHealth).
+const (
+	DefaultHealthTag          = settings.DefaultHealthTag
+	DefaultHealthPayload      = settings.DefaultHealthPayload
+	DefaultHealthErrorTag     = settings.DefaultHealthErrorTag
+	DefaultHealthErrorPayload = settings.DefaultHealthErrorPayload
+)
+
+// CheckHealthTag checks a health tag named field: a valid data point tag.
+func CheckHealthTag(field, tag string) error { return settings.CheckHealthTag(field, tag) }
+
+// ParseHealthPayload checks a health payload named field, a JSON object,
+// and returns it compacted.
+func ParseHealthPayload(field string, raw []byte) (json.RawMessage, error) {
+	return settings.ParseHealthPayload(field, raw)
+}
 
 // checkBehavior validates b for this server: a job failure status is a
 // status beyond the specification, which a state file does not keep.
@@ -99,12 +115,27 @@ func (t target) key() string {
 	return "fota\x00" + t.fota.FirmwareID + "\x00" + t.fota.FirmwareVersion
 }
 
+// extra names the work in a health point's payload.
+func (t target) extra() map[string]string {
+	if t.job != nil {
+		return map[string]string{"job": t.job.Name}
+	}
+	return map[string]string{"firmware_id": t.fota.FirmwareID, "firmware_version": t.fota.FirmwareVersion}
+}
+
 // answer is a device's planned answer to one scheduling.
 type answer struct {
 	due    time.Time
 	dev    *device
 	t      target
 	status string
+	health *healthPoint // published with the answer; nil for none
+}
+
+// healthPoint is the tag and payload of a planned health point.
+type healthPoint struct {
+	tag     string
+	payload json.RawMessage
 }
 
 // answerQueue is a min-heap of planned answers by due time.
@@ -133,106 +164,34 @@ type answers struct {
 	start sync.Once // starts answerLoop at the first delayed answer
 }
 
-// planner decides the outcome of schedulings in one workspace, for one
-// request.
-type planner struct {
-	b    DeviceBehavior
-	rank map[string]int // device ID -> position in the seeded order
-	n    int
-}
-
-// newPlannerLocked returns nil when devices do not answer; s.st.Mu is held.
-func (s *Server) newPlannerLocked(w *workspace) *planner {
-	b := s.behavior
-	if !b.Enabled {
+// newPlannerLocked returns the plan of the current behavior for the
+// devices of w; nil when devices do not answer; s.st.Mu is held.
+func (s *Server) newPlannerLocked(w *workspace) *settings.Plan {
+	if !s.behavior.Enabled {
 		return nil
 	}
-	p := &planner{b: b, n: len(w.Devices)}
-	if b.FailureFraction > 0 || b.SilentFraction > 0 {
-		type ranked struct {
-			id  string
-			h   uint64
-			pos int
-		}
-		rs := make([]ranked, 0, len(w.Devices))
-		for i, id := range w.Devices {
-			rs = append(rs, ranked{id, seededHash(b.Seed, s.st.Devices[id].Name), i})
-		}
-		slices.SortFunc(rs, func(a, b ranked) int {
-			switch {
-			case a.h < b.h:
-				return -1
-			case a.h > b.h:
-				return 1
-			}
-			return a.pos - b.pos
-		})
-		p.rank = make(map[string]int, len(rs))
-		for i, r := range rs {
-			p.rank[r.id] = i
-		}
+	devices := make([]*device, 0, len(w.Devices))
+	for _, id := range w.Devices {
+		devices = append(devices, s.st.Devices[id])
 	}
-	return p
-}
-
-func seededHash(seed uint64, parts ...string) uint64 {
-	h := fnv.New64a()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], seed)
-	_, _ = h.Write(b[:])
-	for _, p := range parts {
-		_, _ = h.Write([]byte(p))
-		_, _ = h.Write([]byte{0})
-	}
-	return h.Sum64()
-}
-
-// outcome is "silent", "fail" or "succeed" for a device.
-func (p *planner) outcome(d *device) string {
-	listed := func(l []string) bool { return slices.Contains(l, d.ID) || slices.Contains(l, d.Name) }
-	silentN := int(math.Round(p.b.SilentFraction * float64(p.n)))
-	failN := int(math.Round(p.b.FailureFraction * float64(p.n)))
-	r, ranked := p.rank[d.ID]
-	switch {
-	case listed(p.b.SilentDevices) || (ranked && r < silentN):
-		return "silent"
-	case listed(p.b.FailDevices) || (ranked && r < silentN+failN):
-		return "fail"
-	}
-	return "succeed"
+	return settings.NewPlan(s.behavior, devices)
 }
 
 // planLocked plans the answer of device d to the scheduling t made at now,
 // giving it at once when it is due at once; s.st.Mu is held for writing.
-func (s *Server) planLocked(p *planner, d *device, t target, now time.Time) {
+func (s *Server) planLocked(p *settings.Plan, d *device, t target, now time.Time) {
 	if p == nil {
 		return
 	}
-	var status string
-	switch p.outcome(d) {
-	case "silent":
-		return
-	case "fail":
-		status = p.b.FailureStatus
-		if t.job != nil {
-			status = p.b.JobFailureStatus
-		}
-	default:
-		status = p.b.FOTASuccessStatus
-		if t.job != nil {
-			status = JobStatusDone
-		}
+	pa, ok := p.Answer(d, t.job != nil, t.key(), t.extra())
+	if !ok {
+		return // silent, or a failing device leaves its job pending
 	}
-	if status == "" {
-		return // a failing device leaves its job pending
+	a := &answer{due: now.Add(pa.Delay), dev: d, t: t, status: pa.Status}
+	if pa.HealthTag != "" {
+		a.health = &healthPoint{tag: pa.HealthTag, payload: pa.HealthPayload}
 	}
-	delay := p.b.Delay
-	if p.b.Jitter > 0 {
-		frac := float64(seededHash(p.b.Seed, d.Name, "jitter", t.key())>>11) / (1 << 53)
-		delay += time.Duration(frac * float64(p.b.Jitter))
-	}
-	a := &answer{due: now.Add(delay), dev: d, t: t, status: status}
-	if delay == 0 {
+	if pa.Delay == 0 {
 		s.giveAnswerLocked(a, now)
 		return
 	}
@@ -269,7 +228,28 @@ func (s *Server) giveAnswerLocked(a *answer, now time.Time) {
 		ev = fotaEvent(d, a.t.fota, directionD2C, now)
 	}
 	s.st.Changed(d)
-	s.emitLocked(s.st.Workspaces[d.WorkspaceID], []event{ev})
+	w := s.st.Workspaces[d.WorkspaceID]
+	s.emitLocked(w, []event{ev})
+	if a.health != nil && w != nil && w.StorageEnabled {
+		s.publishHealthLocked(w, d, a.health, now)
+	}
+}
+
+// publishHealthLocked publishes a device's health point after a status
+// change at now: a millisecond later, and after the device's previous
+// health point, so that two answers given at one instant both keep theirs
+// (a point with the device, tag and time of another is discarded);
+// s.st.Mu is held for writing.
+func (s *Server) publishHealthLocked(w *workspace, d *device, h *healthPoint, now time.Time) {
+	at := now.Add(time.Millisecond)
+	if last, ok := s.healthAt[d.ID]; ok && !at.After(last) {
+		at = last.Add(time.Millisecond)
+	}
+	s.healthAt[d.ID] = at
+	ts := store.Timestamp(at)
+	if _, err := s.publishLocked(w, []DataPoint{{DeviceID: d.ID, Tag: h.tag, TimestampDevice: ts, TimestampIn: ts, Payload: h.payload}}, now); err != nil {
+		s.log.Printf("localzdm: health point of device %s: %v", d.ID, err)
+	}
 }
 
 // answerLoop gives the planned answers when they are due, until the server

@@ -177,10 +177,27 @@
 //     a state file refuses any other job status).
 //   - silent devices ("silent_devices", and round("silent_fraction" × n)
 //     more) never answer.
+//   - publish_health: a device that completes a job (done) or a FOTA
+//     ("fota_success_status") also publishes one data point into the
+//     storage service of its workspace, as a restarted device would:
+//     "health_tag" (default boot_ok) with "health_payload" (a JSON object,
+//     default {"ok":true}) plus "job" (the job's name) or "firmware_id" and
+//     "firmware_version", unless the payload sets them; timestamp_device
+//     (and timestamp_in) a millisecond after the status change, or a
+//     millisecond after the device's previous health point when that is
+//     later, so that answers given at one instant keep a point each.
+//     Exactly round("health_silent_fraction" × n) devices publish nothing
+//     and round("health_error_fraction" × n) publish "health_error_tag"
+//     (default boot_error) with "health_error_payload" (default
+//     {"ok":false}) instead. Failing and silent devices publish nothing,
+//     nor does any device while the storage service of its workspace is
+//     not enabled (where a read answers 403). The point goes to the
+//     webhook like a published one.
 //
 // The fractions are taken in an order given by a hash of "seed" and the
 // device names, so the same seed, device names and calls fail and silence
-// the same devices in every run. A rescheduling replaces the planned
+// the same devices in every run; the health fractions in an order of their
+// own, a hash of "seed", the device name and "health". A rescheduling replaces the planned
 // answer; a status set by hand meanwhile is kept. Planned answers are not
 // persisted; PendingAnswers (and "pending_answers" in GET /admin/behavior)
 // counts them. Each answer sends a "job" or "fota" event (direction d2c) to

@@ -57,6 +57,9 @@ type Server struct {
 	// file; its Mu guards behavior too.
 	st       *store.Store
 	behavior DeviceBehavior
+	// healthAt is the time of each device's last health point (guarded
+	// by st.Mu).
+	healthAt map[string]time.Time
 
 	faults  *faults.Set
 	choices settings.State
@@ -91,6 +94,7 @@ func New(opts Options) (*Server, error) {
 		opts:     opts,
 		log:      opts.Logger,
 		counters: map[string]int64{},
+		healthAt: map[string]time.Time{},
 		closing:  make(chan struct{}),
 	}
 	if s.log == nil {

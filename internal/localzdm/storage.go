@@ -29,21 +29,26 @@ type DataPoint = store.DataPoint
 // (device_id, tag, timestamp_device) of a stored one is discarded. The batch
 // is validated as a whole first: on error nothing is stored.
 func (s *Server) Publish(workspaceID string, points []DataPoint) (int, error) {
-	now := time.Now()
-	prepared := make([]*point, len(points))
-	var items []webhook.DataItem
-	var events []event
-	var hook string
 	// s.st.Mu stays read-locked until the points are stored: the workspace
 	// cannot be deleted in between.
 	s.st.Mu.RLock()
 	defer s.st.Mu.RUnlock()
+	w := s.st.Workspaces[workspaceID]
+	if w == nil {
+		return 0, notFound("workspace %q not found", workspaceID)
+	}
+	return s.publishLocked(w, points, time.Now())
+}
+
+// publishLocked stores and forwards data points of devices of w (see
+// Publish), ingested at now; s.st.Mu is held (for reading or writing).
+func (s *Server) publishLocked(w *workspace, points []DataPoint, now time.Time) (int, error) {
+	workspaceID := w.ID
+	prepared := make([]*point, len(points))
+	var items []webhook.DataItem
+	var events []event
+	hook := w.Webhook
 	err := func() error {
-		w := s.st.Workspaces[workspaceID]
-		if w == nil {
-			return notFound("workspace %q not found", workspaceID)
-		}
-		hook = w.Webhook
 		for i, in := range points {
 			d := s.st.Devices[in.DeviceID]
 			if d == nil || d.WorkspaceID != w.ID {

@@ -227,7 +227,7 @@ func newRouter[C, B, P, K any]() *httpio.Router[handlerFunc[C, B, P, K]] {
 		&route[C, B, P, K]{Method: http.MethodGet, Pattern: "/admin/behavior", Handle: (*call[C, B, P, K]).adminGetBehavior,
 			Doc: `CurrentDeviceBehavior -> DeviceBehavior, plus "pending_answers": PendingAnswers`},
 		&route[C, B, P, K]{Method: http.MethodPut, Pattern: "/admin/behavior", Handle: (*call[C, B, P, K]).adminSetBehavior,
-			Body: `{"enabled","delay","jitter","fota_success_status","failure_status","job_failure_status","failure_fraction","fail_devices","silent_fraction","silent_devices","seed"}`,
+			Body: `{"enabled","delay","jitter","fota_success_status","failure_status","job_failure_status","failure_fraction","fail_devices","silent_fraction","silent_devices","seed","publish_health","health_tag","health_payload","health_error_tag","health_error_payload","health_silent_fraction","health_error_fraction"}`,
 			Doc:  `SetDeviceBehavior -> DeviceBehavior (replaces every setting)`},
 		&route[C, B, P, K]{Method: http.MethodGet, Pattern: "/admin/webhooks", Handle: (*call[C, B, P, K]).adminWebhookStats,
 			Doc: `WebhookStats`},

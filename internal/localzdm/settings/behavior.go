@@ -34,6 +34,21 @@ import (
 // devices of the n devices of the workspace, taken in an order given by a
 // hash of Seed and the device names (ties in creation order). The same
 // seed, device names and calls give the same outcome in every run.
+//
+// With PublishHealth, a device that completes a job (done) or a FOTA
+// (FOTASuccessStatus) also publishes one data point into the storage
+// service of its workspace, as a device does once it has restarted: tag
+// HealthTag and payload HealthPayload, plus the key "job" (the job's name)
+// or "firmware_id" and "firmware_version", unless the payload sets them.
+// Its timestamp_device is a millisecond after the status change (later
+// still when the device already published a health point at that time).
+// Exactly round(HealthSilentFraction × n) of the n devices of the workspace
+// publish nothing and round(HealthErrorFraction × n) publish HealthErrorTag
+// and HealthErrorPayload instead, taken in an order given by a hash of
+// Seed, the device name and "health" (an order of its own, so that the
+// health shares do not follow the failing and silent ones). Failing and
+// silent devices publish nothing; neither does a device whose workspace's
+// storage service is not enabled when it answers.
 type DeviceBehavior struct {
 	// Enabled makes devices answer what is scheduled on them.
 	Enabled bool `json:"enabled"`
@@ -61,8 +76,29 @@ type DeviceBehavior struct {
 	SilentFraction float64 `json:"silent_fraction"`
 	// SilentDevices never answer, by device ID or name.
 	SilentDevices []string `json:"silent_devices"`
-	// Seed picks the failing and silent fractions and the jitter.
+	// Seed picks the failing and silent fractions, the health shares and
+	// the jitter.
 	Seed uint64 `json:"seed"`
+	// PublishHealth makes devices publish a health point when they
+	// complete a job or a FOTA.
+	PublishHealth bool `json:"publish_health"`
+	// HealthTag is the tag of a health point (default DefaultHealthTag).
+	HealthTag string `json:"health_tag"`
+	// HealthPayload is the payload of a health point, a JSON object
+	// (default DefaultHealthPayload).
+	HealthPayload json.RawMessage `json:"health_payload"`
+	// HealthErrorTag is the tag of an error health point (default
+	// DefaultHealthErrorTag).
+	HealthErrorTag string `json:"health_error_tag"`
+	// HealthErrorPayload is the payload of an error health point, a JSON
+	// object (default DefaultHealthErrorPayload).
+	HealthErrorPayload json.RawMessage `json:"health_error_payload"`
+	// HealthSilentFraction (0..1) of the devices of a workspace publish no
+	// health point.
+	HealthSilentFraction float64 `json:"health_silent_fraction"`
+	// HealthErrorFraction (0..1) of the devices of a workspace publish an
+	// error health point.
+	HealthErrorFraction float64 `json:"health_error_fraction"`
 }
 
 // deviceBehaviorJSON is the admin API shape of DeviceBehavior: durations
@@ -79,6 +115,14 @@ type deviceBehaviorJSON struct {
 	SilentFraction    float64  `json:"silent_fraction"`
 	SilentDevices     []string `json:"silent_devices"`
 	Seed              uint64   `json:"seed"`
+
+	PublishHealth        bool            `json:"publish_health"`
+	HealthTag            *string         `json:"health_tag,omitempty"`
+	HealthPayload        json.RawMessage `json:"health_payload,omitempty"`
+	HealthErrorTag       *string         `json:"health_error_tag,omitempty"`
+	HealthErrorPayload   json.RawMessage `json:"health_error_payload,omitempty"`
+	HealthSilentFraction float64         `json:"health_silent_fraction"`
+	HealthErrorFraction  float64         `json:"health_error_fraction"`
 }
 
 // MarshalJSON renders durations as Go duration strings.
@@ -88,7 +132,18 @@ func (b DeviceBehavior) MarshalJSON() ([]byte, error) {
 		FOTASuccessStatus: b.FOTASuccessStatus, FailureStatus: b.FailureStatus, JobFailureStatus: b.JobFailureStatus,
 		FailureFraction: b.FailureFraction, FailDevices: b.FailDevices,
 		SilentFraction: b.SilentFraction, SilentDevices: b.SilentDevices, Seed: b.Seed,
+		PublishHealth: b.PublishHealth, HealthTag: unlessEmpty(b.HealthTag), HealthPayload: b.HealthPayload,
+		HealthErrorTag: unlessEmpty(b.HealthErrorTag), HealthErrorPayload: b.HealthErrorPayload,
+		HealthSilentFraction: b.HealthSilentFraction, HealthErrorFraction: b.HealthErrorFraction,
 	})
+}
+
+// unlessEmpty is nil for "" (a default left out), else &v.
+func unlessEmpty(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return &v
 }
 
 // UnmarshalJSON accepts durations as Go duration strings or milliseconds.
@@ -105,11 +160,28 @@ func (b *DeviceBehavior) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
+	// A tag given is never the default: "" is refused, not defaulted.
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"health_tag", in.HealthTag}, {"health_error_tag", in.HealthErrorTag}} {
+		if f.v != nil && *f.v == "" {
+			return apierr.InvalidArgument("%q must not be empty (leave it out for the default)", f.name)
+		}
+	}
 	*b = DeviceBehavior{
 		Enabled: in.Enabled, Delay: delay, Jitter: jitter,
 		FOTASuccessStatus: in.FOTASuccessStatus, FailureStatus: in.FailureStatus, JobFailureStatus: in.JobFailureStatus,
 		FailureFraction: in.FailureFraction, FailDevices: in.FailDevices,
 		SilentFraction: in.SilentFraction, SilentDevices: in.SilentDevices, Seed: in.Seed,
+		PublishHealth: in.PublishHealth, HealthPayload: in.HealthPayload, HealthErrorPayload: in.HealthErrorPayload,
+		HealthSilentFraction: in.HealthSilentFraction, HealthErrorFraction: in.HealthErrorFraction,
+	}
+	if in.HealthTag != nil {
+		b.HealthTag = *in.HealthTag
+	}
+	if in.HealthErrorTag != nil {
+		b.HealthErrorTag = *in.HealthErrorTag
 	}
 	return nil
 }
@@ -150,7 +222,7 @@ func (b DeviceBehavior) Validate() error {
 			}
 		}
 	}
-	return nil
+	return b.validateHealth()
 }
 
 // Normalized spells the defaults out.
@@ -169,5 +241,6 @@ func (b DeviceBehavior) Normalized() DeviceBehavior {
 	if b.SilentDevices == nil {
 		b.SilentDevices = []string{}
 	}
+	b.normalizeHealth()
 	return b
 }

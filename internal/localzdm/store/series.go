@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -142,13 +143,22 @@ type DataPoint struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
+// CheckTag checks the tag of a data point, named what in the message: not
+// blank and at most maxNameLen characters.
+func CheckTag(what, tag string) error {
+	if strings.TrimSpace(tag) == "" {
+		return apierr.InvalidArgument("%s is required (not blank)", what)
+	}
+	if utf8.RuneCountInString(tag) > maxNameLen {
+		return apierr.InvalidArgument("%s is longer than %d characters", what, maxNameLen)
+	}
+	return nil
+}
+
 // PreparePoint validates a published point and encodes its stored shape.
 func PreparePoint(i int, in DataPoint, fleetID string, now time.Time) (*Point, error) {
-	if strings.TrimSpace(in.Tag) == "" {
-		return nil, apierr.InvalidArgument("points[%d].tag is required (not blank)", i)
-	}
-	if utf8.RuneCountInString(in.Tag) > maxNameLen {
-		return nil, apierr.InvalidArgument("points[%d].tag is longer than %d characters", i, maxNameLen)
+	if err := CheckTag(fmt.Sprintf("points[%d].tag", i), in.Tag); err != nil {
+		return nil, err
 	}
 	td, ok := ParseTimestamp(in.TimestampDevice)
 	if !ok {
