@@ -650,6 +650,48 @@ resource "zdm_device" "d" { name = "d" }`,
   }
 }`,
 		want: []string{`Attribute fleet_ids set must contain at least 1 elements`}},
+	{name: "action zdm_job_rollout/neither fleet_ids nor all_fleets", attr: "fleet_ids", tf114: true,
+		body: `action "zdm_job_rollout" "a" {
+  config {
+    workspace_id = "wks-1"
+    name         = "reboot"
+    waves        = ["100%"]
+  }
+}`,
+		want: []string{`Missing fleet_ids`, `never targets every fleet`}},
+	{name: "action zdm_job_rollout/waves not growing", attr: "waves", tf114: true,
+		body: `action "zdm_job_rollout" "a" {
+  config {
+    workspace_id = "wks-1"
+    all_fleets   = true
+    name         = "reboot"
+    waves        = ["50%", "10%", "100%"]
+  }
+}`,
+		want: []string{`Invalid waves`, `The value of waves`}},
+	{name: "action zdm_job_rollout/poll_interval longer than wave_timeout", attr: "poll_interval", tf114: true,
+		body: `action "zdm_job_rollout" "a" {
+  config {
+    workspace_id  = "wks-1"
+    all_fleets    = true
+    name          = "reboot"
+    waves         = ["100%"]
+    wave_timeout  = "1m"
+    poll_interval = "2m"
+  }
+}`,
+		want: []string{`Invalid poll_interval`, `poll_interval (2m0s) must not be longer than wave_timeout (1m0s)`}},
+	{name: "action zdm_job_rollout/value a list", attr: "value", tf114: true,
+		body: `action "zdm_job_rollout" "a" {
+  config {
+    workspace_id = "wks-1"
+    all_fleets   = true
+    name         = "reboot"
+    value        = [1, 2]
+    waves        = ["100%"]
+  }
+}`,
+		want: []string{`Invalid value`, `The value of value must be an object`}},
 
 	// List resources (terraform query, Terraform 1.14 and later).
 	{name: "list zdm_device/name_regex unbalanced", attr: "name_regex",

@@ -97,5 +97,6 @@ func (p *zdmProvider) Actions(context.Context) []func() action.Action {
 		jobs.NewScheduleJobAction,
 		firmware.NewScheduleFOTAAction,
 		firmware.NewFOTARolloutAction,
+		jobs.NewJobRolloutAction,
 	}
 }

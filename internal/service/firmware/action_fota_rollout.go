@@ -2,10 +2,8 @@ package firmware
 
 import (
 	"context"
+	"maps"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -41,12 +39,19 @@ func (a *fotaRolloutAction) Metadata(_ context.Context, req action.MetadataReque
 
 func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
-	str := func(name string, required bool, v ...validator.String) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: rolloutDocs[name], Required: required, Optional: !required, Validators: v}
+	str := func(name string, v ...validator.String) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: rolloutDocs[name], Required: true, Validators: v}
 	}
 	set := func(name string, v ...validator.Set) schema.SetAttribute {
 		return schema.SetAttribute{MarkdownDescription: rolloutDocs[name], ElementType: types.StringType, Optional: true, Validators: v}
 	}
+	attrs := scheduling.RolloutActionAttributes(rolloutDocs)
+	maps.Copy(attrs, map[string]schema.Attribute{
+		"firmware_id":      str("firmware_id", notEmpty...),
+		"firmware_version": str("firmware_version", notEmpty...),
+		"success_statuses": set("success_statuses", setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(notEmpty...)),
+		"failure_statuses": set("failure_statuses", setvalidator.ValueStringsAre(notEmpty...)),
+	})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Rolls one firmware version out to the devices of fleets in **waves**, with a health " +
 			"gate between waves, each time the action is invoked: the same rollout as the `zdm_fota_rollout` " +
@@ -56,35 +61,7 @@ func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, re
 			"failing devices and their statuses. Invoking it again with the same firmware resumes: devices that " +
 			"already have the firmware are not scheduled again, and waves whose devices are all done pass at " +
 			"once. Progress is reported per wave. Needs Terraform 1.14 or later.",
-		Attributes: map[string]schema.Attribute{
-			"workspace_id":     str("workspace_id", true, notEmpty...),
-			"fleet_ids":        set("fleet_ids", setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(notEmpty...)),
-			"all_fleets":       schema.BoolAttribute{MarkdownDescription: rolloutDocs["all_fleets"], Optional: true},
-			"firmware_id":      str("firmware_id", true, notEmpty...),
-			"firmware_version": str("firmware_version", true, notEmpty...),
-			"salt":             str("salt", false),
-			"waves": schema.ListAttribute{
-				MarkdownDescription: rolloutDocs["waves"],
-				ElementType:         types.StringType,
-				Required:            true,
-				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.SizeAtMost(rollout.MaxWaves)},
-			},
-			"success_statuses": set("success_statuses", setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(notEmpty...)),
-			"failure_statuses": set("failure_statuses", setvalidator.ValueStringsAre(notEmpty...)),
-			"max_failure_ratio": schema.Float64Attribute{
-				MarkdownDescription: rolloutDocs["max_failure_ratio"],
-				Optional:            true,
-				Validators:          []validator.Float64{float64validator.Between(0, 1)},
-			},
-			"wave_timeout":        str("wave_timeout", false, kit.Duration{}),
-			"poll_interval":       str("poll_interval", false, kit.Duration{}),
-			"pause_between_waves": str("pause_between_waves", false, kit.Duration{}),
-			"parallelism": schema.Int64Attribute{
-				MarkdownDescription: rolloutDocs["parallelism"],
-				Optional:            true,
-				Validators:          []validator.Int64{int64validator.Between(1, scheduling.MaxStatusParallelism)},
-			},
-		},
+		Attributes: attrs,
 	}
 }
 

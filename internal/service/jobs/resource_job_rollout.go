@@ -45,40 +45,9 @@ type jobRolloutResource struct {
 
 // jobRolloutModel maps the zdm_job_rollout resource.
 type jobRolloutModel struct {
-	scheduling.RolloutInputs
-	Name  types.String  `tfsdk:"name"`
-	Value types.Dynamic `tfsdk:"value"`
+	jobRolloutInputs
 	scheduling.RolloutResults
 }
-
-// valueText is the JSON text of the job's value (see kit.JobValueText).
-func (m *jobRolloutModel) valueText() types.String { return kit.JobValueText(m.Value) }
-
-// command is the rollout's command: the job and its value.
-func (m *jobRolloutModel) command(diags *diag.Diagnostics) rollout.Command {
-	value, err := kit.JobValue(m.valueText())
-	if err != nil {
-		diags.AddAttributeError(path.Root("value"), "Invalid value", "The value of value "+err.Error()+".")
-	}
-	return rollout.Job(m.Name.ValueString(), value)
-}
-
-// jobRolloutDocs are the descriptions of the rollout inputs.
-var jobRolloutDocs = func() map[string]string {
-	docs := scheduling.RolloutDocs(scheduling.RolloutWords{Thing: "the job", Identity: "the job's name and value"})
-	maps.Copy(docs, map[string]string{
-		"max_failure_ratio": "Share of a wave's devices that may fail (0 to 1) before the rollout stops. A device " +
-			"fails when its job is not `done` once `wave_timeout` has passed, or when its job of this name is " +
-			"scheduled again with another value while the wave waits. Defaults to `0`: every device of a wave " +
-			"must report the job `done` within `wave_timeout`.",
-		"wave_timeout": "How long to wait for the devices of one wave to report the job `done`, such as `\"30m\"`. " +
-			"Defaults to 30 minutes. Jobs report only `pending` and `done`, so this is the gate: a wave whose " +
-			"devices are all `done` ends at once; otherwise, when the time is up, every device not `done` counts " +
-			"as failed, and the wave passes if the failed devices are within `max_failure_ratio` (the rollout " +
-			"goes on, and those devices are not sent the job again) and stops the rollout if not.",
-	})
-	return docs
-}()
 
 func (r *jobRolloutResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_job_rollout"
@@ -115,7 +84,7 @@ func (r *jobRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
 		"name": schema.StringAttribute{
-			MarkdownDescription: "Name of the job, one of the jobs the devices' firmware exposes." + newRollout,
+			MarkdownDescription: jobRolloutDocs["name"] + newRollout,
 			Required:            true,
 			Validators:          notEmpty,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
@@ -147,8 +116,7 @@ func (r *jobRolloutResource) ValidateConfig(ctx context.Context, req resource.Va
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	scheduling.ValidateRolloutInputs(ctx, cfg.RolloutInputs, "the job", &resp.Diagnostics)
-	scheduling.ValidateRolloutDurations(cfg.RolloutInputs, &resp.Diagnostics)
+	validateJobRolloutInputs(ctx, cfg.jobRolloutInputs, &resp.Diagnostics)
 }
 
 func (r *jobRolloutResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -179,7 +147,7 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 // plan. It returns false after adding the error of a rollout that stopped;
 // plan then still holds what happened, for the state.
 func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, prior *rollout.Record, diags *diag.Diagnostics) bool {
-	spec := scheduling.RolloutSpec(ctx, plan.RolloutInputs, plan.command(diags), diags)
+	spec := jobRolloutSpec(ctx, plan.jobRolloutInputs, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -191,12 +159,11 @@ func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, pri
 	plan.SetRecord(rec, nil)
 	if err != nil {
 		diags.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
-			scheduling.RolloutStoppedDetail(spec, rec, err, "the job", "Fix the cause (or raise max_failure_ratio "+
+			jobRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio "+
 				"or wave_timeout) and apply again: the rollout resumes from the first incomplete wave, and no "+
 				"device is sent the job twice. After a stop in the first apply, Terraform marks the resource "+
 				"tainted and plans to replace it: the replacement resumes the same rollout, finding the devices "+
-				"that already have the job with this value.",
-				"To roll out a corrected value instead, change value: a new rollout starts from the first wave."))
+				"that already have the job with this value."))
 		return false
 	}
 	return true

@@ -1,0 +1,78 @@
+package jobs
+
+import (
+	"context"
+	"maps"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
+)
+
+// This file holds what the zdm_job_rollout resource and action share: the
+// job and its value next to the inputs of every rollout
+// (scheduling.RolloutInputs), how they are checked, and the rollout spec
+// built from them. The rollout itself runs in package rollout; what every
+// rollout shares on the Terraform side is in scheduling/rollout.go.
+
+// jobRolloutInputs are the arguments of the rollout resource and action.
+type jobRolloutInputs struct {
+	scheduling.RolloutInputs
+	Name  types.String  `tfsdk:"name"`
+	Value types.Dynamic `tfsdk:"value"`
+}
+
+// valueText is the JSON text of the job's value (see kit.JobValueText).
+func (in jobRolloutInputs) valueText() types.String { return kit.JobValueText(in.Value) }
+
+// command is the rollout's command: the job and its value.
+func (in jobRolloutInputs) command(diags *diag.Diagnostics) rollout.Command {
+	value, err := kit.JobValue(in.valueText())
+	if err != nil {
+		diags.AddAttributeError(path.Root("value"), "Invalid value", "The value of value "+err.Error()+".")
+	}
+	return rollout.Job(in.Name.ValueString(), value)
+}
+
+// jobRolloutDocs are the descriptions of the rollout inputs, shared by the
+// resource's and the action's schemas.
+var jobRolloutDocs = func() map[string]string {
+	docs := scheduling.RolloutDocs(scheduling.RolloutWords{Thing: "the job", Identity: "the job's name and value"})
+	maps.Copy(docs, map[string]string{
+		"name": "Name of the job, one of the jobs the devices' firmware exposes.",
+		"max_failure_ratio": "Share of a wave's devices that may fail (0 to 1) before the rollout stops. A device " +
+			"fails when its job is not `done` once `wave_timeout` has passed, or when its job of this name is " +
+			"scheduled again with another value while the wave waits. Defaults to `0`: every device of a wave " +
+			"must report the job `done` within `wave_timeout`.",
+		"wave_timeout": "How long to wait for the devices of one wave to report the job `done`, such as `\"30m\"`. " +
+			"Defaults to 30 minutes. Jobs report only `pending` and `done`, so this is the gate: a wave whose " +
+			"devices are all `done` ends at once; otherwise, when the time is up, every device not `done` counts " +
+			"as failed, and the wave passes if the failed devices are within `max_failure_ratio` (the rollout " +
+			"goes on, and those devices are not sent the job again) and stops the rollout if not.",
+	})
+	return docs
+}()
+
+// validateJobRolloutInputs checks what the schema's validators cannot: the
+// targets, the waves and the durations together.
+func validateJobRolloutInputs(ctx context.Context, in jobRolloutInputs, diags *diag.Diagnostics) {
+	scheduling.ValidateRolloutInputs(ctx, in.RolloutInputs, "the job", diags)
+	scheduling.ValidateRolloutDurations(in.RolloutInputs, diags)
+}
+
+// jobRolloutSpec builds the rollout's spec from validated inputs.
+func jobRolloutSpec(ctx context.Context, in jobRolloutInputs, diags *diag.Diagnostics) rollout.Spec {
+	return scheduling.RolloutSpec(ctx, in.RolloutInputs, in.command(diags), diags)
+}
+
+// jobRolloutStoppedDetail is the detail of the error of a rollout that
+// stopped: what happened and how to go on. resumeNote says how the next run
+// resumes.
+func jobRolloutStoppedDetail(spec rollout.Spec, rec rollout.Record, err error, resumeNote string) string {
+	return scheduling.RolloutStoppedDetail(spec, rec, err, "the job", resumeNote,
+		"To roll out a corrected value instead, change value: a new rollout starts from the first wave.")
+}
