@@ -41,6 +41,10 @@ type Spec struct {
 	Pause time.Duration
 	// Parallel bounds the requests in flight (reads and schedules).
 	Parallel int
+	// Health, when set, is the telemetry gate of the waves (see Health).
+	Health *Health
+	// Data reads the storage service for Health; nil: the client.
+	Data DataReader
 }
 
 // Identity is the spec's identity (see Identity).
@@ -61,6 +65,11 @@ type WaveRecord struct {
 	Complete bool
 	// Counts are the devices of the wave per status, as last read.
 	Counts map[string]int
+	// StartedAt is when the wave started, on the service's clock as far as
+	// it is known (zero until then; kept across runs).
+	StartedAt time.Time
+	// Health holds the verdicts of the health gate, nil without one.
+	Health *HealthCounts
 }
 
 // Record is what the runs of a rollout did; the resource keeps it in its
@@ -106,6 +115,7 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 		progress = func(string) {}
 	}
 	rec := newRecord(spec, prior)
+	now := serviceNow(c)
 	devices, err := fleetstatus.ListDevices(ctx, c, fleetstatus.Scope{WorkspaceID: spec.WorkspaceID, FleetIDs: spec.FleetIDs})
 	if err != nil {
 		rec.Status = StatusStopped
@@ -137,6 +147,9 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 			continue
 		}
 		members := plan[k]
+		if w.StartedAt.IsZero() {
+			w.StartedAt = now()
+		}
 		if err := schedule(ctx, c, spec, w, members, has, label, progress); err != nil {
 			rec.Status = StatusStopped
 			return rec, err
@@ -153,12 +166,19 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 			Interval: spec.PollInterval, Parallel: spec.Parallel,
 			Progress: func(s string) { progress(label + ": " + s) },
 		}
+		opts.Clock = now
 		spec.Command.waitOptions(&opts)
 		res, err := fleetstatus.Wait(ctx, c, members, opts)
 		w.Counts = countStatuses(res.Devices)
 		if err != nil && !passesAtTimeout(spec, len(members), err) {
 			rec.Status = StatusStopped
 			return rec, gateError(label, spec, len(members), err)
+		}
+		if spec.Health != nil {
+			if herr := healthGate(ctx, c, spec, w, members, res, label, now, progress); herr != nil {
+				rec.Status = StatusStopped
+				return rec, herr
+			}
 		}
 		w.Complete = true
 		if err != nil {
@@ -221,9 +241,13 @@ func newRecord(spec Spec, prior *Record) Record {
 		w := &rec.Waves[i]
 		w.DeviceIDs = append(w.DeviceIDs, pw.DeviceIDs...)
 		w.Scheduled += pw.Scheduled
+		if k <= last {
+			w.StartedAt = pw.StartedAt
+		}
 		if k <= last && pw.Complete {
 			w.Complete = true
 			w.Counts = pw.Counts
+			w.Health = pw.Health
 		}
 	}
 	for k := range rec.Waves {
