@@ -558,6 +558,61 @@ resource "zdm_device" "d" { name = "d" }`,
   waves        = ["100%"]
 }`,
 		want: []string{`Invalid value`, `The value of value must be an object`}},
+	{name: "zdm_job_rollout/health_check payload_field without payload_equals", attr: "health_check",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["100%"]
+  health_check = {
+    tag           = "boot_ok"
+    within        = "5m"
+    payload_field = "ok"
+  }
+}`,
+		want: []string{`Incomplete health_check condition`, `health_check.payload_field and health_check.payload_equals go together`}},
+	{name: "zdm_fota_rollout/health_check payload_equals not JSON", attr: "health_check",
+		body: `resource "zdm_fota_rollout" "r" {
+  workspace_id     = "wks-1"
+  all_fleets       = true
+  firmware_id      = "fw"
+  firmware_version = "2.0"
+  waves            = ["100%"]
+  health_check = {
+    tag            = "boot_ok"
+    within         = "5m"
+    payload_field  = "status.ok"
+    payload_equals = "yes"
+  }
+}`,
+		want: []string{`Invalid health_check.payload_equals`, `must be JSON text`}},
+	{name: "zdm_fota_rollout/health_check payload_field empty key", attr: "health_check",
+		body: `resource "zdm_fota_rollout" "r" {
+  workspace_id     = "wks-1"
+  all_fleets       = true
+  firmware_id      = "fw"
+  firmware_version = "2.0"
+  waves            = ["100%"]
+  health_check = {
+    tag            = "boot_ok"
+    within         = "5m"
+    payload_field  = "status..ok"
+    payload_equals = "true"
+  }
+}`,
+		want: []string{`Invalid health_check.payload_field`, `has an empty key`}},
+	{name: "zdm_job_rollout/health_check within not a duration", attr: "health_check",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["100%"]
+  health_check = {
+    tag    = "boot_ok"
+    within = "soon"
+  }
+}`,
+		want: []string{`Invalid health_check.within`}},
 	{name: "import/zdm_job_rollout without name", attr: "import ID",
 		body: `resource "zdm_job_rollout" "r" {
   workspace_id = "wks-1"

@@ -84,6 +84,7 @@ func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, re
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(1, scheduling.MaxStatusParallelism)},
 			},
+			"health_check": scheduling.HealthCheckActionAttribute(),
 		},
 	}
 }
@@ -112,6 +113,7 @@ func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest
 		return
 	}
 	spec := rolloutSpec(ctx, cfg, &resp.Diagnostics)
+	scheduling.CheckRolloutStorageAtApply(a.data, spec, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -140,6 +140,7 @@ func (r *fotaRolloutResource) Configure(_ context.Context, req resource.Configur
 // destroying or replacing leaves the scheduled updates in place.
 func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
+		scheduling.CheckRolloutStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
 	}
 	var prior fotaRolloutModel
@@ -150,7 +151,11 @@ func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.Modif
 	what := "The firmware " + prior.FirmwareID.ValueString() + " " + prior.FirmwareVersion.ValueString() +
 		" scheduled by this rollout"
 	if scheduling.WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel firmware updates", "its firmware") {
+		scheduling.CheckRolloutStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
+	}
+	if prior.Status.ValueString() != rollout.StatusCompleted {
+		scheduling.CheckRolloutStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 	}
 	scheduling.PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
 }
@@ -160,6 +165,7 @@ func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.Modif
 // plan then still holds what happened, for the state.
 func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, prior *rollout.Record, diags *diag.Diagnostics) bool {
 	spec := rolloutSpec(ctx, plan.rolloutInputs, diags)
+	scheduling.CheckRolloutStorageAtApply(r.data, spec, diags)
 	if diags.HasError() {
 		return false
 	}

@@ -160,6 +160,7 @@ func (r *jobRolloutResource) Configure(_ context.Context, req resource.Configure
 // warns that destroying or replacing leaves the scheduled jobs in place.
 func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
+		scheduling.CheckRolloutStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
 	}
 	var prior jobRolloutModel
@@ -170,7 +171,11 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 	what := "The job " + connection.Quote(prior.Name.ValueString()) + " scheduled by this rollout"
 	if scheduling.WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel jobs",
 		"the job with the new rollout's value") {
+		scheduling.CheckRolloutStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
+	}
+	if prior.Status.ValueString() != rollout.StatusCompleted {
+		scheduling.CheckRolloutStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 	}
 	scheduling.PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
 }
@@ -180,6 +185,7 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 // plan then still holds what happened, for the state.
 func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, prior *rollout.Record, diags *diag.Diagnostics) bool {
 	spec := scheduling.RolloutSpec(ctx, plan.RolloutInputs, plan.command(diags), diags)
+	scheduling.CheckRolloutStorageAtApply(r.data, spec, diags)
 	if diags.HasError() {
 		return false
 	}

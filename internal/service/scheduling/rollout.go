@@ -60,6 +60,7 @@ type RolloutInputs struct {
 	PollInterval      types.String  `tfsdk:"poll_interval"`
 	PauseBetweenWaves types.String  `tfsdk:"pause_between_waves"`
 	Parallelism       types.Int64   `tfsdk:"parallelism"`
+	HealthCheck       types.Object  `tfsdk:"health_check"`
 }
 
 // RolloutResults are the computed attributes of a rollout resource.
@@ -102,7 +103,8 @@ func RolloutDocs(w RolloutWords) map[string]string {
 			"be longer than `wave_timeout`.",
 		"pause_between_waves": "How long to wait after a wave passed its health gate before starting the next, " +
 			"such as `\"15m\"`. No pause by default.",
-		"parallelism": "How many devices are read or scheduled at once (1 to 64; default 16).",
+		"parallelism":  "How many devices are read or scheduled at once (1 to 64; default 16).",
+		"health_check": healthCheckDoc,
 	}
 }
 
@@ -195,6 +197,7 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 			Optional:            true,
 			Validators:          []validator.Int64{int64validator.Between(1, MaxStatusParallelism)},
 		},
+		"health_check": healthCheckAttribute(),
 		"status": schema.StringAttribute{
 			MarkdownDescription: "`completed` once every wave passed its gate; `stopped` when a wave stopped the " +
 				"rollout (the next apply resumes it); `imported` after an import, until the next apply.",
@@ -232,6 +235,23 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 					ElementType:         types.Int64Type,
 					Computed:            true,
 				},
+				"started_at": schema.StringAttribute{
+					MarkdownDescription: "When the wave started (RFC 3339, the service's clock); null until it " +
+						"starts. With `health_check`, the points the wave's devices published before it do not count.",
+					Computed: true,
+				},
+				"healthy": schema.Int64Attribute{
+					MarkdownDescription: "With `health_check`: devices of the wave that published a healthy point " +
+						"in time, as the gate last checked; null without `health_check` or before the check.",
+					Computed: true,
+				},
+				"unhealthy": schema.Int64Attribute{
+					MarkdownDescription: "With `health_check`: devices of the wave that failed, were not done in " +
+						"time, published no point in time or a point failing the condition, as the gate last " +
+						"checked; null without `health_check` or before the check. The error of a stopped rollout " +
+						"names them and why.",
+					Computed: true,
+				},
 			}},
 		},
 	}
@@ -253,6 +273,7 @@ func ImportedRollout(ctx context.Context, state tfsdk.State) bool {
 // devices get ("the firmware").
 func ValidateRolloutInputs(ctx context.Context, in RolloutInputs, thing string, diags *diag.Diagnostics) {
 	ValidateFleetTargets(in.FleetIDs, in.AllFleets, thing, diags)
+	validateHealthCheck(ctx, in.HealthCheck, diags)
 	if !in.Waves.IsUnknown() && !in.Waves.IsNull() {
 		var texts []types.String
 		diags.Append(in.Waves.ElementsAs(ctx, &texts, false)...)
@@ -322,6 +343,7 @@ func RolloutSpec(ctx context.Context, in RolloutInputs, cmd rollout.Command, dia
 		PollInterval:    rolloutDuration(in.PollInterval, defaultRolloutPoll),
 		Pause:           rolloutDuration(in.PauseBetweenWaves, 0),
 		Parallel:        StatusParallelism(in.Parallelism),
+		Health:          rolloutHealth(ctx, in.HealthCheck, diags),
 	}
 }
 
@@ -390,6 +412,9 @@ var waveResultAttrTypes = map[string]attr.Type{
 	"scheduled":     types.Int64Type,
 	"complete":      types.BoolType,
 	"status_counts": types.MapType{ElemType: types.Int64Type},
+	"started_at":    types.StringType,
+	"healthy":       types.Int64Type,
+	"unhealthy":     types.Int64Type,
 }
 
 // WaveResultsList is the list value of a record's waves; counts, when not
@@ -404,12 +429,22 @@ func WaveResultsList(rec rollout.Record, counts []map[string]int) types.List {
 		if c == nil {
 			c = map[string]int{}
 		}
+		started, healthy, unhealthy := types.StringNull(), types.Int64Null(), types.Int64Null()
+		if !w.StartedAt.IsZero() {
+			started = types.StringValue(w.StartedAt.UTC().Format(time.RFC3339Nano))
+		}
+		if w.Health != nil {
+			healthy, unhealthy = types.Int64Value(int64(w.Health.Healthy)), types.Int64Value(int64(w.Health.Unhealthy))
+		}
 		elems[k] = types.ObjectValueMust(waveResultAttrTypes, map[string]attr.Value{
 			"name":          types.StringValue(w.Name),
 			"device_ids":    kit.StringList(w.DeviceIDs),
 			"scheduled":     types.Int64Value(int64(w.Scheduled)),
 			"complete":      types.BoolValue(w.Complete),
 			"status_counts": CountsMap(c),
+			"started_at":    started,
+			"healthy":       healthy,
+			"unhealthy":     unhealthy,
 		})
 	}
 	return types.ListValueMust(types.ObjectType{AttrTypes: waveResultAttrTypes}, elems)
@@ -434,6 +469,9 @@ type waveResult struct {
 	Scheduled    types.Int64  `tfsdk:"scheduled"`
 	Complete     types.Bool   `tfsdk:"complete"`
 	StatusCounts types.Map    `tfsdk:"status_counts"`
+	StartedAt    types.String `tfsdk:"started_at"`
+	Healthy      types.Int64  `tfsdk:"healthy"`
+	Unhealthy    types.Int64  `tfsdk:"unhealthy"`
 }
 
 // Record rebuilds the record a run keeps from the state's status,
@@ -456,6 +494,12 @@ func (m RolloutResults) Record(ctx context.Context, diags *diag.Diagnostics) *ro
 		w.Counts = map[string]int{}
 		for k, v := range counts {
 			w.Counts[k] = int(v)
+		}
+		if t, err := time.Parse(time.RFC3339Nano, it.StartedAt.ValueString()); err == nil {
+			w.StartedAt = t
+		}
+		if !it.Healthy.IsNull() && !it.Unhealthy.IsNull() {
+			w.Health = &rollout.HealthCounts{Healthy: int(it.Healthy.ValueInt64()), Unhealthy: int(it.Unhealthy.ValueInt64())}
 		}
 		rec.Waves = append(rec.Waves, w)
 	}
