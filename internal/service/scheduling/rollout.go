@@ -237,7 +237,7 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 				},
 				"started_at": schema.StringAttribute{
 					MarkdownDescription: "When the wave started (RFC 3339, the service's clock); null until it " +
-						"starts. With `health_check`, the points the wave's devices published before it do not count.",
+						"starts.",
 					Computed: true,
 				},
 				"healthy": schema.Int64Attribute{

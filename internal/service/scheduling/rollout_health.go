@@ -45,8 +45,8 @@ const healthCheckDoc = "Telemetry gate of every wave, on top of the statuses: a 
 	"no point in time, or a first point failing the condition) count against `max_failure_ratio`; when they are " +
 	"too many the rollout stops, naming them and why. A wave waits at most `within` after the success of its " +
 	"last device. The moment of a success is known to a poll (`poll_interval`): a point counts from the last " +
-	"read that found the device not done yet, or from the wave's start for a device done at once, and times are " +
-	"the devices' own (`timestamp_device`). Needs the storage service: the provider's `storage_url`, with " +
+	"read that found the device not done yet, or from when its command was scheduled for a device done at once, and times " +
+	"are the devices' own (`timestamp_device`). Needs the storage service: the provider's `storage_url`, with " +
 	"storage enabled for the workspace (the plan fails otherwise). Changing it in place applies to the waves not " +
 	"complete yet."
 
