@@ -33,6 +33,10 @@ type WaitOptions struct {
 	// MaxFailures is how many failed devices are tolerated: one more stops
 	// the wait at once. Zero stops at the first failure.
 	MaxFailures int
+	// MinReported is how many devices must have finished (succeeded or
+	// failed) before failures can stop the wait early; zero: no minimum.
+	// Once every device finished, failures stop it whatever the minimum.
+	MinReported int
 	// Timeout bounds the wait; Interval separates the polls.
 	Timeout, Interval time.Duration
 	// Parallel bounds the reads in flight (0: DefaultParallelism).
@@ -250,7 +254,7 @@ func Wait(ctx context.Context, c *client.Client, ids []string, opts WaitOptions)
 				progress(fmt.Sprintf("Waiting for %s on %d of %d devices", what, len(pending), total))
 			}
 		}
-		if len(failed) > opts.MaxFailures {
+		if len(failed) > opts.MaxFailures && (len(pending) == 0 || total-len(pending) >= opts.MinReported) {
 			r := result()
 			return r, &WaitError{Reason: "failed", What: what, Result: r}
 		}

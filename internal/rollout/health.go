@@ -262,10 +262,11 @@ func window(seen fleetstatus.Seen, scheduledAt, waveStart time.Time, within time
 
 // checkHealth polls the storage service every interval until each device
 // of windows has a verdict, or more than maxUnhealthy of them (failed
-// counts against it too) are unhealthy. The queries read from the earliest
+// counts against it too) are unhealthy once at least minReported devices
+// (failed ones included) reported. The queries read from the earliest
 // start of a window on.
 func checkHealth(ctx context.Context, r DataReader, spec Spec, windows map[string]healthWindow,
-	failed, maxUnhealthy int, now func() time.Time, progress Progress) (healthResult, error) {
+	failed, maxUnhealthy, minReported int, now func() time.Time, progress Progress) (healthResult, error) {
 	h := *spec.Health
 	res := healthResult{Why: map[string]string{}}
 	pending := map[string]healthWindow{}
@@ -318,7 +319,8 @@ func checkHealth(ctx context.Context, r DataReader, spec Spec, windows map[strin
 					len(res.Healthy), len(res.Unhealthy), len(pending)))
 			}
 		}
-		if failed+len(res.Unhealthy) > maxUnhealthy || len(pending) == 0 {
+		reported := failed + len(res.Healthy) + len(res.Unhealthy)
+		if (failed+len(res.Unhealthy) > maxUnhealthy && reported >= minReported) || len(pending) == 0 {
 			return res.sorted(pending), nil
 		}
 		// Wait for the next poll, or until the earliest window closes.
@@ -391,7 +393,7 @@ func healthGate(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord,
 	limit := MaxFailures(spec.MaxFailureRatio, len(members))
 	progress(fmt.Sprintf("%s: health_check: waiting for a %q point from %d devices (within %s of success)", label,
 		spec.Health.Tag, len(windows), spec.Health.Within))
-	hr, err := checkHealth(ctx, r, spec, windows, len(notOK), limit, now,
+	hr, err := checkHealth(ctx, r, spec, windows, len(notOK), limit, min(spec.MinReported, len(members)), now,
 		func(s string) { progress(label + ": " + s) })
 	w.Health = &HealthCounts{Healthy: len(hr.Healthy), Unhealthy: len(notOK) + len(hr.Unhealthy)}
 	if err != nil {

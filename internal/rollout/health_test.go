@@ -255,7 +255,7 @@ func TestCheckHealth(t *testing.T) {
 	}()
 	// d never publishes: with room for two unhealthy devices, every device
 	// gets a verdict once d's window closes.
-	res, err := checkHealth(context.Background(), f, spec, windows, 0, 2, time.Now, func(string) {})
+	res, err := checkHealth(context.Background(), f, spec, windows, 0, 2, 0, time.Now, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestCheckHealth(t *testing.T) {
 	// stops the check at once, the others undecided.
 	t1 := time.Now()
 	windows = map[string]healthWindow{"c": {From: t0, Until: t1.Add(time.Hour)}, "e": {From: t0, Until: t1.Add(time.Hour)}}
-	res, err = checkHealth(context.Background(), f, spec, windows, 1, 1, time.Now, func(string) {})
+	res, err = checkHealth(context.Background(), f, spec, windows, 1, 1, 0, time.Now, func(string) {})
 	if err != nil || !slices.Equal(res.Unhealthy, []string{"c"}) || !slices.Equal(res.Undecided, []string{"e"}) {
 		t.Fatalf("result %+v, %v", res, err)
 	}
@@ -280,7 +280,7 @@ func TestCheckHealth(t *testing.T) {
 	// A storage error stops the check, naming health_check; a 403 says
 	// the storage service is not enabled.
 	f.err = &client.APIError{StatusCode: 403}
-	_, err = checkHealth(context.Background(), f, spec, windows, 0, 1, time.Now, func(string) {})
+	_, err = checkHealth(context.Background(), f, spec, windows, 0, 1, 0, time.Now, func(string) {})
 	var se *StorageError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "health_check") || !strings.Contains(err.Error(), "not enabled") {
 		t.Fatalf("err = %v", err)

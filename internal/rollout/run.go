@@ -45,6 +45,22 @@ type Spec struct {
 	Health *Health
 	// Data reads the storage service for Health; nil: the client.
 	Data DataReader
+	// MinReported is how many devices of a wave must have reported
+	// (succeeded, failed, or got a health verdict) before failures can stop
+	// the wave early; 0: no minimum. A wave smaller needs all of them.
+	MinReported int
+	// MaxPerMinute paces the schedules: at most that many devices a
+	// minute; 0: no pacing.
+	MaxPerMinute int
+	// Windows are the maintenance windows: a wave starts only inside one.
+	// None: any time.
+	Windows []Window
+	// WindowWait is how long a run waits for the next window to open
+	// before a wave; beyond it, the run stops with an *OutsideWindowError.
+	WindowWait time.Duration
+	// Clock paces the schedules and waits for the windows; nil: the
+	// machine's clock.
+	Clock Clock
 }
 
 // Identity is the spec's identity (see Identity).
@@ -78,6 +94,9 @@ type Record struct {
 	Status    string
 	StartedAt time.Time
 	Waves     []WaveRecord
+	// NextWindowOpensAt is when the next maintenance window opens, set
+	// while the last run waited for one or stopped outside them.
+	NextWindowOpensAt time.Time
 }
 
 // WavesCompleted is the number of waves, from the first, that passed their
@@ -116,6 +135,7 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 	}
 	rec := newRecord(spec, prior)
 	now := serviceNow(c)
+	pace := newPacer(spec.clock(), spec.MaxPerMinute)
 	devices, err := fleetstatus.ListDevices(ctx, c, fleetstatus.Scope{WorkspaceID: spec.WorkspaceID, FleetIDs: spec.FleetIDs})
 	if err != nil {
 		rec.Status = StatusStopped
@@ -147,10 +167,14 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 			continue
 		}
 		members := plan[k]
+		if err := awaitWindow(ctx, spec, &rec, label, progress); err != nil {
+			rec.Status = StatusStopped
+			return rec, err
+		}
 		if w.StartedAt.IsZero() {
 			w.StartedAt = now()
 		}
-		if err := schedule(ctx, c, spec, w, members, has, label, progress); err != nil {
+		if err := schedule(ctx, c, spec, w, members, has, pace, label, progress); err != nil {
 			rec.Status = StatusStopped
 			return rec, err
 		}
@@ -163,7 +187,8 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 		opts := fleetstatus.WaitOptions{
 			Kind: spec.Command.Kind(), Success: spec.Success, Failure: spec.Failure,
 			MaxFailures: MaxFailures(spec.MaxFailureRatio, len(members)), Timeout: spec.WaveTimeout,
-			Interval: spec.PollInterval, Parallel: spec.Parallel,
+			MinReported: min(spec.MinReported, len(members)),
+			Interval:    spec.PollInterval, Parallel: spec.Parallel,
 			Progress: func(s string) { progress(label + ": " + s) },
 		}
 		opts.Clock = now
@@ -321,7 +346,8 @@ func assign(spec Spec, rec Record, devices []client.Device, has map[string]bool)
 // have it nor are recorded, parallel at a time, and records every member
 // that has it. A request already sent is finished even when ctx ends; no
 // new one starts after.
-func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, members []string, has map[string]bool, label string, progress Progress) error {
+func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, members []string, has map[string]bool,
+	pace *pacer, label string, progress Progress) error {
 	recorded := map[string]bool{}
 	for _, id := range w.DeviceIDs {
 		recorded[id] = true
@@ -377,7 +403,7 @@ func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, m
 		mu.Lock()
 		stop := len(errs) > 0
 		mu.Unlock()
-		if stop || ctx.Err() != nil {
+		if stop || ctx.Err() != nil || pace.wait(ctx) != nil {
 			stopped = true
 			break
 		}
