@@ -16,6 +16,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -84,8 +85,11 @@ func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, re
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(1, scheduling.MaxStatusParallelism)},
 			},
-			"health_check": scheduling.HealthCheckActionAttribute(),
+			"health_check":           rolloutgates.HealthActionAttribute(),
+			"min_devices_reported":   rolloutgates.PacingActionAttributes()["min_devices_reported"],
+			"max_devices_per_minute": rolloutgates.PacingActionAttributes()["max_devices_per_minute"],
 		},
+		Blocks: map[string]schema.Block{"maintenance_window": rolloutgates.WindowActionBlock()},
 	}
 }
 
@@ -113,11 +117,14 @@ func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest
 		return
 	}
 	spec := rolloutSpec(ctx, cfg, &resp.Diagnostics)
-	scheduling.CheckRolloutStorageAtApply(a.data, spec, &resp.Diagnostics)
+	rolloutgates.CheckStorageAtApply(a.data, spec, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	rec, err := rollout.Run(ctx, a.data.Client, spec, nil, scheduling.ProgressFunc(resp))
+	if rolloutgates.WarnOutsideWindow(err, scheduling.DescribeRollout(spec), &resp.Diagnostics) {
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
 			rolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+

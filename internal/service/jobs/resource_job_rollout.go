@@ -20,6 +20,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -107,6 +108,7 @@ func (r *jobRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest,
 		func(ctx context.Context, req planmodifier.DynamicRequest, resp *dynamicplanmodifier.RequiresReplaceIfFuncResponse) {
 			resp.RequiresReplace = !scheduling.ImportedRollout(ctx, req.State)
 		}, "Replaces the rollout.", "Replaces the rollout."))
+	maps.Copy(attrs, rolloutgates.PacingAttributes())
 	maps.Copy(attrs, map[string]schema.Attribute{
 		"id": schema.StringAttribute{
 			MarkdownDescription: "`<workspace_id>/<job_name>`, also the import ID; a `/` inside the job name is " +
@@ -138,6 +140,7 @@ func (r *jobRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"The API cannot cancel jobs: destroying the resource only removes it from the state. Works with " +
 			"every Terraform and OpenTofu version.",
 		Attributes: attrs,
+		Blocks:     scheduling.RolloutResourceBlocks(),
 	}
 }
 
@@ -160,7 +163,7 @@ func (r *jobRolloutResource) Configure(_ context.Context, req resource.Configure
 // warns that destroying or replacing leaves the scheduled jobs in place.
 func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
-		scheduling.CheckRolloutStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
+		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
 	}
 	var prior jobRolloutModel
@@ -171,11 +174,11 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 	what := "The job " + connection.Quote(prior.Name.ValueString()) + " scheduled by this rollout"
 	if scheduling.WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel jobs",
 		"the job with the new rollout's value") {
-		scheduling.CheckRolloutStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
+		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
 	}
 	if prior.Status.ValueString() != rollout.StatusCompleted {
-		scheduling.CheckRolloutStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
+		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 	}
 	scheduling.PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
 }
@@ -185,7 +188,7 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 // plan then still holds what happened, for the state.
 func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, prior *rollout.Record, diags *diag.Diagnostics) bool {
 	spec := scheduling.RolloutSpec(ctx, plan.RolloutInputs, plan.command(diags), diags)
-	scheduling.CheckRolloutStorageAtApply(r.data, spec, diags)
+	rolloutgates.CheckStorageAtApply(r.data, spec, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -195,6 +198,9 @@ func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, pri
 	}
 	rec, err := rollout.Run(ctx, r.data.Client, spec, prior, progress)
 	plan.SetRecord(rec, nil)
+	if rolloutgates.WarnOutsideWindow(err, scheduling.DescribeRollout(spec), diags) {
+		return true
+	}
 	if err != nil {
 		diags.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
 			scheduling.RolloutStoppedDetail(spec, rec, err, "the job", "Fix the cause (or raise max_failure_ratio "+

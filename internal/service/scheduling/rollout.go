@@ -3,6 +3,7 @@ package scheduling
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -26,6 +27,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 )
 
 // This file holds what the staged rollouts (zdm_fota_rollout, resource and
@@ -61,6 +63,11 @@ type RolloutInputs struct {
 	PauseBetweenWaves types.String  `tfsdk:"pause_between_waves"`
 	Parallelism       types.Int64   `tfsdk:"parallelism"`
 	HealthCheck       types.Object  `tfsdk:"health_check"`
+	// MinDevicesReported, MaxDevicesPerMinute and MaintenanceWindows are
+	// the pacing inputs (package rolloutgates).
+	MinDevicesReported  types.Int64 `tfsdk:"min_devices_reported"`
+	MaxDevicesPerMinute types.Int64 `tfsdk:"max_devices_per_minute"`
+	MaintenanceWindows  types.List  `tfsdk:"maintenance_window"`
 }
 
 // RolloutResults are the computed attributes of a rollout resource.
@@ -70,6 +77,9 @@ type RolloutResults struct {
 	StartedAt      types.String `tfsdk:"started_at"`
 	WavesCompleted types.Int64  `tfsdk:"waves_completed"`
 	WaveResults    types.List   `tfsdk:"wave_results"`
+	// NextWindowOpensAt is set while the rollout waits for a maintenance
+	// window.
+	NextWindowOpensAt types.String `tfsdk:"next_window_opens_at"`
 }
 
 // RolloutWords are the words a family's rollout puts in the shared
@@ -86,7 +96,7 @@ type RolloutWords struct {
 // resources' and the action's schemas; a family adds those of what it rolls
 // out and of its gate (max_failure_ratio, wave_timeout).
 func RolloutDocs(w RolloutWords) map[string]string {
-	return map[string]string{
+	docs := map[string]string{
 		"workspace_id": "ID of the workspace whose devices get " + w.Thing + ". It must be set explicitly: the " +
 			"provider's `workspace_id` is not used for a rollout.",
 		"fleet_ids": "IDs of the fleets of `workspace_id` whose devices get " + w.Thing + ". Exactly one of `fleet_ids` " +
@@ -104,8 +114,10 @@ func RolloutDocs(w RolloutWords) map[string]string {
 		"pause_between_waves": "How long to wait after a wave passed its health gate before starting the next, " +
 			"such as `\"15m\"`. No pause by default.",
 		"parallelism":  "How many devices are read or scheduled at once (1 to 64; default 16).",
-		"health_check": healthCheckDoc,
+		"health_check": rolloutgates.HealthDoc,
 	}
+	maps.Copy(docs, rolloutgates.Docs)
+	return docs
 }
 
 // RolloutResourceDocs are the descriptions a family gives the attributes
@@ -197,7 +209,12 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 			Optional:            true,
 			Validators:          []validator.Int64{int64validator.Between(1, MaxStatusParallelism)},
 		},
-		"health_check": healthCheckAttribute(),
+		"health_check": rolloutgates.HealthAttribute(),
+		"next_window_opens_at": schema.StringAttribute{
+			MarkdownDescription: "When the next `maintenance_window` opens (RFC 3339), while the rollout waits for " +
+				"one: set when the last apply ended outside every window; null otherwise.",
+			Computed: true,
+		},
 		"status": schema.StringAttribute{
 			MarkdownDescription: "`completed` once every wave passed its gate; `stopped` when a wave stopped the " +
 				"rollout (the next apply resumes it); `imported` after an import, until the next apply.",
@@ -257,6 +274,11 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 	}
 }
 
+// RolloutResourceBlocks are the blocks every rollout resource has.
+func RolloutResourceBlocks() map[string]schema.Block {
+	return map[string]schema.Block{"maintenance_window": rolloutgates.WindowBlock()}
+}
+
 // ImportedRollout reports whether a prior state is that of an import not
 // applied yet.
 func ImportedRollout(ctx context.Context, state tfsdk.State) bool {
@@ -273,7 +295,8 @@ func ImportedRollout(ctx context.Context, state tfsdk.State) bool {
 // devices get ("the firmware").
 func ValidateRolloutInputs(ctx context.Context, in RolloutInputs, thing string, diags *diag.Diagnostics) {
 	ValidateFleetTargets(in.FleetIDs, in.AllFleets, thing, diags)
-	validateHealthCheck(ctx, in.HealthCheck, diags)
+	rolloutgates.ValidateHealth(ctx, in.HealthCheck, diags)
+	rolloutgates.ValidateWindows(ctx, in.MaintenanceWindows, diags)
 	if !in.Waves.IsUnknown() && !in.Waves.IsNull() {
 		var texts []types.String
 		diags.Append(in.Waves.ElementsAs(ctx, &texts, false)...)
@@ -332,7 +355,7 @@ func RolloutSpec(ctx context.Context, in RolloutInputs, cmd rollout.Command, dia
 				"Name the fleets with fleet_ids, or set all_fleets = true.")
 		}
 	}
-	return rollout.Spec{
+	spec := rollout.Spec{
 		WorkspaceID:     in.WorkspaceID.ValueString(),
 		FleetIDs:        fleets,
 		Command:         cmd,
@@ -343,8 +366,10 @@ func RolloutSpec(ctx context.Context, in RolloutInputs, cmd rollout.Command, dia
 		PollInterval:    rolloutDuration(in.PollInterval, defaultRolloutPoll),
 		Pause:           rolloutDuration(in.PauseBetweenWaves, 0),
 		Parallel:        StatusParallelism(in.Parallelism),
-		Health:          rolloutHealth(ctx, in.HealthCheck, diags),
+		Health:          rolloutgates.Health(ctx, in.HealthCheck, diags),
 	}
+	rolloutgates.Apply(ctx, &spec, in.MinDevicesReported, in.MaxDevicesPerMinute, in.MaintenanceWindows, diags)
+	return spec
 }
 
 // DescribeRollout names a rollout in messages.
@@ -385,7 +410,7 @@ func WarnRolloutDestroyOrReplace(req resource.ModifyPlanRequest, resp *resource.
 // changed); any other (stopped, imported) plans a resume: status and the
 // waves become unknown so that the apply runs.
 func PlanRolloutResume(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, prior RolloutResults) {
-	computed := []string{"status", "waves_completed", "wave_results"}
+	computed := []string{"status", "waves_completed", "wave_results", "next_window_opens_at"}
 	if prior.Status.ValueString() == rollout.StatusCompleted {
 		for _, name := range computed {
 			var v attr.Value
@@ -401,6 +426,7 @@ func PlanRolloutResume(ctx context.Context, req resource.ModifyPlanRequest, resp
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("started_at"), types.StringUnknown())...)
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("waves_completed"), types.Int64Unknown())...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("next_window_opens_at"), types.StringUnknown())...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("wave_results"),
 		types.ListUnknown(types.ObjectType{AttrTypes: waveResultAttrTypes}))...)
 }
@@ -460,6 +486,7 @@ func (m *RolloutResults) SetRecord(rec rollout.Record, counts []map[string]int) 
 	}
 	m.WavesCompleted = types.Int64Value(int64(rec.WavesCompleted()))
 	m.WaveResults = WaveResultsList(rec, counts)
+	m.NextWindowOpensAt = rolloutgates.NextWindow(rec)
 }
 
 // waveResult is one element of wave_results, read from the state.

@@ -1,9 +1,10 @@
-package scheduling
+package rolloutgates
 
 import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	actionschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
@@ -36,9 +37,9 @@ type healthCheckModel struct {
 	PayloadEquals types.String `tfsdk:"payload_equals"`
 }
 
-// healthCheckDoc is the description of health_check; healthCheckDocs those
+// HealthDoc is the description of health_check; healthCheckDocs those
 // of its attributes.
-const healthCheckDoc = "Telemetry gate of every wave, on top of the statuses: a device that reached a success " +
+const HealthDoc = "Telemetry gate of every wave, on top of the statuses: a device that reached a success " +
 	"status counts as **healthy** only once it has published a data point with `tag` (read from the time-series " +
 	"storage service) at or after its success and within `within` of it, and, with `payload_field`, the first " +
 	"such point has that field equal to `payload_equals`. The wave's unhealthy devices (failed, not done in time, " +
@@ -65,12 +66,12 @@ var healthCheckAttrTypes = map[string]attr.Type{
 	"tag": types.StringType, "within": types.StringType, "payload_field": types.StringType, "payload_equals": types.StringType,
 }
 
-// healthCheckAttribute is the health_check attribute of the rollout
+// HealthAttribute is the health_check attribute of the rollout
 // resources.
-func healthCheckAttribute() schema.SingleNestedAttribute {
+func HealthAttribute() schema.SingleNestedAttribute {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: healthCheckDoc,
+		MarkdownDescription: HealthDoc,
 		Optional:            true,
 		Attributes: map[string]schema.Attribute{
 			"tag":            schema.StringAttribute{MarkdownDescription: healthCheckDocs["tag"], Required: true, Validators: notEmpty},
@@ -81,12 +82,12 @@ func healthCheckAttribute() schema.SingleNestedAttribute {
 	}
 }
 
-// HealthCheckActionAttribute is the health_check attribute of a rollout
+// HealthActionAttribute is the health_check attribute of a rollout
 // action.
-func HealthCheckActionAttribute() actionschema.SingleNestedAttribute {
+func HealthActionAttribute() actionschema.SingleNestedAttribute {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
 	return actionschema.SingleNestedAttribute{
-		MarkdownDescription: healthCheckDoc,
+		MarkdownDescription: HealthDoc,
 		Optional:            true,
 		Attributes: map[string]actionschema.Attribute{
 			"tag":            actionschema.StringAttribute{MarkdownDescription: healthCheckDocs["tag"], Required: true, Validators: notEmpty},
@@ -108,9 +109,9 @@ func healthCheck(ctx context.Context, v types.Object, diags *diag.Diagnostics) *
 	return &m
 }
 
-// validateHealthCheck checks health_check: payload_field and payload_equals
+// ValidateHealth checks health_check: payload_field and payload_equals
 // together, the path, and payload_equals as JSON.
-func validateHealthCheck(ctx context.Context, v types.Object, diags *diag.Diagnostics) {
+func ValidateHealth(ctx context.Context, v types.Object, diags *diag.Diagnostics) {
 	m := healthCheck(ctx, v, diags)
 	if m == nil {
 		return
@@ -139,14 +140,14 @@ func validateHealthCheck(ctx context.Context, v types.Object, diags *diag.Diagno
 	}
 }
 
-// rolloutHealth is the rollout's Health from a validated health_check; nil
+// Health is the rollout's Health from a validated health_check; nil
 // without one.
-func rolloutHealth(ctx context.Context, v types.Object, diags *diag.Diagnostics) *rollout.Health {
+func Health(ctx context.Context, v types.Object, diags *diag.Diagnostics) *rollout.Health {
 	m := healthCheck(ctx, v, diags)
 	if m == nil {
 		return nil
 	}
-	h := &rollout.Health{Tag: m.Tag.ValueString(), Within: rolloutDuration(m.Within, 0)}
+	h := &rollout.Health{Tag: m.Tag.ValueString(), Within: duration(m.Within)}
 	if !m.PayloadField.IsNull() {
 		field, err := rollout.ParseField(m.PayloadField.ValueString())
 		if err != nil {
@@ -167,12 +168,12 @@ func storageMissing(diags *diag.Diagnostics) {
 			" environment variable, or remove health_check.")
 }
 
-// CheckRolloutStorage is the storage probe of a rollout's plan: when the
+// CheckStorage is the storage probe of a rollout's plan: when the
 // planned health_check is set and the provider is configured, one small
 // storage query tells now, rather than after the first wave is scheduled,
 // that storage_url is missing or that the storage service is not enabled
 // for the workspace (403). Other errors are left to the apply.
-func CheckRolloutStorage(ctx context.Context, data *connection.ProviderData, plan tfsdk.Plan, diags *diag.Diagnostics) {
+func CheckStorage(ctx context.Context, data *connection.ProviderData, plan tfsdk.Plan, diags *diag.Diagnostics) {
 	if data == nil || plan.Raw.IsNull() {
 		return
 	}
@@ -203,10 +204,22 @@ func CheckRolloutStorage(ctx context.Context, data *connection.ProviderData, pla
 	}
 }
 
-// CheckRolloutStorageAtApply is the check of a run with a health_check:
+// CheckStorageAtApply is the check of a run with a health_check:
 // storage_url must be configured.
-func CheckRolloutStorageAtApply(data *connection.ProviderData, spec rollout.Spec, diags *diag.Diagnostics) {
+func CheckStorageAtApply(data *connection.ProviderData, spec rollout.Spec, diags *diag.Diagnostics) {
 	if spec.Health != nil && !data.HasStorage {
 		storageMissing(diags)
 	}
+}
+
+// duration parses a validated duration attribute; 0 when null or unknown.
+func duration(v types.String) time.Duration {
+	if v.IsNull() || v.IsUnknown() {
+		return 0
+	}
+	d, err := connection.ParseDuration(v.ValueString())
+	if err != nil {
+		return 0
+	}
+	return d
 }
