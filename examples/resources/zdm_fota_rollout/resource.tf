@@ -23,6 +23,19 @@ resource "zdm_fota_rollout" "sensors" {
     payload_field  = "ok"
     payload_equals = jsonencode(true)
   }
+
+  # A wave stops the rollout only once 20 of its devices reported (or all
+  # of a smaller wave); at most 200 devices are scheduled a minute; waves
+  # start only on weekday nights, Berlin time.
+  min_devices_reported   = 20
+  max_devices_per_minute = 200
+
+  maintenance_window {
+    days      = ["mon", "tue", "wed", "thu", "fri"]
+    start     = "22:00"
+    end       = "05:00"
+    time_zone = "Europe/Berlin"
+  }
 }
 
 output "sensor_rollout" {
@@ -31,5 +44,6 @@ output "sensor_rollout" {
     waves_completed = zdm_fota_rollout.sensors.waves_completed
     per_wave        = { for w in zdm_fota_rollout.sensors.wave_results : w.name => w.status_counts }
     unhealthy       = { for w in zdm_fota_rollout.sensors.wave_results : w.name => w.unhealthy }
+    next_window     = zdm_fota_rollout.sensors.next_window_opens_at
   }
 }
