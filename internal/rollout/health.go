@@ -121,8 +121,9 @@ type verdict struct {
 // verdicts decides the health of the devices of windows from points (any
 // order; points of other devices or tags are ignored): the first point of a
 // device in its window decides; a device without one is unhealthy once now
-// is past its window, and undecided before.
-func verdicts(h Health, windows map[string]healthWindow, points []client.DataPoint, now time.Time) map[string]verdict {
+// is settle past its window (time for a point published just in time to
+// reach the storage service), and undecided before.
+func verdicts(h Health, windows map[string]healthWindow, points []client.DataPoint, now time.Time, settle time.Duration) map[string]verdict {
 	type first struct {
 		at      time.Time
 		payload json.RawMessage
@@ -148,7 +149,7 @@ func verdicts(h Health, windows map[string]healthWindow, points []client.DataPoi
 			out[id] = verdict{decided: true, healthy: ok, why: why}
 			continue
 		}
-		if !now.Before(w.Until) {
+		if !now.Before(w.Until.Add(settle)) {
 			out[id] = verdict{decided: true, why: fmt.Sprintf("no %s point within %s of success", h.Tag, h.Within)}
 			continue
 		}
@@ -167,6 +168,10 @@ const (
 	healthPageSize = 1000
 	// maxHealthPages bounds the pages read per chunk of devices and poll.
 	maxHealthPages = 100
+	// maxSettle bounds the time after a device's window the gate waits for
+	// a point published in time to reach the storage service (one poll
+	// interval, at most this).
+	maxSettle = 30 * time.Second
 )
 
 // deviceChunks splits ids into groups whose device filters stay within
@@ -277,6 +282,7 @@ func checkHealth(ctx context.Context, r DataReader, spec Spec, windows map[strin
 	if interval <= 0 {
 		interval = 5 * time.Second
 	}
+	settle := min(interval, maxSettle)
 	for {
 		ids := slices.Sorted(func(yield func(string) bool) {
 			for id := range pending {
@@ -301,7 +307,7 @@ func checkHealth(ctx context.Context, r DataReader, spec Spec, windows map[strin
 				return res.sorted(pending), &StorageError{Err: err}
 			}
 			newly := 0
-			for id, v := range verdicts(h, pending, points, at) {
+			for id, v := range verdicts(h, pending, points, at, settle) {
 				if !v.decided {
 					continue
 				}
@@ -326,7 +332,7 @@ func checkHealth(ctx context.Context, r DataReader, spec Spec, windows map[strin
 		// Wait for the next poll, or until the earliest window closes.
 		wait := interval
 		for _, w := range pending {
-			wait = min(wait, max(w.Until.Sub(now()), 0)+time.Millisecond)
+			wait = min(wait, max(w.Until.Add(settle).Sub(now()), 0)+time.Millisecond)
 		}
 		t := time.NewTimer(wait)
 		select {

@@ -76,7 +76,7 @@ func TestVerdicts(t *testing.T) {
 		// A device not asked about is ignored.
 		{DeviceID: "stranger", Tag: "boot_ok", TimestampDevice: at(time.Second), Payload: json.RawMessage(`{"ok":true}`)},
 	}
-	got := verdicts(h, windows, points, t0.Add(time.Minute))
+	got := verdicts(h, windows, points, t0.Add(time.Minute), 0)
 	want := map[string]verdict{
 		"good":     {decided: true, healthy: true},
 		"bad":      {decided: true, why: "boot_ok point with payload.ok = false, not true"},
@@ -96,8 +96,12 @@ func TestVerdicts(t *testing.T) {
 		t.Errorf("verdicts = %+v", got)
 	}
 	// Before the window closes, a device without a point is not decided.
-	if v := verdicts(h, windows, nil, t0.Add(59*time.Second))["none"]; v.decided {
+	if v := verdicts(h, windows, nil, t0.Add(59*time.Second), 0)["none"]; v.decided {
 		t.Errorf("decided before the window closed: %+v", v)
+	}
+	// Nor before the time a point published in time needs to be stored.
+	if v := verdicts(h, windows, nil, t0.Add(61*time.Second), 5*time.Second)["none"]; v.decided {
+		t.Errorf("decided before the point could be stored: %+v", v)
 	}
 }
 

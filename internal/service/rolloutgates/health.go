@@ -54,7 +54,8 @@ const HealthDoc = "Telemetry gate of every wave, on top of the statuses: a devic
 var healthCheckDocs = map[string]string{
 	"tag": "Tag of the data point that tells a device is healthy after the update, such as `\"boot_ok\"`.",
 	"within": "How long after its success a device has to publish that point, such as `\"5m\"`. A device " +
-		"without one by then is unhealthy.",
+		"without one by then is unhealthy (the gate waits one `poll_interval` more, at most 30 seconds, for a point " +
+		"published in time to reach the storage service).",
 	"payload_field": "Path of a field of the point's JSON payload, keys separated by dots (`\"ok\"`, " +
 		"`\"status.boot\"`; a number indexes an array). Set with `payload_equals`: the first point of the tag " +
 		"decides, healthy when this field equals `payload_equals`. Without them any point of the tag is healthy.",
