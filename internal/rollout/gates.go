@@ -148,7 +148,7 @@ type OutsideWindowError struct {
 
 func (e *OutsideWindowError) Error() string {
 	return fmt.Sprintf("%s waits for a maintenance window: the next one opens at %s, later than %s from now. "+
-		"Apply again once it is open: the rollout resumes from this wave", e.Label,
+		"Apply (or invoke the action) again once it is open: the rollout resumes from this wave", e.Label,
 		e.NextOpen.UTC().Format(time.RFC3339), e.Wait)
 }
 

@@ -239,7 +239,7 @@ func (e *StorageError) Error() string {
 	if client.IsStatus(e.Err, http.StatusForbidden) {
 		return "health_check could not read the time-series storage: it answered 403, the storage service is " +
 			"not enabled for the workspace (or the API key may not read it). Enable the storage service for the " +
-			"workspace, or remove health_check; then apply again: " + e.Err.Error()
+			"workspace, or remove health_check; then apply (or invoke the action) again: " + e.Err.Error()
 	}
 	return "health_check could not read the time-series storage: " + e.Err.Error()
 }
