@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
 // ActionVersions skips action tests below Terraform 1.14 (and on OpenTofu).
@@ -63,6 +65,61 @@ func MoveInBackground(t *testing.T, e *Env, name, status string, devices ...stri
 					}
 				} else if j, err := c.GetJob(ctx, dev, name); err == nil && j.Status == client.JobStatusPending {
 					_ = e.Server.SetJobStatus(dev, name, client.JobStatusDone)
+				}
+			}
+		}
+	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			wg.Wait()
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// PublishWhenDone plays devices that report their health: once the job
+// called name of a device of payloads (the firmware update when name is
+// empty) is done, the device publishes one data point with tag and its
+// payload (JSON text), timestamped now. Devices not in payloads publish
+// nothing. It runs until the returned function is called (at the latest
+// when the test ends).
+func PublishWhenDone(t *testing.T, e *Env, name, tag string, payloads map[string]string) func() {
+	t.Helper()
+	c := APIClient(t, e)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		sent := map[string]bool{}
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			for dev, payload := range payloads {
+				if sent[dev] {
+					continue
+				}
+				done := false
+				if name == "" {
+					f, err := c.GetFOTA(ctx, dev)
+					done = err == nil && f.Status == client.JobStatusDone
+				} else {
+					j, err := c.GetJob(ctx, dev, name)
+					done = err == nil && j.Status == client.JobStatusDone
+				}
+				if !done {
+					continue
+				}
+				_, err := e.Server.Publish(e.Bootstrap.WorkspaceID, []localzdm.DataPoint{{DeviceID: dev, Tag: tag,
+					TimestampDevice: time.Now().UTC().Format(time.RFC3339Nano), Payload: json.RawMessage(payload)}})
+				if err == nil {
+					sent[dev] = true
 				}
 			}
 		}

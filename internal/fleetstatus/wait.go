@@ -3,6 +3,7 @@ package fleetstatus
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -32,6 +33,10 @@ type WaitOptions struct {
 	// MaxFailures is how many failed devices are tolerated: one more stops
 	// the wait at once. Zero stops at the first failure.
 	MaxFailures int
+	// MinReported is how many devices must have finished (succeeded or
+	// failed) before failures can stop the wait early; zero: no minimum.
+	// Once every device finished, failures stop it whatever the minimum.
+	MinReported int
 	// Timeout bounds the wait; Interval separates the polls.
 	Timeout, Interval time.Duration
 	// Parallel bounds the reads in flight (0: DefaultParallelism).
@@ -39,6 +44,9 @@ type WaitOptions struct {
 	// Progress, when set, receives a line when devices finish or, while
 	// none does, after each poll.
 	Progress func(string)
+	// Clock, when set, is the clock of the read times in WaitResult
+	// (default time.Now).
+	Clock func() time.Time
 }
 
 // WaitResult is what Wait saw last.
@@ -47,7 +55,15 @@ type WaitResult struct {
 	Devices []Device
 	// Succeeded, Failed and Pending are device IDs, sorted.
 	Succeeded, Failed, Pending []string
+	// Seen brackets when each device that finished did: after Seen[id].Pending
+	// (the start of the last read that found it not finished; zero when the
+	// first read found it finished) and at the latest Seen[id].Done (the end
+	// of the read that found it finished).
+	Seen map[string]Seen
 }
+
+// Seen brackets the moment a device finished (see WaitResult.Seen).
+type Seen struct{ Pending, Done time.Time }
 
 // WaitError is the error of a wait that ended before every device
 // succeeded: Reason is "failed" (more than MaxFailures devices failed),
@@ -143,6 +159,12 @@ func Wait(ctx context.Context, c *client.Client, ids []string, opts WaitOptions)
 		interval = 5 * time.Second
 	}
 
+	clock := opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	seen := map[string]Seen{}
+	pendingAt := map[string]time.Time{}
 	last := make(map[string]Device, len(ids))
 	pending := slices.Sorted(slices.Values(ids))
 	pending = slices.Compact(pending)
@@ -160,7 +182,7 @@ func Wait(ctx context.Context, c *client.Client, ids []string, opts WaitOptions)
 		slices.SortFunc(devs, func(a, b Device) int { return strings.Compare(a.ID, b.ID) })
 		devs = slices.CompactFunc(devs, func(a, b Device) bool { return a.ID == b.ID })
 		return WaitResult{Devices: devs, Succeeded: slices.Sorted(slices.Values(succeeded)),
-			Failed: slices.Sorted(slices.Values(failed)), Pending: slices.Clone(pending)}
+			Failed: slices.Sorted(slices.Values(failed)), Pending: slices.Clone(pending), Seen: maps.Clone(seen)}
 	}
 
 	deadline := time.Now().Add(opts.Timeout)
@@ -173,7 +195,9 @@ func Wait(ctx context.Context, c *client.Client, ids []string, opts WaitOptions)
 		case <-timer.C:
 		}
 		if len(pending) > 0 {
+			readStart := clock()
 			got, err := ReadIDs(ctx, c, pending, opts.Kind, opts.Parallel)
+			readEnd := clock()
 			if err != nil {
 				if ctx.Err() != nil {
 					return result(), &WaitError{Reason: "stopped", What: what, Result: result(), Cause: ctx.Err()}
@@ -206,6 +230,12 @@ func Wait(ctx context.Context, c *client.Client, ids []string, opts WaitOptions)
 					still = append(still, d.ID)
 				}
 			}
+			for _, id := range still {
+				pendingAt[id] = readStart
+			}
+			for _, id := range slices.Concat(newlyOK, newlyFailed) {
+				seen[id] = Seen{Pending: pendingAt[id], Done: readEnd}
+			}
 			pending = still
 			succeeded = append(succeeded, newlyOK...)
 			failed = append(failed, newlyFailed...)
@@ -224,7 +254,7 @@ func Wait(ctx context.Context, c *client.Client, ids []string, opts WaitOptions)
 				progress(fmt.Sprintf("Waiting for %s on %d of %d devices", what, len(pending), total))
 			}
 		}
-		if len(failed) > opts.MaxFailures {
+		if len(failed) > opts.MaxFailures && (len(pending) == 0 || total-len(pending) >= opts.MinReported) {
 			r := result()
 			return r, &WaitError{Reason: "failed", What: what, Result: r}
 		}

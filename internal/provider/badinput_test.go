@@ -558,6 +558,135 @@ resource "zdm_device" "d" { name = "d" }`,
   waves        = ["100%"]
 }`,
 		want: []string{`Invalid value`, `The value of value must be an object`}},
+	{name: "zdm_job_rollout/health_check payload_field without payload_equals", attr: "health_check",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["100%"]
+  health_check = {
+    tag           = "boot_ok"
+    within        = "5m"
+    payload_field = "ok"
+  }
+}`,
+		want: []string{`Incomplete health_check condition`, `health_check.payload_field and health_check.payload_equals go together`}},
+	{name: "zdm_fota_rollout/health_check payload_equals not JSON", attr: "health_check",
+		body: `resource "zdm_fota_rollout" "r" {
+  workspace_id     = "wks-1"
+  all_fleets       = true
+  firmware_id      = "fw"
+  firmware_version = "2.0"
+  waves            = ["100%"]
+  health_check = {
+    tag            = "boot_ok"
+    within         = "5m"
+    payload_field  = "status.ok"
+    payload_equals = "yes"
+  }
+}`,
+		want: []string{`Invalid health_check.payload_equals`, `must be JSON text`}},
+	{name: "zdm_fota_rollout/health_check payload_field empty key", attr: "health_check",
+		body: `resource "zdm_fota_rollout" "r" {
+  workspace_id     = "wks-1"
+  all_fleets       = true
+  firmware_id      = "fw"
+  firmware_version = "2.0"
+  waves            = ["100%"]
+  health_check = {
+    tag            = "boot_ok"
+    within         = "5m"
+    payload_field  = "status..ok"
+    payload_equals = "true"
+  }
+}`,
+		want: []string{`Invalid health_check.payload_field`, `has an empty key`}},
+	{name: "zdm_job_rollout/health_check within not a duration", attr: "health_check",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["100%"]
+  health_check = {
+    tag    = "boot_ok"
+    within = "soon"
+  }
+}`,
+		want: []string{`Invalid health_check.within`}},
+	{name: "zdm_job_rollout/maintenance_window unknown time zone", attr: "maintenance_window",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["100%"]
+  maintenance_window {
+    days      = ["sat"]
+    start     = "22:00"
+    end       = "04:00"
+    time_zone = "Mars/Olympus_Mons"
+  }
+}`,
+		want: []string{`Invalid maintenance_window.time_zone`, `must be an IANA time zone such as "Europe/Berlin"`, `"Mars/Olympus_Mons" is not one`}},
+	{name: "zdm_job_rollout/maintenance_window day name", attr: "maintenance_window",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["100%"]
+  maintenance_window {
+    days      = ["saturday"]
+    start     = "22:00"
+    end       = "04:00"
+    time_zone = "UTC"
+  }
+}`,
+		want: []string{`maintenance_window[0].days`, `value must be one of`}},
+	{name: "zdm_job_rollout/maintenance_window start not a time", attr: "maintenance_window",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["100%"]
+  maintenance_window {
+    days      = ["sat"]
+    start     = "24:00"
+    end       = "04:00"
+    time_zone = "UTC"
+  }
+}`,
+		want: []string{`maintenance_window[0].start`, `must be a time of day such as "22:00"`}},
+	{name: "zdm_job_rollout/maintenance_window empty", attr: "maintenance_window",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["100%"]
+  maintenance_window {
+    days      = ["sat"]
+    start     = "04:00"
+    end       = "04:00"
+    time_zone = "UTC"
+  }
+}`,
+		want: []string{`Invalid maintenance_window`, `maintenance_window 1 opens and closes at 04:00`}},
+	{name: "zdm_job_rollout/max_devices_per_minute zero", attr: "max_devices_per_minute",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["100%"]
+  max_devices_per_minute = 0
+}`,
+		want: []string{`max_devices_per_minute`, `value must be between 1 and 6000`}},
+	{name: "zdm_job_rollout/min_devices_reported zero", attr: "min_devices_reported",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id = "wks-1"
+  all_fleets   = true
+  name         = "reboot"
+  waves        = ["100%"]
+  min_devices_reported = 0
+}`,
+		want: []string{`min_devices_reported`, `value must be at least 1`}},
 	{name: "import/zdm_job_rollout without name", attr: "import ID",
 		body: `resource "zdm_job_rollout" "r" {
   workspace_id = "wks-1"

@@ -41,6 +41,26 @@ type Spec struct {
 	Pause time.Duration
 	// Parallel bounds the requests in flight (reads and schedules).
 	Parallel int
+	// Health, when set, is the telemetry gate of the waves (see Health).
+	Health *Health
+	// Data reads the storage service for Health; nil: the client.
+	Data DataReader
+	// MinReported is how many devices of a wave must have reported
+	// (succeeded, failed, or got a health verdict) before failures can stop
+	// the wave early; 0: no minimum. A wave smaller needs all of them.
+	MinReported int
+	// MaxPerMinute paces the schedules: at most that many devices a
+	// minute; 0: no pacing.
+	MaxPerMinute int
+	// Windows are the maintenance windows: a wave starts only inside one.
+	// None: any time.
+	Windows []Window
+	// WindowWait is how long a run waits for the next window to open
+	// before a wave; beyond it, the run stops with an *OutsideWindowError.
+	WindowWait time.Duration
+	// Clock paces the schedules and waits for the windows; nil: the
+	// machine's clock.
+	Clock Clock
 }
 
 // Identity is the spec's identity (see Identity).
@@ -61,6 +81,11 @@ type WaveRecord struct {
 	Complete bool
 	// Counts are the devices of the wave per status, as last read.
 	Counts map[string]int
+	// StartedAt is when the wave started, on the service's clock as far as
+	// it is known (zero until then; kept across runs).
+	StartedAt time.Time
+	// Health holds the verdicts of the health gate, nil without one.
+	Health *HealthCounts
 }
 
 // Record is what the runs of a rollout did; the resource keeps it in its
@@ -69,6 +94,9 @@ type Record struct {
 	Status    string
 	StartedAt time.Time
 	Waves     []WaveRecord
+	// NextWindowOpensAt is when the next maintenance window opens, set
+	// while the last run waited for one or stopped outside them.
+	NextWindowOpensAt time.Time
 }
 
 // WavesCompleted is the number of waves, from the first, that passed their
@@ -106,6 +134,8 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 		progress = func(string) {}
 	}
 	rec := newRecord(spec, prior)
+	now := serviceNow(c)
+	pace := newPacer(spec.clock(), spec.MaxPerMinute)
 	devices, err := fleetstatus.ListDevices(ctx, c, fleetstatus.Scope{WorkspaceID: spec.WorkspaceID, FleetIDs: spec.FleetIDs})
 	if err != nil {
 		rec.Status = StatusStopped
@@ -137,7 +167,14 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 			continue
 		}
 		members := plan[k]
-		if err := schedule(ctx, c, spec, w, members, has, label, progress); err != nil {
+		if err := awaitWindow(ctx, spec, &rec, label, progress); err != nil {
+			rec.Status = StatusStopped
+			return rec, err
+		}
+		if w.StartedAt.IsZero() {
+			w.StartedAt = now()
+		}
+		if err := schedule(ctx, c, spec, w, members, has, pace, label, progress); err != nil {
 			rec.Status = StatusStopped
 			return rec, err
 		}
@@ -150,15 +187,23 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 		opts := fleetstatus.WaitOptions{
 			Kind: spec.Command.Kind(), Success: spec.Success, Failure: spec.Failure,
 			MaxFailures: MaxFailures(spec.MaxFailureRatio, len(members)), Timeout: spec.WaveTimeout,
-			Interval: spec.PollInterval, Parallel: spec.Parallel,
+			MinReported: min(spec.MinReported, len(members)),
+			Interval:    spec.PollInterval, Parallel: spec.Parallel,
 			Progress: func(s string) { progress(label + ": " + s) },
 		}
+		opts.Clock = now
 		spec.Command.waitOptions(&opts)
 		res, err := fleetstatus.Wait(ctx, c, members, opts)
 		w.Counts = countStatuses(res.Devices)
 		if err != nil && !passesAtTimeout(spec, len(members), err) {
 			rec.Status = StatusStopped
 			return rec, gateError(label, spec, len(members), err)
+		}
+		if spec.Health != nil {
+			if herr := healthGate(ctx, c, spec, w, members, res, label, now, progress); herr != nil {
+				rec.Status = StatusStopped
+				return rec, herr
+			}
 		}
 		w.Complete = true
 		if err != nil {
@@ -221,9 +266,13 @@ func newRecord(spec Spec, prior *Record) Record {
 		w := &rec.Waves[i]
 		w.DeviceIDs = append(w.DeviceIDs, pw.DeviceIDs...)
 		w.Scheduled += pw.Scheduled
+		if k <= last {
+			w.StartedAt = pw.StartedAt
+		}
 		if k <= last && pw.Complete {
 			w.Complete = true
 			w.Counts = pw.Counts
+			w.Health = pw.Health
 		}
 	}
 	for k := range rec.Waves {
@@ -297,7 +346,8 @@ func assign(spec Spec, rec Record, devices []client.Device, has map[string]bool)
 // have it nor are recorded, parallel at a time, and records every member
 // that has it. A request already sent is finished even when ctx ends; no
 // new one starts after.
-func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, members []string, has map[string]bool, label string, progress Progress) error {
+func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, members []string, has map[string]bool,
+	pace *pacer, label string, progress Progress) error {
 	recorded := map[string]bool{}
 	for _, id := range w.DeviceIDs {
 		recorded[id] = true
@@ -353,7 +403,7 @@ func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, m
 		mu.Lock()
 		stop := len(errs) > 0
 		mu.Unlock()
-		if stop || ctx.Err() != nil {
+		if stop || ctx.Err() != nil || pace.wait(ctx) != nil {
 			stopped = true
 			break
 		}

@@ -12,7 +12,11 @@
 //     run recorded;
 //   - a run stops at the first wave whose failure ratio passes the bound,
 //     whose devices are not done in time, or whose scheduling failed, and
-//     returns what it did so far with the error.
+//     returns what it did so far with the error;
+//   - the optional gates (health.go, gates.go): a telemetry health check
+//     read from the storage service per wave, a minimum of devices
+//     reported before failures stop a wave, paced schedules, and
+//     maintenance windows outside which no wave starts.
 package rollout
 
 import (

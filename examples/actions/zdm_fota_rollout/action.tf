@@ -15,6 +15,10 @@ action "zdm_fota_rollout" "sensors" {
     failure_statuses  = ["failed"]
     max_failure_ratio = 0.05
     wave_timeout      = "1h"
+    health_check = {
+      tag    = "boot_ok"
+      within = "15m"
+    }
   }
 }
 

@@ -17,6 +17,13 @@ resource "zdm_job_rollout" "sampling" {
   wave_timeout        = "20m"
   poll_interval       = "30s"
   pause_between_waves = "5m"
+
+  # A device counts as healthy once it has also published a "config_applied"
+  # data point within 5 minutes of running the job.
+  health_check = {
+    tag    = "config_applied"
+    within = "5m"
+  }
 }
 
 output "sampling_rollout" {
@@ -24,5 +31,6 @@ output "sampling_rollout" {
     status          = zdm_job_rollout.sampling.status
     waves_completed = zdm_job_rollout.sampling.waves_completed
     per_wave        = { for w in zdm_job_rollout.sampling.wave_results : w.name => w.status_counts }
+    healthy         = { for w in zdm_job_rollout.sampling.wave_results : w.name => w.healthy }
   }
 }

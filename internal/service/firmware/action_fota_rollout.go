@@ -14,6 +14,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -62,6 +63,7 @@ func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, re
 			"already have the firmware are not scheduled again, and waves whose devices are all done pass at " +
 			"once. Progress is reported per wave. Needs Terraform 1.14 or later.",
 		Attributes: attrs,
+		Blocks:     scheduling.RolloutActionBlocks(),
 	}
 }
 
@@ -89,10 +91,14 @@ func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest
 		return
 	}
 	spec := rolloutSpec(ctx, cfg, &resp.Diagnostics)
+	rolloutgates.CheckStorageAtApply(a.data, spec, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	rec, err := rollout.Run(ctx, a.data.Client, spec, nil, scheduling.ProgressFunc(resp))
+	if rolloutgates.WarnOutsideWindow(err, scheduling.DescribeRollout(spec), &resp.Diagnostics) {
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
 			rolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+

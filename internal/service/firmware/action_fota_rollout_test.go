@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
@@ -62,6 +63,76 @@ action "zdm_fota_rollout" "sensors" {
 				Config: config("3", "3.0"),
 				// 10 schedules of 2.0, then 10 of 3.0: none twice.
 				Check: expectSchedulesOf(t, e, 20, "3.0", 10, ids),
+			},
+		},
+	})
+}
+
+// TestAccFotaRolloutActionGates: the action takes the same gates. Outside
+// every maintenance window it sends nothing and ends without error; in an
+// open window, with a health_check, a device that publishes no point stops
+// it, naming the device, after every device was sent the firmware once;
+// invoked again with room for it, it passes and sends nothing again.
+func TestAccFotaRolloutActionGates(t *testing.T) {
+	e := acctest.NewEnv(t)
+	if err := e.Server.SetStorage(e.Bootstrap.WorkspaceID, true); err != nil {
+		t.Fatal(err)
+	}
+	fleet, ids := acctest.NewFleetDevices(t, e, "sensors", 5)
+	devicesAnswer(t, e)
+	order := rolloutOrder(e, "2.0", ids)
+	payloads := map[string]string{}
+	for _, id := range order[:4] {
+		payloads[id] = `{"ok":true}`
+	}
+	acctest.PublishWhenDone(t, e, "", "boot_ok", payloads)
+	now := time.Now().UTC()
+	config := func(input string, from, to time.Duration, extra string) string {
+		return e.Config(fmt.Sprintf(`
+action "zdm_fota_rollout" "sensors" {
+  config {
+    workspace_id     = %q
+    fleet_ids        = [%q]
+    firmware_id      = "fw-sensor"
+    firmware_version = "2.0"
+    waves            = ["100%%"]
+    failure_statuses = ["failed"]
+    wave_timeout     = "60s"
+    poll_interval    = "100ms"
+    %s
+    %s
+    maintenance_window {
+      days      = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+      start     = %q
+      end       = %q
+      time_zone = "UTC"
+    }
+  }
+}
+`, e.Bootstrap.WorkspaceID, fleet, healthCheck, extra, now.Add(from).Format("15:04"), now.Add(to).Format("15:04")) +
+			acctest.TriggeredBy("action.zdm_fota_rollout.sensors", input))
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		TerraformVersionChecks:   acctest.ActionVersions,
+		Steps: []resource.TestStep{
+			{
+				Config: config("1", 2*time.Hour, 3*time.Hour, ""),
+				Check:  expectSchedules(t, e, 0, "2.0", ids),
+			},
+			{
+				Config: config("2", -time.Hour, time.Hour, ""),
+				ExpectError: acctest.Wrapped("Wave 1 of 1 (100%) stopped the rollout: 1 of 5 devices are unhealthy, " +
+					"more than max_failure_ratio 0 allows (0). Unhealthy: " + order[4] + " (no boot_ok point within 3s of success)"),
+			},
+			{
+				PreConfig: func() {
+					if n := fotaSchedules(e); n != 5 {
+						t.Fatalf("%d firmware schedules after the stop, want 5", n)
+					}
+				},
+				Config: config("3", -time.Hour, time.Hour, "max_failure_ratio = 0.2"),
+				Check:  expectSchedules(t, e, 5, "2.0", ids),
 			},
 		},
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -71,6 +72,7 @@ func (r *fotaRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"refresh: for example `{ done = 9, failed = 1 }`. `replaced` counts devices whose " +
 			"update is now another firmware.",
 	})
+	maps.Copy(attrs, rolloutgates.PacingAttributes())
 	maps.Copy(attrs, map[string]schema.Attribute{
 		"id": schema.StringAttribute{
 			MarkdownDescription: "`<workspace_id>/<firmware_id>/<firmware_version>`, also the import ID; a `/` " +
@@ -118,6 +120,7 @@ func (r *fotaRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"version; with Terraform 1.14 and later the `zdm_fota_rollout` action runs the same rollout without " +
 			"state.",
 		Attributes: attrs,
+		Blocks:     scheduling.RolloutResourceBlocks(),
 	}
 }
 
@@ -140,6 +143,7 @@ func (r *fotaRolloutResource) Configure(_ context.Context, req resource.Configur
 // destroying or replacing leaves the scheduled updates in place.
 func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
+		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
 	}
 	var prior fotaRolloutModel
@@ -150,7 +154,11 @@ func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.Modif
 	what := "The firmware " + prior.FirmwareID.ValueString() + " " + prior.FirmwareVersion.ValueString() +
 		" scheduled by this rollout"
 	if scheduling.WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel firmware updates", "its firmware") {
+		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
+	}
+	if prior.Status.ValueString() != rollout.StatusCompleted {
+		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 	}
 	scheduling.PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
 }
@@ -160,6 +168,7 @@ func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.Modif
 // plan then still holds what happened, for the state.
 func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, prior *rollout.Record, diags *diag.Diagnostics) bool {
 	spec := rolloutSpec(ctx, plan.rolloutInputs, diags)
+	rolloutgates.CheckStorageAtApply(r.data, spec, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -169,6 +178,9 @@ func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, p
 	}
 	rec, err := rollout.Run(ctx, r.data.Client, spec, prior, progress)
 	plan.SetRecord(rec, nil)
+	if rolloutgates.WarnOutsideWindow(err, scheduling.DescribeRollout(spec), diags) {
+		return true
+	}
 	if err != nil {
 		diags.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
 			rolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
@@ -244,6 +256,7 @@ func (r *fotaRolloutResource) Update(ctx context.Context, req resource.UpdateReq
 		// Only settings changed; a complete rollout has nothing left to do.
 		plan.ID, plan.Status, plan.StartedAt = state.ID, state.Status, state.StartedAt
 		plan.WavesCompleted, plan.WaveResults = state.WavesCompleted, state.WaveResults
+		plan.NextWindowOpensAt = state.NextWindowOpensAt
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}

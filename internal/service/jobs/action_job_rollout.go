@@ -12,6 +12,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -62,6 +63,7 @@ func (a *jobRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, res
 			"it again, and waves whose devices are all done pass at once. Progress is reported per wave. Needs " +
 			"Terraform 1.14 or later; the `zdm_job_rollout` resource works with every version.",
 		Attributes: attrs,
+		Blocks:     scheduling.RolloutActionBlocks(),
 	}
 }
 
@@ -89,10 +91,14 @@ func (a *jobRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest,
 		return
 	}
 	spec := jobRolloutSpec(ctx, cfg, &resp.Diagnostics)
+	rolloutgates.CheckStorageAtApply(a.data, spec, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	rec, err := rollout.Run(ctx, a.data.Client, spec, nil, scheduling.ProgressFunc(resp))
+	if rolloutgates.WarnOutsideWindow(err, scheduling.DescribeRollout(spec), &resp.Diagnostics) {
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
 			jobRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+

@@ -20,6 +20,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -76,6 +77,7 @@ func (r *jobRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest,
 		func(ctx context.Context, req planmodifier.DynamicRequest, resp *dynamicplanmodifier.RequiresReplaceIfFuncResponse) {
 			resp.RequiresReplace = !scheduling.ImportedRollout(ctx, req.State)
 		}, "Replaces the rollout.", "Replaces the rollout."))
+	maps.Copy(attrs, rolloutgates.PacingAttributes())
 	maps.Copy(attrs, map[string]schema.Attribute{
 		"id": schema.StringAttribute{
 			MarkdownDescription: "`<workspace_id>/<job_name>`, also the import ID; a `/` inside the job name is " +
@@ -107,6 +109,7 @@ func (r *jobRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"The API cannot cancel jobs: destroying the resource only removes it from the state. Works with " +
 			"every Terraform and OpenTofu version.",
 		Attributes: attrs,
+		Blocks:     scheduling.RolloutResourceBlocks(),
 	}
 }
 
@@ -128,6 +131,7 @@ func (r *jobRolloutResource) Configure(_ context.Context, req resource.Configure
 // warns that destroying or replacing leaves the scheduled jobs in place.
 func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
+		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
 	}
 	var prior jobRolloutModel
@@ -138,7 +142,11 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 	what := "The job " + connection.Quote(prior.Name.ValueString()) + " scheduled by this rollout"
 	if scheduling.WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel jobs",
 		"the job with the new rollout's value") {
+		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
+	}
+	if prior.Status.ValueString() != rollout.StatusCompleted {
+		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 	}
 	scheduling.PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
 }
@@ -148,6 +156,7 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 // plan then still holds what happened, for the state.
 func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, prior *rollout.Record, diags *diag.Diagnostics) bool {
 	spec := jobRolloutSpec(ctx, plan.jobRolloutInputs, diags)
+	rolloutgates.CheckStorageAtApply(r.data, spec, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -157,6 +166,9 @@ func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, pri
 	}
 	rec, err := rollout.Run(ctx, r.data.Client, spec, prior, progress)
 	plan.SetRecord(rec, nil)
+	if rolloutgates.WarnOutsideWindow(err, scheduling.DescribeRollout(spec), diags) {
+		return true
+	}
 	if err != nil {
 		diags.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
 			jobRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio "+

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 )
 
 // Schema attributes shared by the actions.
@@ -120,5 +121,14 @@ func RolloutActionAttributes(docs map[string]string) map[string]schema.Attribute
 			Optional:            true,
 			Validators:          []validator.Int64{int64validator.Between(1, MaxStatusParallelism)},
 		},
+		"health_check":           rolloutgates.HealthActionAttribute(),
+		"min_devices_reported":   rolloutgates.PacingActionAttributes()["min_devices_reported"],
+		"max_devices_per_minute": rolloutgates.PacingActionAttributes()["max_devices_per_minute"],
 	}
+}
+
+// RolloutActionBlocks are the blocks of the staged rollout actions: the
+// maintenance windows.
+func RolloutActionBlocks() map[string]schema.Block {
+	return map[string]schema.Block{"maintenance_window": rolloutgates.WindowActionBlock()}
 }

@@ -3,6 +3,7 @@ package scheduling
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -26,6 +27,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 )
 
 // This file holds what the staged rollouts (zdm_fota_rollout, resource and
@@ -60,6 +62,12 @@ type RolloutInputs struct {
 	PollInterval      types.String  `tfsdk:"poll_interval"`
 	PauseBetweenWaves types.String  `tfsdk:"pause_between_waves"`
 	Parallelism       types.Int64   `tfsdk:"parallelism"`
+	HealthCheck       types.Object  `tfsdk:"health_check"`
+	// MinDevicesReported, MaxDevicesPerMinute and MaintenanceWindows are
+	// the pacing inputs (package rolloutgates).
+	MinDevicesReported  types.Int64 `tfsdk:"min_devices_reported"`
+	MaxDevicesPerMinute types.Int64 `tfsdk:"max_devices_per_minute"`
+	MaintenanceWindows  types.List  `tfsdk:"maintenance_window"`
 }
 
 // RolloutResults are the computed attributes of a rollout resource.
@@ -69,6 +77,9 @@ type RolloutResults struct {
 	StartedAt      types.String `tfsdk:"started_at"`
 	WavesCompleted types.Int64  `tfsdk:"waves_completed"`
 	WaveResults    types.List   `tfsdk:"wave_results"`
+	// NextWindowOpensAt is set while the rollout waits for a maintenance
+	// window.
+	NextWindowOpensAt types.String `tfsdk:"next_window_opens_at"`
 }
 
 // RolloutWords are the words a family's rollout puts in the shared
@@ -85,7 +96,7 @@ type RolloutWords struct {
 // resources' and the action's schemas; a family adds those of what it rolls
 // out and of its gate (max_failure_ratio, wave_timeout).
 func RolloutDocs(w RolloutWords) map[string]string {
-	return map[string]string{
+	docs := map[string]string{
 		"workspace_id": "ID of the workspace whose devices get " + w.Thing + ". It must be set explicitly: the " +
 			"provider's `workspace_id` is not used for a rollout.",
 		"fleet_ids": "IDs of the fleets of `workspace_id` whose devices get " + w.Thing + ". Exactly one of `fleet_ids` " +
@@ -102,8 +113,11 @@ func RolloutDocs(w RolloutWords) map[string]string {
 			"be longer than `wave_timeout`.",
 		"pause_between_waves": "How long to wait after a wave passed its health gate before starting the next, " +
 			"such as `\"15m\"`. No pause by default.",
-		"parallelism": "How many devices are read or scheduled at once (1 to 64; default 16).",
+		"parallelism":  "How many devices are read or scheduled at once (1 to 64; default 16).",
+		"health_check": rolloutgates.HealthDoc,
 	}
+	maps.Copy(docs, rolloutgates.Docs)
+	return docs
 }
 
 // RolloutResourceDocs are the descriptions a family gives the attributes
@@ -195,6 +209,12 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 			Optional:            true,
 			Validators:          []validator.Int64{int64validator.Between(1, MaxStatusParallelism)},
 		},
+		"health_check": rolloutgates.HealthAttribute(),
+		"next_window_opens_at": schema.StringAttribute{
+			MarkdownDescription: "When the next `maintenance_window` opens (RFC 3339), while the rollout waits for " +
+				"one: set when the last apply ended outside every window; null otherwise.",
+			Computed: true,
+		},
 		"status": schema.StringAttribute{
 			MarkdownDescription: "`completed` once every wave passed its gate; `stopped` when a wave stopped the " +
 				"rollout (the next apply resumes it); `imported` after an import, until the next apply.",
@@ -232,9 +252,31 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 					ElementType:         types.Int64Type,
 					Computed:            true,
 				},
+				"started_at": schema.StringAttribute{
+					MarkdownDescription: "When the wave started (RFC 3339, the service's clock); null until it " +
+						"starts.",
+					Computed: true,
+				},
+				"healthy": schema.Int64Attribute{
+					MarkdownDescription: "With `health_check`: devices of the wave that published a healthy point " +
+						"in time, as the gate last checked; null without `health_check` or before the check.",
+					Computed: true,
+				},
+				"unhealthy": schema.Int64Attribute{
+					MarkdownDescription: "With `health_check`: devices of the wave that failed, were not done in " +
+						"time, published no point in time or a point failing the condition, as the gate last " +
+						"checked; null without `health_check` or before the check. The error of a stopped rollout " +
+						"names them and why.",
+					Computed: true,
+				},
 			}},
 		},
 	}
+}
+
+// RolloutResourceBlocks are the blocks every rollout resource has.
+func RolloutResourceBlocks() map[string]schema.Block {
+	return map[string]schema.Block{"maintenance_window": rolloutgates.WindowBlock()}
 }
 
 // ImportedRollout reports whether a prior state is that of an import not
@@ -253,6 +295,8 @@ func ImportedRollout(ctx context.Context, state tfsdk.State) bool {
 // devices get ("the firmware").
 func ValidateRolloutInputs(ctx context.Context, in RolloutInputs, thing string, diags *diag.Diagnostics) {
 	ValidateFleetTargets(in.FleetIDs, in.AllFleets, thing, diags)
+	rolloutgates.ValidateHealth(ctx, in.HealthCheck, diags)
+	rolloutgates.ValidateWindows(ctx, in.MaintenanceWindows, diags)
 	if !in.Waves.IsUnknown() && !in.Waves.IsNull() {
 		var texts []types.String
 		diags.Append(in.Waves.ElementsAs(ctx, &texts, false)...)
@@ -311,7 +355,7 @@ func RolloutSpec(ctx context.Context, in RolloutInputs, cmd rollout.Command, dia
 				"Name the fleets with fleet_ids, or set all_fleets = true.")
 		}
 	}
-	return rollout.Spec{
+	spec := rollout.Spec{
 		WorkspaceID:     in.WorkspaceID.ValueString(),
 		FleetIDs:        fleets,
 		Command:         cmd,
@@ -322,7 +366,10 @@ func RolloutSpec(ctx context.Context, in RolloutInputs, cmd rollout.Command, dia
 		PollInterval:    rolloutDuration(in.PollInterval, defaultRolloutPoll),
 		Pause:           rolloutDuration(in.PauseBetweenWaves, 0),
 		Parallel:        StatusParallelism(in.Parallelism),
+		Health:          rolloutgates.Health(ctx, in.HealthCheck, diags),
 	}
+	rolloutgates.Apply(ctx, &spec, in.MinDevicesReported, in.MaxDevicesPerMinute, in.MaintenanceWindows, diags)
+	return spec
 }
 
 // DescribeRollout names a rollout in messages.
@@ -363,7 +410,7 @@ func WarnRolloutDestroyOrReplace(req resource.ModifyPlanRequest, resp *resource.
 // changed); any other (stopped, imported) plans a resume: status and the
 // waves become unknown so that the apply runs.
 func PlanRolloutResume(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, prior RolloutResults) {
-	computed := []string{"status", "waves_completed", "wave_results"}
+	computed := []string{"status", "waves_completed", "wave_results", "next_window_opens_at"}
 	if prior.Status.ValueString() == rollout.StatusCompleted {
 		for _, name := range computed {
 			var v attr.Value
@@ -379,6 +426,7 @@ func PlanRolloutResume(ctx context.Context, req resource.ModifyPlanRequest, resp
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("started_at"), types.StringUnknown())...)
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("waves_completed"), types.Int64Unknown())...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("next_window_opens_at"), types.StringUnknown())...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("wave_results"),
 		types.ListUnknown(types.ObjectType{AttrTypes: waveResultAttrTypes}))...)
 }
@@ -390,6 +438,9 @@ var waveResultAttrTypes = map[string]attr.Type{
 	"scheduled":     types.Int64Type,
 	"complete":      types.BoolType,
 	"status_counts": types.MapType{ElemType: types.Int64Type},
+	"started_at":    types.StringType,
+	"healthy":       types.Int64Type,
+	"unhealthy":     types.Int64Type,
 }
 
 // WaveResultsList is the list value of a record's waves; counts, when not
@@ -404,12 +455,22 @@ func WaveResultsList(rec rollout.Record, counts []map[string]int) types.List {
 		if c == nil {
 			c = map[string]int{}
 		}
+		started, healthy, unhealthy := types.StringNull(), types.Int64Null(), types.Int64Null()
+		if !w.StartedAt.IsZero() {
+			started = types.StringValue(w.StartedAt.UTC().Format(time.RFC3339Nano))
+		}
+		if w.Health != nil {
+			healthy, unhealthy = types.Int64Value(int64(w.Health.Healthy)), types.Int64Value(int64(w.Health.Unhealthy))
+		}
 		elems[k] = types.ObjectValueMust(waveResultAttrTypes, map[string]attr.Value{
 			"name":          types.StringValue(w.Name),
 			"device_ids":    kit.StringList(w.DeviceIDs),
 			"scheduled":     types.Int64Value(int64(w.Scheduled)),
 			"complete":      types.BoolValue(w.Complete),
 			"status_counts": CountsMap(c),
+			"started_at":    started,
+			"healthy":       healthy,
+			"unhealthy":     unhealthy,
 		})
 	}
 	return types.ListValueMust(types.ObjectType{AttrTypes: waveResultAttrTypes}, elems)
@@ -425,6 +486,7 @@ func (m *RolloutResults) SetRecord(rec rollout.Record, counts []map[string]int) 
 	}
 	m.WavesCompleted = types.Int64Value(int64(rec.WavesCompleted()))
 	m.WaveResults = WaveResultsList(rec, counts)
+	m.NextWindowOpensAt = rolloutgates.NextWindow(rec)
 }
 
 // waveResult is one element of wave_results, read from the state.
@@ -434,6 +496,9 @@ type waveResult struct {
 	Scheduled    types.Int64  `tfsdk:"scheduled"`
 	Complete     types.Bool   `tfsdk:"complete"`
 	StatusCounts types.Map    `tfsdk:"status_counts"`
+	StartedAt    types.String `tfsdk:"started_at"`
+	Healthy      types.Int64  `tfsdk:"healthy"`
+	Unhealthy    types.Int64  `tfsdk:"unhealthy"`
 }
 
 // Record rebuilds the record a run keeps from the state's status,
@@ -456,6 +521,12 @@ func (m RolloutResults) Record(ctx context.Context, diags *diag.Diagnostics) *ro
 		w.Counts = map[string]int{}
 		for k, v := range counts {
 			w.Counts[k] = int(v)
+		}
+		if t, err := time.Parse(time.RFC3339Nano, it.StartedAt.ValueString()); err == nil {
+			w.StartedAt = t
+		}
+		if !it.Healthy.IsNull() && !it.Unhealthy.IsNull() {
+			w.Health = &rollout.HealthCounts{Healthy: int(it.Healthy.ValueInt64()), Unhealthy: int(it.Unhealthy.ValueInt64())}
 		}
 		rec.Waves = append(rec.Waves, w)
 	}
