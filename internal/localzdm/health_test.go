@@ -14,10 +14,10 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
-// enableStorage turns the storage service on or off through the admin API.
-func (e *env) enableStorage(on bool) {
+// enableStorage turns the storage service on through the admin API.
+func (e *env) enableStorage() {
 	e.t.Helper()
-	e.ok(e.admin(http.MethodPut, "/workspaces/"+e.b.WorkspaceID+"/storage", map[string]bool{"enabled": on}), nil)
+	e.ok(e.admin(http.MethodPut, "/workspaces/"+e.b.WorkspaceID+"/storage", map[string]bool{"enabled": true}), nil)
 }
 
 // points reads the data points of a device through the storage service,
@@ -68,7 +68,7 @@ func checkPoint(t *testing.T, p dataPoint, tag, payload string, after time.Time)
 func TestHealthJobAndFOTA(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.enableStorage(true)
+	e.enableStorage()
 	d := e.createDevice("d", "")
 	e.setBehavior(true, localzdm.DeviceBehavior{Enabled: true, PublishHealth: true})
 
@@ -125,7 +125,7 @@ func TestHealthJobAndFOTA(t *testing.T) {
 func TestHealthAnswersUnderNewBehavior(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.enableStorage(true)
+	e.enableStorage()
 	d := e.createDevice("d", "")
 	e.setBehavior(true, localzdm.DeviceBehavior{Enabled: true, Delay: 10 * time.Minute})
 	e.ok(e.api(http.MethodPost, "/devices/"+d.ID+"/jobs/j", nil), nil)
@@ -157,7 +157,7 @@ func TestHealthAnswersUnderNewBehavior(t *testing.T) {
 func healthOutcome(t *testing.T, seed uint64) map[string]string {
 	t.Helper()
 	e := newEnv(t)
-	e.enableStorage(true)
+	e.enableStorage()
 	ids := behaviorFleet(t, e)
 	e.setBehavior(true, localzdm.DeviceBehavior{
 		Enabled: true, PublishHealth: true, HealthSilentFraction: 0.25, HealthErrorFraction: 0.1, Seed: seed,
@@ -245,7 +245,7 @@ func TestHealthStorageDisabled(t *testing.T) {
 		t.Fatalf("job %q, FOTA %q, want done", j, f)
 	}
 	e.fails(e.storage("/timeseries/"+e.b.WorkspaceID+"/data"), http.StatusForbidden, "not enabled")
-	e.enableStorage(true)
+	e.enableStorage()
 	if pts := e.points(d.ID); len(pts) != 0 {
 		t.Fatalf("points published while storage was disabled: %+v", pts)
 	}
@@ -314,7 +314,7 @@ func TestHealthWebhookAndRestart(t *testing.T) {
 	s := localzdm.StartTestWithOptions(t, localzdm.Options{StateFile: file,
 		DeviceBehavior: localzdm.DeviceBehavior{Enabled: true, PublishHealth: true}})
 	e := attachEnv(t, s)
-	e.enableStorage(true)
+	e.enableStorage()
 	rc := newReceiver(t, false)
 	if err := s.SetWebhook(e.b.WorkspaceID, rc.srv.URL); err != nil {
 		t.Fatal(err)

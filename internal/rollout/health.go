@@ -175,8 +175,9 @@ const (
 )
 
 // deviceChunks splits ids into groups whose device filters stay within
-// limit characters of query (at least one ID a group).
-func deviceChunks(ids []string, limit int) [][]string {
+// maxDeviceQuery characters of query (at least one ID a group).
+func deviceChunks(ids []string) [][]string {
+	limit := maxDeviceQuery
 	var out [][]string
 	var cur []string
 	size := 0
@@ -200,7 +201,7 @@ func deviceChunks(ids []string, limit int) [][]string {
 // ascending time.
 func readPoints(ctx context.Context, r DataReader, workspaceID, tag string, ids []string, start time.Time) ([]client.DataPoint, error) {
 	var out []client.DataPoint
-	for _, chunk := range deviceChunks(ids, maxDeviceQuery) {
+	for _, chunk := range deviceChunks(ids) {
 		for page := 0; ; page++ {
 			if page == maxHealthPages {
 				return nil, fmt.Errorf("more than %d pages of %d %q points from %s on: publish the health tag less "+

@@ -137,7 +137,7 @@ func TestDeviceChunksKeepQueriesShort(t *testing.T) {
 		ids = append(ids, fmt.Sprintf("dev-%036d", i)) // 40 characters
 	}
 	ids = append(ids, strings.Repeat("x/", 1500)) // longer than a chunk alone
-	chunks := deviceChunks(ids, maxDeviceQuery)
+	chunks := deviceChunks(ids)
 	var all []string
 	for _, ch := range chunks {
 		v := url.Values{"device": ch}
@@ -152,7 +152,7 @@ func TestDeviceChunksKeepQueriesShort(t *testing.T) {
 	if len(chunks) < 12 || len(chunks) > 14 {
 		t.Errorf("%d chunks for 500 devices of 40 characters, want 13 or so (48 characters each in 2,000, and the long one alone)", len(chunks))
 	}
-	if deviceChunks(nil, maxDeviceQuery) != nil {
+	if deviceChunks(nil) != nil {
 		t.Error("chunks of no devices")
 	}
 }
@@ -217,7 +217,7 @@ func TestReadPointsReadsEveryPageOfEveryChunk(t *testing.T) {
 	if len(got) != 2500 {
 		t.Errorf("read %d points, want 2500", len(got))
 	}
-	chunks := deviceChunks(ids, maxDeviceQuery)
+	chunks := deviceChunks(ids)
 	if len(chunks) < 2 {
 		t.Fatalf("%d chunks: the test wants several", len(chunks))
 	}

@@ -465,7 +465,10 @@ func TestIdentityOfCommands(t *testing.T) {
 }
 
 func TestJobCommandMatches(t *testing.T) {
-	j := Job("reboot", []byte(`{"a": 1.0, "b": "x"}`)).(jobCommand)
+	j, ok := Job("reboot", []byte(`{"a": 1.0, "b": "x"}`)).(jobCommand)
+	if !ok {
+		t.Fatal("Job is not a jobCommand")
+	}
 	for _, tc := range []struct {
 		value string
 		found bool
@@ -485,8 +488,8 @@ func TestJobCommandMatches(t *testing.T) {
 			t.Errorf("replaced(%s, found %v) = %v", tc.value, tc.found, replaced)
 		}
 	}
-	if v := Job("reboot", nil).(jobCommand).value; v != "{}" {
-		t.Errorf("value of a job without value = %q, want {}", v)
+	if empty, ok := Job("reboot", nil).(jobCommand); !ok || empty.value != "{}" {
+		t.Errorf("value of a job without value = %q, want {}", empty.value)
 	}
 }
 
@@ -649,7 +652,7 @@ func TestRunJobAmbiguousSchedules(t *testing.T) {
 	}
 }
 
-// TestRunJobStopsWhenCancelled: a job rollout cancelled while its devices
+// TestRunJobStopsWhenCancelled: a job rollout canceled while its devices
 // have not run the job records what it sent; the next run with that record
 // sends nothing twice.
 func TestRunJobStopsWhenCancelled(t *testing.T) {

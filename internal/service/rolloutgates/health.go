@@ -8,7 +8,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	actionschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -61,10 +60,6 @@ var healthCheckDocs = map[string]string{
 		"decides, healthy when this field equals `payload_equals`. Without them any point of the tag is healthy.",
 	"payload_equals": "The JSON value `payload_field` must hold, as JSON text: `jsonencode(true)`, " +
 		"`jsonencode(\"ok\")`, `jsonencode(3)` (numbers compare by value: `3` equals `3.0`).",
-}
-
-var healthCheckAttrTypes = map[string]attr.Type{
-	"tag": types.StringType, "within": types.StringType, "payload_field": types.StringType, "payload_equals": types.StringType,
 }
 
 // HealthAttribute is the health_check attribute of the rollout
