@@ -33,12 +33,12 @@ type batcher[T any] struct {
 }
 
 // defaultBatchTTL is how long a completed list answers reads, counted from
-// the moment it was answered. Terraform reads each resource just before
-// planning it, so the reads of a refresh spread over the whole plan walk (5
-// to 10 seconds for 2,000 devices on a 2-core machine): 5 seconds cover them
-// with one or two lists, where 2 seconds took up to four. Counting from the
-// answer, not the request, keeps a list of a large workspace (seconds to
-// transfer) from expiring before the reads queued behind it use it.
+// the moment it was answered or last used, whichever is later. Terraform
+// reads each resource just before planning it, so the reads of a refresh
+// spread over the whole plan walk (minutes for 100 zdm_fleet_devices of
+// 10,000 devices): a list that the reads keep using serves them all, where
+// counting from the request listed a workspace of a million devices ten
+// times in one plan. A pause of 5 seconds without reads ends it.
 const defaultBatchTTL = 5 * time.Second
 
 // batchAfterReads is the number of reads of a workspace from which reads are
@@ -53,18 +53,31 @@ type batchWorkspace[T any] struct {
 }
 
 // listCall is one list request shared by the reads that join it. Its fields
-// other than done are written once, before done is closed.
+// other than done and used are written once, before done is closed; used is
+// guarded by the batcher's mu.
 type listCall[T any] struct {
 	done     chan struct{}
 	answered time.Time
+	used     time.Time // the last read it answered once complete
 	items    []T
 	byID     map[string]*T
 	err      error
 }
 
-// fresh tells whether the completed list c still answers reads at now.
+// fresh tells whether the completed list c still answers reads at now: it
+// was answered or last used less than ttl ago.
 func (c *listCall[T]) fresh(now time.Time, ttl time.Duration) bool {
-	return c.err == nil && now.Sub(c.answered) < ttl
+	return c.err == nil && (now.Sub(c.answered) < ttl || now.Sub(c.used) < ttl)
+}
+
+// use returns whether the completed list c still answers reads at now
+// and, when it does, records the read (the caller holds the batcher's mu).
+func (c *listCall[T]) use(now time.Time, ttl time.Duration) bool {
+	if !c.fresh(now, ttl) {
+		return false
+	}
+	c.used = now
+	return true
 }
 
 func newBatcher[T any](kind string, list func(context.Context, string) ([]T, error),
@@ -130,7 +143,7 @@ func (b *batcher[T]) index(ctx context.Context, ws string) ([]T, map[string]*T, 
 	if c != nil {
 		select {
 		case <-c.done:
-			if !c.fresh(b.now(), b.ttl) {
+			if !c.use(b.now(), b.ttl) {
 				c = nil
 			}
 		default:
@@ -172,7 +185,7 @@ func (b *batcher[T]) join(ws string) (*listCall[T], bool) {
 	if c := w.cur; c != nil {
 		select {
 		case <-c.done:
-			if c.fresh(b.now(), b.ttl) {
+			if c.use(b.now(), b.ttl) {
 				return c, false
 			}
 		default:
@@ -245,7 +258,8 @@ func (b *batcher[T]) wrote(ws string, v *T) {
 	} else {
 		items = append(items, *v)
 	}
-	next := &listCall[T]{done: make(chan struct{}), answered: c.answered, items: items, byID: make(map[string]*T, len(items))}
+	next := &listCall[T]{done: make(chan struct{}), answered: c.answered, used: c.used, items: items,
+		byID: make(map[string]*T, len(items))}
 	for i := range items {
 		next.byID[b.idOf(&items[i])] = &items[i]
 	}

@@ -238,8 +238,16 @@ func TestBatcherTTL(t *testing.T) {
 	}
 	wantCounts(t, s, 1, 1)
 
-	// ...and are once it expired: the TTL counts from the answer.
-	clock.advance(time.Millisecond)
+	// ...nor while reads keep using it (the TTL counts from the last
+	// use)...
+	clock.advance(b.ttl - time.Millisecond)
+	if d := mustRead(t, b, "w", "dev-1"); d.Name != "name-1" {
+		t.Errorf("within the TTL of the last read: name %q, want the listed name-1", d.Name)
+	}
+	wantCounts(t, s, 1, 1)
+
+	// ...and are once a pause of the TTL without reads expired it.
+	clock.advance(b.ttl)
 	if d := mustRead(t, b, "w", "dev-1"); d.Name != "renamed" {
 		t.Errorf("after the TTL: name %q, want renamed", d.Name)
 	}
@@ -645,8 +653,8 @@ func TestBatcherTTLCountsFromTheAnswer(t *testing.T) {
 	mustRead(t, b, "w", "dev-1")
 	wantCounts(t, s, 1, 0)
 
-	// Positive control: past the TTL of the answer, the next call lists.
-	clock.advance(time.Millisecond)
+	// Positive control: a TTL after the last use, the next call lists.
+	clock.advance(b.ttl)
 	if _, _, err := b.index(t.Context(), "w"); err != nil {
 		t.Fatal(err)
 	}
