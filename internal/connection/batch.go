@@ -35,11 +35,12 @@ type batcher[T any] struct {
 // defaultBatchTTL is how long a completed list answers reads, counted from
 // the moment it was answered or last used, whichever is later. Terraform
 // reads each resource just before planning it, so the reads of a refresh
-// spread over the whole plan walk (minutes for 100 zdm_fleet_devices of
-// 10,000 devices): a list that the reads keep using serves them all, where
-// counting from the request listed a workspace of a million devices ten
-// times in one plan. A pause of 5 seconds without reads ends it.
-const defaultBatchTTL = 5 * time.Second
+// spread over the whole plan walk, with pauses as long as Terraform's own
+// work on one resource (seconds for a zdm_fleet_devices of 10,000 devices on
+// a loaded machine): a list that the reads keep using within a minute serves
+// the whole refresh, where 5 seconds counted from the request listed a
+// workspace of a million devices ten times in one plan.
+const defaultBatchTTL = time.Minute
 
 // batchAfterReads is the number of reads of a workspace from which reads are
 // answered by listing; the reads before are plain GETs.
