@@ -55,6 +55,7 @@ type options struct {
 	fleetDevices int
 	faultSize    int
 	shareSize    int
+	healthSize   int
 	scale        []scaleSpec
 	latency      time.Duration
 	parallelism  int
@@ -111,6 +112,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.shareSize, "share-size", 1000, "devices per apply of the shared rate limit (1, 2, 4 and 8 applies at once on one key; 0 skips it)")
 	scale := fs.String("scale", "1x100000,100x10000", "comma-separated RESOURCESxDEVICES: zdm_fleet_devices in one workspace, "+
 		"created without latency and planned, against the null provider's (0 skips them)")
+	fs.IntVar(&o.healthSize, "health-size", 1000, "devices of the rollout wave whose health points are read with -latency (0 skips it)")
 	fs.IntVar(&o.fleetDevices, "fleet-devices", 10000, "number of devices of the zdm_fleet_devices steps, against 2,000 zdm_device (0 skips them)")
 	fs.IntVar(&o.fleetStatus, "fleet-status", 1000, "number of devices whose firmware status zdm_fleet_status reads with -latency (0 skips the step)")
 	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "latency added to every API request in the latency steps (0 skips them)")
@@ -149,6 +151,7 @@ func parseFlags(args []string) (options, error) {
 			"fleet-devices": func() { o.fleetDevices = 500 },
 			"fault-size":    func() { o.faultSize = 300 },
 			"share-size":    func() { o.shareSize = 200 },
+			"health-size":   func() { o.healthSize = 200 },
 			"scale":         func() { *scale = "1x2000,4x500" },
 			"plan-repeat":   func() { o.planRepeat = 1 },
 			"out":           func() { o.out = "" },
@@ -188,7 +191,7 @@ func parseFlags(args []string) (options, error) {
 		}
 	}
 	switch {
-	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0 || o.fleetDevices < 0 || o.faultSize < 0 || o.shareSize < 0:
+	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0 || o.fleetDevices < 0 || o.faultSize < 0 || o.shareSize < 0 || o.healthSize < 0:
 		return o, errors.New("-query-size, -points, -fleet-status, -fault-size and -latency must not be negative")
 	case o.parallelism < 1 || o.planRepeat < 1:
 		return o, errors.New("-parallelism and -plan-repeat must be at least 1")
@@ -331,6 +334,7 @@ func (o options) describe() map[string]string {
 		"fleet_devices": strconv.Itoa(o.fleetDevices),
 		"fault_size":    strconv.Itoa(o.faultSize),
 		"share_size":    strconv.Itoa(o.shareSize),
+		"health_size":   strconv.Itoa(o.healthSize),
 		"scale":         scaleText(o.scale),
 		"latency":       o.latency.String(),
 		"parallelism":   strconv.Itoa(o.parallelism),

@@ -109,7 +109,7 @@ func TestParseFlagsOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := selected(o); !slices.Equal(got, []string{"sizes", "query", "timeseries", "fleetstatus", "fleetdevices", "faults", "share", "scale"}) {
+	if got := selected(o); !slices.Equal(got, []string{"sizes", "query", "timeseries", "fleetstatus", "fleetdevices", "faults", "share", "scale", "healthread"}) {
 		t.Errorf("default run selects %q", got)
 	}
 	if got := selected(options{sizes: []int{1}, points: 0, querySize: 5}); !slices.Equal(got, []string{"sizes", "query"}) {

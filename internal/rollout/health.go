@@ -196,6 +196,17 @@ func deviceChunks(ids []string) [][]string {
 	return out
 }
 
+// ReadWavePoints is the storage read of one poll of the health gate of a
+// wave: the points of tag published by the devices ids from start on, with
+// the same chunks and pages as the gate (see readPoints).
+func ReadWavePoints(ctx context.Context, r DataReader, workspaceID, tag string, ids []string, start time.Time) ([]client.DataPoint, error) {
+	return readPoints(ctx, r, workspaceID, tag, ids, start)
+}
+
+// DeviceChunks is the number of storage queries (before pages) of one poll
+// of the health gate of the devices ids.
+func DeviceChunks(ids []string) int { return len(deviceChunks(ids)) }
+
 // readPoints reads the points of tag published by ids from start on:
 // one query per chunk of device filters (deviceChunks), every page, in
 // ascending time.
