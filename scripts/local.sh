@@ -42,6 +42,8 @@ In a second terminal, in $PWD:
   terraform -chdir=examples/quickstart apply    # or: tofu -chdir=examples/quickstart apply
   # a fleet job that waits until every device has run it
   terraform -chdir=examples/fleet-job apply
+  # a job rolled out in waves, gated on the health points the devices publish
+  terraform -chdir=examples/health-rollout apply
 
 The simulated devices complete jobs and firmware updates two seconds after
 they are scheduled (LOCAL_ARGS=-devices-answer=false leaves them pending;

@@ -69,7 +69,7 @@ func TestAccLocalScript(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	for _, example := range []string{"quickstart", "fleet-job"} {
+	for _, example := range []string{"quickstart", "fleet-job", "health-rollout"} {
 		work := t.TempDir()
 		files, _ := filepath.Glob(filepath.Join(root, "examples", example, "*.tf"))
 		for _, f := range files {
@@ -86,6 +86,17 @@ func TestAccLocalScript(t *testing.T) {
 		}
 		if out, err := run(work, "plan", "-detailed-exitcode", "-no-color"); err != nil {
 			t.Fatalf("%s: the plan after the apply is not empty (%v):\n%s", example, err, out)
+		}
+		if example == "health-rollout" {
+			out, err := run(work, "output", "-json", "rollout")
+			var r struct {
+				Status  string `json:"status"`
+				Healthy int    `json:"healthy"`
+			}
+			if err != nil || json.Unmarshal([]byte(out), &r) != nil || r.Status != "completed" || r.Healthy != 3 {
+				t.Fatalf("rollout = %s (%v), want completed with 3 healthy devices", out, err)
+			}
+			continue
 		}
 		if example != "fleet-job" {
 			continue
