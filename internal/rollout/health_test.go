@@ -335,6 +335,10 @@ func TestRunHealthGate(t *testing.T) {
 	e := healthEnv(t, 10)
 	spec := e.spec("20%", "100%")
 	spec.Health = &Health{Tag: "boot_ok", Field: []string{"ok"}, Equals: "true", Within: 2 * time.Second}
+	// The gate decides once every device of a wave reported, so that the
+	// stop names both silent devices whatever the timing (with fewer
+	// reports it may stop on the first one, as it should).
+	spec.MinReported = len(e.ids)
 	order := Order(spec.Identity(), e.ids)
 	// Two devices of the second wave never publish.
 	silent := []string{order[2], order[5]}
