@@ -14,7 +14,6 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
-	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -91,17 +90,8 @@ func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest
 		return
 	}
 	spec := rolloutSpec(ctx, cfg, &resp.Diagnostics)
-	rolloutgates.CheckStorageAtApply(a.data, spec, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, err := rollout.Run(ctx, a.data.Client, spec, nil, scheduling.ProgressFunc(resp))
-	if rolloutgates.WarnOutsideWindow(err, scheduling.DescribeRollout(spec), &resp.Diagnostics) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
-			rolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
-				"invoke the action again: it resumes, scheduling only the devices that do not have the firmware yet."))
-	}
+	scheduling.InvokeRollout(ctx, a.data, spec, resp, func(rec rollout.Record, err error) string {
+		return rolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
+			"invoke the action again: it resumes, scheduling only the devices that do not have the firmware yet.")
+	})
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
-	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -91,18 +90,9 @@ func (a *jobRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest,
 		return
 	}
 	spec := jobRolloutSpec(ctx, cfg, &resp.Diagnostics)
-	rolloutgates.CheckStorageAtApply(a.data, spec, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, err := rollout.Run(ctx, a.data.Client, spec, nil, scheduling.ProgressFunc(resp))
-	if rolloutgates.WarnOutsideWindow(err, scheduling.DescribeRollout(spec), &resp.Diagnostics) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
-			jobRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
-				"invoke the action again: it resumes, sending the job only to the devices that do not have it "+
-				"with this value yet."))
-	}
+	scheduling.InvokeRollout(ctx, a.data, spec, resp, func(rec rollout.Record, err error) string {
+		return jobRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
+			"invoke the action again: it resumes, sending the job only to the devices that do not have it "+
+			"with this value yet.")
+	})
 }

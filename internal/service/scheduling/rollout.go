@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -531,4 +532,23 @@ func (m RolloutResults) Record(ctx context.Context, diags *diag.Diagnostics) *ro
 		rec.Waves = append(rec.Waves, w)
 	}
 	return rec
+}
+
+// InvokeRollout runs the rollout of spec for a rollout action, without
+// state: the storage check of its health gate, the waves with their progress
+// sent to the CLI, then the warning of a closed maintenance window or the
+// error of a stop, whose detail stopped writes.
+func InvokeRollout(ctx context.Context, d *connection.ProviderData, spec rollout.Spec, resp *action.InvokeResponse,
+	stopped func(rollout.Record, error) string) {
+	rolloutgates.CheckStorageAtApply(d, spec, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	rec, err := rollout.Run(ctx, d.Client, spec, nil, ProgressFunc(resp))
+	if rolloutgates.WarnOutsideWindow(err, DescribeRollout(spec), &resp.Diagnostics) {
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Rollout of "+DescribeRollout(spec)+" stopped", stopped(rec, err))
+	}
 }
