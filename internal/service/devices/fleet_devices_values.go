@@ -1,6 +1,7 @@
 package devices
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -144,6 +145,13 @@ func decodeFleetDevices(dv *tfprotov6.DynamicValue) (o fleetDevicesObject, null 
 	if dv == nil {
 		return o, true, nil
 	}
+	if len(dv.MsgPack) > 0 {
+		if o, null, err := decodeFleetDevicesMsgpack(dv.MsgPack); err == nil {
+			return o, null, nil
+		}
+		// Anything the direct reader does not take, tftypes reads (or
+		// explains).
+	}
 	v, err := dv.Unmarshal(fleetDevicesType)
 	if err != nil {
 		return o, false, err
@@ -187,6 +195,24 @@ func fleetDevicesFromValue(v tftypes.Value) (o fleetDevicesObject, null bool, er
 	return o, false, nil
 }
 
+// stateHasSchemaAttributes tells whether a state in JSON is an object
+// whose attributes are exactly those of fleetDevicesType: Terraform can
+// then read it as the upgraded state as it is. An attribute the schema no
+// longer has (or has not yet had) sends the state through tftypes, which
+// drops it (or adds it as null).
+func stateHasSchemaAttributes(raw []byte) bool {
+	var attrs map[string]json.RawMessage
+	if json.Unmarshal(raw, &attrs) != nil || len(attrs) != len(fleetDevicesType.AttributeTypes) {
+		return false
+	}
+	for name := range attrs {
+		if _, ok := fleetDevicesType.AttributeTypes[name]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // value is the tftypes value of the object.
 func (o *fleetDevicesObject) value() tftypes.Value {
 	return tftypes.NewValue(fleetDevicesType, map[string]tftypes.Value{
@@ -206,8 +232,11 @@ func (o *fleetDevicesObject) value() tftypes.Value {
 
 // dynamicValue encodes the object for a response.
 func (o *fleetDevicesObject) dynamicValue() (*tfprotov6.DynamicValue, error) {
-	dv, err := tfprotov6.NewDynamicValue(fleetDevicesType, o.value())
-	return &dv, err
+	b, err := o.encodeMsgpack()
+	if err != nil {
+		return nil, err
+	}
+	return &tfprotov6.DynamicValue{MsgPack: b}, nil
 }
 
 // identity is the identity of the object.

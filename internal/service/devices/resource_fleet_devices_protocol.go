@@ -120,6 +120,12 @@ func (s *fleetDevicesServer) UpgradeResourceState(_ context.Context, req *tfprot
 		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: protoval.ErrorDiagnostics("Cannot read the zdm_fleet_devices state",
 			"The state holds no JSON for this resource.")}
 	}
+	if stateHasSchemaAttributes(req.RawState.JSON) {
+		// The state of this version, written by this schema: Terraform
+		// reads the JSON as it is, and a hundred thousand devices cost no
+		// conversion here.
+		return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &tfprotov6.DynamicValue{JSON: req.RawState.JSON}}
+	}
 	v, err := req.RawState.UnmarshalWithOpts(fleetDevicesType, tfprotov6.UnmarshalOpts{
 		ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
 	if err != nil {

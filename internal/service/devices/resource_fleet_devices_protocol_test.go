@@ -171,3 +171,45 @@ func TestFleetDevicesUpgradeState(t *testing.T) {
 		t.Errorf("old shape: %+v", old.Diagnostics)
 	}
 }
+
+// TestFleetDevicesUpgradeStatePassesTheCurrentSchemaThrough hands a state
+// with exactly the schema's attributes back as it is (Terraform reads the
+// JSON), which tftypes reads as the same value as its own conversion; a
+// state with an attribute more goes through tftypes, which drops it.
+func TestFleetDevicesUpgradeStatePassesTheCurrentSchemaThrough(t *testing.T) {
+	s := NewFleetDevicesServer(func() *connection.ProviderData { return nil })
+	current := `{"workspace_id":"w","fleet_id":"f","fleet_name":"n","parallelism":16,"include_details":true,` +
+		`"allow_duplicate_names":null,"devices":{"a":"a","b":"b"},"device_ids":{"a":"dev-1"},"devices_elsewhere":{},` +
+		`"device_details":{"a":{"id":"dev-1","name":"a","fleet_id":"f","phys_id":"","created_at":"t","identities":null}}}`
+	upgrade := func(raw string) *tfprotov6.UpgradeResourceStateResponse {
+		t.Helper()
+		resp := s.UpgradeResourceState(t.Context(), &tfprotov6.UpgradeResourceStateRequest{RawState: &tfprotov6.RawState{JSON: []byte(raw)}})
+		if len(resp.Diagnostics) != 0 || resp.UpgradedState == nil {
+			t.Fatalf("upgrade: %+v", resp.Diagnostics)
+		}
+		return resp
+	}
+	through := upgrade(current).UpgradedState
+	if string(through.JSON) != current || through.MsgPack != nil {
+		t.Fatalf("the current schema's state was converted: JSON %q, %d bytes of MessagePack", through.JSON, len(through.MsgPack))
+	}
+	got, err := through.Unmarshal(fleetDevicesType)
+	if err != nil {
+		t.Fatalf("the state handed through does not read with the schema: %v", err)
+	}
+	want, err := (&tfprotov6.RawState{JSON: []byte(current)}).UnmarshalWithOpts(fleetDevicesType, tfprotov6.UnmarshalOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(want) {
+		t.Fatalf("the state handed through reads as %v, want %v", got, want)
+	}
+
+	extra := upgrade(strings.Replace(current, `"fleet_name":"n",`, `"fleet_name":"n","gone":"x",`, 1)).UpgradedState
+	if extra.JSON != nil || extra.MsgPack == nil {
+		t.Fatalf("a state with an attribute the schema does not have was handed through: %q", extra.JSON)
+	}
+	if v, err := extra.Unmarshal(fleetDevicesType); err != nil || !v.Equal(want) {
+		t.Fatalf("the converted state reads as %v (%v), want %v", v, err, want)
+	}
+}
