@@ -111,15 +111,8 @@ func (s *nullServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.Up
 	if req.TypeName != nullFleetDevicesType {
 		return s.nullFrameworkServer.UpgradeResourceState(ctx, req)
 	}
-	v, err := req.RawState.UnmarshalWithOpts(s.typ, tfprotov6.UnmarshalOpts{})
-	if err != nil {
-		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: nullDiags(err)}, nil
-	}
-	dv, err := tfprotov6.NewDynamicValue(s.typ, v)
-	if err != nil {
-		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: nullDiags(err)}, nil
-	}
-	return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &dv}, nil
+	// No work: Terraform reads the state's JSON itself.
+	return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &tfprotov6.DynamicValue{JSON: req.RawState.JSON}}, nil
 }
 
 // identity is the identity of a state: its attributes of the same names.
