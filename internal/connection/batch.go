@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -232,6 +231,18 @@ func (b *batcher[T]) run(ctx context.Context, ws string, c *listCall[T]) {
 // list still in flight, which may or may not hold the write, is forgotten,
 // as is any list when v is nil (a write whose outcome is unknown).
 func (b *batcher[T]) wrote(ws string, v *T) {
+	if v == nil {
+		b.forget(ws)
+		return
+	}
+	b.wroteAll(ws, []T{*v})
+}
+
+// wroteAll records our writes of vs to ws, as the service answered them,
+// as wrote does for one: the list is copied once for all of them, so a bulk
+// write of ten thousand devices costs one copy of the workspace's list, not
+// a list request at the next read.
+func (b *batcher[T]) wroteAll(ws string, vs []T) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	w := b.wss[ws]
@@ -240,9 +251,6 @@ func (b *batcher[T]) wrote(ws string, v *T) {
 	}
 	c := w.cur
 	w.cur = nil
-	if v == nil {
-		return
-	}
 	select {
 	case <-c.done:
 	default:
@@ -251,13 +259,23 @@ func (b *batcher[T]) wrote(ws string, v *T) {
 	if !c.fresh(b.now(), b.ttl) {
 		return
 	}
-	id := b.idOf(v)
-	items := make([]T, len(c.items), len(c.items)+1)
-	copy(items, c.items)
-	if _, ok := c.byID[id]; ok {
-		items[slices.IndexFunc(items, func(x T) bool { return b.idOf(&x) == id })] = *v
-	} else {
-		items = append(items, *v)
+	written := make(map[string]int, len(vs)) // ID -> index in vs, the last write of an ID wins
+	for i := range vs {
+		written[b.idOf(&vs[i])] = i
+	}
+	items := make([]T, 0, len(c.items)+len(vs))
+	for i := range c.items {
+		if j, ok := written[b.idOf(&c.items[i])]; ok {
+			items = append(items, vs[j])
+			delete(written, b.idOf(&vs[j]))
+			continue
+		}
+		items = append(items, c.items[i])
+	}
+	for i := range vs {
+		if j, ok := written[b.idOf(&vs[i])]; ok && j == i {
+			items = append(items, vs[i])
+		}
 	}
 	next := &listCall[T]{done: make(chan struct{}), answered: c.answered, used: c.used, items: items,
 		byID: make(map[string]*T, len(items))}

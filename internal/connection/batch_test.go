@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -747,4 +748,50 @@ func TestBatcherWroteKeepsTheListCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCounts(t, s, 5, 0)
+}
+
+// TestBatcherWroteAllMergesABulkWrite checks that many answered writes
+// enter a fresh list at once: creates added, updates replacing their
+// object, the last write of an ID winning, the order of the list kept, and
+// no list request; the list handed out before is unchanged.
+func TestBatcherWroteAllMergesABulkWrite(t *testing.T) {
+	t.Parallel()
+	s := newFakeService("w", 3)
+	b, _ := newTestBatcher(s)
+	before, _, err := b.index(t.Context(), "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.wroteAll("w", []client.Device{
+		{ID: "dev-10", Name: "a", WorkspaceID: "w"},
+		{ID: "dev-1", Name: "first", WorkspaceID: "w"},
+		{ID: "dev-11", Name: "b", WorkspaceID: "w"},
+		{ID: "dev-1", Name: "second", WorkspaceID: "w"},
+		{ID: "dev-10", Name: "a2", WorkspaceID: "w"},
+	})
+	all, byID, err := b.index(t.Context(), "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, s, 1, 0)
+	var got []string
+	for _, d := range all {
+		got = append(got, d.ID+"="+d.Name)
+	}
+	want := []string{"dev-0=name-0", "dev-1=second", "dev-2=name-2", "dev-11=b", "dev-10=a2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("after the bulk write the list is %v, want %v", got, want)
+	}
+	if byID["dev-10"].Name != "a2" || byID["dev-1"] != &all[1] {
+		t.Errorf("the index does not point into the new list: %v", byID)
+	}
+	if len(before) != 3 || before[1].Name != "name-1" {
+		t.Errorf("a list already handed out changed: %v", before)
+	}
+	// Positive control: forgetting the list makes the next call list.
+	b.forget("w")
+	if _, _, err := b.index(t.Context(), "w"); err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, s, 2, 0)
 }

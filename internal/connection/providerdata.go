@@ -138,6 +138,14 @@ func (d *ProviderData) WroteDevice(ws string, v *client.Device) {
 	}
 }
 
+// WroteDevices records our creates and updates of devices vs in ws, all
+// answered, as WroteDevice does for one: the shared list is copied once.
+func (d *ProviderData) WroteDevices(ws string, vs []client.Device) {
+	if d.Batch.devices != nil {
+		d.Batch.devices.wroteAll(ws, vs)
+	}
+}
+
 // WroteFleet records our create of fleet v in ws, as WroteDevice does.
 func (d *ProviderData) WroteFleet(ws string, v *client.Fleet) {
 	if d.Batch.fleets != nil {

@@ -80,7 +80,9 @@ func writeDevices(ctx context.Context, d *connection.ProviderData, ws string, wr
 	if len(writes) == 0 {
 		return res
 	}
-	defer d.WroteDevice(ws, nil)
+	// The shared list of ws then holds what the service answered (or is
+	// forgotten when an outcome is not known).
+	defer recordWrites(d, ws, res.outcomes)
 
 	// A write already sent is finished when Terraform is interrupted; no
 	// write starts after that (see client.FinishOnceSent).
@@ -146,6 +148,23 @@ func writeDevices(ctx context.Context, d *connection.ProviderData, ws string, wr
 		}
 	}
 	return res
+}
+
+// recordWrites hands the devices the service answered to the shared list
+// of ws (connection.ProviderData.WroteDevices), so that the next read, such
+// as the check of the next resource's create for a second copy, does not
+// list the workspace again. When any write failed, its outcome may be
+// unknown, and the list is forgotten instead.
+func recordWrites(d *connection.ProviderData, ws string, outcomes []deviceOutcome) {
+	answered := make([]client.Device, 0, len(outcomes))
+	for _, o := range outcomes {
+		if o.err != nil || o.device == nil {
+			d.WroteDevice(ws, nil)
+			return
+		}
+		answered = append(answered, *o.device)
+	}
+	d.WroteDevices(ws, answered)
 }
 
 // adoptAmbiguousDevices resolves the ambiguous creates among outcomes by

@@ -101,3 +101,53 @@ resource "zdm_device" "twin" {
 		t.Errorf("%d devices on the server, want %d", got, n)
 	}
 }
+
+// TestAccFleetDevicesCreatesShareTheList checks with the real CLI that the
+// devices a zdm_fleet_devices creates enter the shared list of the
+// workspace: the next resource's check for a second copy (in its final
+// plan) reads them from it instead of listing the workspace again. Six
+// resources created one after another list the workspace at most twice in
+// the apply; forgetting the list after each bulk write listed it once per
+// resource.
+func TestAccFleetDevicesCreatesShareTheList(t *testing.T) {
+	e := acctest.NewEnv(t)
+	c := acctest.NewCLI(t)
+	const resources = 6
+	c.Write("main.tf", acctest.RequiredProviders+e.Config(fmt.Sprintf(`
+resource "zdm_fleet" "f" {
+  count = %d
+  name  = "fleet-${count.index}"
+}
+
+resource "zdm_fleet_devices" "d" {
+  count    = %d
+  fleet_id = zdm_fleet.f[count.index].id
+  devices  = { for i in range(10) : "k${i}" => "f${count.index}-d${i}" }
+}
+
+resource "zdm_fleet_devices" "twin" {
+  fleet_id   = zdm_fleet.f[0].id
+  devices    = { k = "f0-d3" }
+  depends_on = [zdm_fleet_devices.d]
+}
+`, resources, resources)))
+	c.MustRun("init", "-no-color")
+	e.Server.ResetCounters()
+	out, code := c.Run("apply", "-no-color", "-auto-approve", "-parallelism=1")
+	counts := e.Server.Counters()
+	t.Logf("apply of %d zdm_fleet_devices: %v", resources, counts)
+	// The devices created earlier in the same apply are in the list: the
+	// second copy of f0-d3 is refused.
+	if code == 0 || !strings.Contains(out, "Devices with these names already exist") {
+		t.Fatalf("the apply did not refuse a second f0-d3 (exit code %d):\n%s", code, out)
+	}
+	if got := counts[routeCreateDevice]; got != resources*10 {
+		t.Errorf("%d device creates, want %d", got, resources*10)
+	}
+	if got := counts[routeListDevices]; got > 2 {
+		t.Errorf("the apply listed the devices of the workspace %d times for %d resources, want at most 2", got, resources)
+	}
+	if got := len(serverDevices(t, e)); got != resources*10 {
+		t.Errorf("%d devices on the server, want %d", got, resources*10)
+	}
+}
