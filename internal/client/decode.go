@@ -108,6 +108,55 @@ func decodeEnvelope(data []byte, member string, out any) error {
 	return err
 }
 
+// decodeEnvelopeList decodes the array member named member of the JSON
+// object in data, one element at a time, calling each (when not nil) on
+// every element as it is decoded. Decoding the array as one value would
+// first copy all of it into the decoder's buffer: for the device list of a
+// workspace of a million devices, a second copy of a body of hundreds of
+// megabytes. The slice is sized once from the first element's share of
+// the body. A null member is an empty list.
+func decodeEnvelopeList[T any](data []byte, member string, each func(*T)) ([]T, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var out []T
+	err := walkEnvelope(dec, member, func(dec *json.Decoder) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if tok == nil {
+			return nil
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			return fmt.Errorf("the %q member is %s, not an array", member, describeToken(tok))
+		}
+		for dec.More() {
+			start := dec.InputOffset()
+			var v T
+			if err := dec.Decode(&v); err != nil {
+				return err
+			}
+			if out == nil {
+				size := max(dec.InputOffset()-start, 1)
+				out = make([]T, 0, int64(len(data))/size+1)
+			}
+			if each != nil {
+				each(&v)
+			}
+			out = append(out, v)
+		}
+		_, err = dec.Token() // the closing bracket
+		return err
+	})
+	if err == nil {
+		return out, nil
+	}
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &syntaxErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("the answer is not valid JSON (%w): %q", err, truncate(cleanText(string(data)), 120))
+	}
+	return nil, err
+}
+
 // streamResult token-streams the "result" array of a storage answer and calls
 // fn (when not nil) with each data point in order. It returns the number of
 // points handed to fn without error. Memory stays bounded by the largest

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -49,8 +50,18 @@ func FuzzDecodeEnvelope(f *testing.F) {
 			t.Fatalf("object envelope accepted invalid JSON %q", data)
 		}
 		var devices []Device
-		if err := decodeEnvelope(data, "devices", &devices); err == nil && !json.Valid(data) {
+		wholeErr := decodeEnvelope(data, "devices", &devices)
+		if wholeErr == nil && !json.Valid(data) {
 			t.Fatalf("list envelope accepted invalid JSON %q", data)
+		}
+		// Decoding the list one element at a time accepts what decoding
+		// it whole accepts, with the same devices.
+		listed, err := decodeEnvelopeList[Device](data, "devices", nil)
+		if (err == nil) != (wholeErr == nil) {
+			t.Fatalf("element by element: error %v; whole: error %v; for %q", err, wholeErr, data)
+		}
+		if err == nil && (len(listed) != len(devices) || len(devices) > 0 && !reflect.DeepEqual(listed, devices)) {
+			t.Fatalf("element by element: %+v; whole: %+v", listed, devices)
 		}
 		calls := 0
 		n, err := streamResult(bytes.NewReader(data), func(DataPoint) error {

@@ -1,7 +1,11 @@
 package client
 
 import (
+	"fmt"
 	"net/http"
+	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -45,5 +49,56 @@ func TestListDevicesSharesRepeatedFields(t *testing.T) {
 	// the decoder's own.
 	if same(a.FleetID, other.FleetID) || same(a.Name, b.Name) {
 		t.Error("distinct values share memory")
+	}
+}
+
+// TestDecodeEnvelopeListAllocatesLessThanWholeDecoding checks that a
+// large list decoded one element at a time allocates well under what
+// decoding the array as one value does (which copies the whole array into
+// the decoder's buffer and grows the slice by doubling), with the same
+// devices. Both are measured here, on the same body.
+func TestDecodeEnvelopeListAllocatesLessThanWholeDecoding(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"devices":[`)
+	const n = 20000
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"dev-%07d","name":"device-%d","account_id":"acc","fleet_id":"flt-1","fleet_name":"east",`+
+			`"workspace_id":"wks-1","workspace_name":"prod","created_at":"2026-01-01T00:00:00Z","phys_id":"","identities":null}`, i, i)
+	}
+	b.WriteString(`]}`)
+	body := []byte(b.String())
+	allocated := func(decode func() int) uint64 {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if got := decode(); got != n {
+			t.Fatalf("decoded %d devices, want %d", got, n)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	var whole, listed []Device
+	wholeBytes := allocated(func() int {
+		if err := decodeEnvelope(body, "devices", &whole); err != nil {
+			t.Fatal(err)
+		}
+		return len(whole)
+	})
+	listedBytes := allocated(func() int {
+		var err error
+		if listed, err = decodeEnvelopeList[Device](body, "devices", nil); err != nil {
+			t.Fatal(err)
+		}
+		return len(listed)
+	})
+	t.Logf("body %d bytes; decoded whole: %d bytes allocated; element by element: %d bytes", len(body), wholeBytes, listedBytes)
+	if !reflect.DeepEqual(whole, listed) {
+		t.Fatal("the two decodings give different devices")
+	}
+	if float64(listedBytes) > 0.8*float64(wholeBytes) {
+		t.Errorf("element by element allocates %d bytes, want under 80%% of the %d of decoding whole", listedBytes, wholeBytes)
 	}
 }

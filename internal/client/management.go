@@ -76,15 +76,15 @@ func (c *Client) ListDevices(ctx context.Context, workspaceID string) ([]Device,
 	if err := requireIDs("workspace ID", workspaceID); err != nil {
 		return nil, err
 	}
-	devices, err := getList[Device](ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"), "devices")
-	shareRepeated(devices)
-	return devices, err
+	return getListEach(ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"), "devices", shareRepeated())
 }
 
-// shareRepeated makes the fields that many devices of a list repeat (their
-// account, workspace and fleet) share one copy each, so that a list of a
-// large workspace holds a few strings per device, not eight.
-func shareRepeated(devices []Device) {
+// shareRepeated returns a function that makes the fields that many devices
+// of a list repeat (their account, workspace and fleet) share one copy
+// each, so that a list of a large workspace holds a few strings per device,
+// not eight. It runs on each device as it is decoded, so the copies it
+// drops do not pile up until the end of the list.
+func shareRepeated() func(*Device) {
 	seen := map[string]string{}
 	share := func(s *string) {
 		if v, ok := seen[*s]; ok {
@@ -93,8 +93,7 @@ func shareRepeated(devices []Device) {
 		}
 		seen[*s] = *s
 	}
-	for i := range devices {
-		d := &devices[i]
+	return func(d *Device) {
 		share(&d.AccountID)
 		share(&d.WorkspaceID)
 		share(&d.WorkspaceName)
@@ -347,15 +346,28 @@ func (d *Device) normalize() {
 }
 
 func getList[T any](ctx context.Context, c *Client, rq *request, member string) ([]T, error) {
-	var v []T
-	if err := c.call(ctx, rq, member, &v); err != nil {
+	return getListEach[T](ctx, c, rq, member, nil)
+}
+
+// getListEach is getList calling each (when not nil) on every element as it
+// is decoded, after normalize.
+func getListEach[T any](ctx context.Context, c *Client, rq *request, member string, each func(*T)) ([]T, error) {
+	buf, err := c.do(ctx, rq, nil)
+	if err != nil {
 		return nil, err
+	}
+	defer putBuffer(buf)
+	v, err := decodeEnvelopeList(buf.Bytes(), member, func(x *T) {
+		normalize(x)
+		if each != nil {
+			each(x)
+		}
+	})
+	if err != nil {
+		return nil, &requestError{method: rq.method, path: rq.path, msg: "unexpected answer", errs: []error{err}, scrub: c.scrub}
 	}
 	if v == nil {
 		v = []T{}
-	}
-	for i := range v {
-		normalize(&v[i])
 	}
 	return v, nil
 }

@@ -47,6 +47,10 @@ func getBuffer() *bytes.Buffer {
 	return b
 }
 
+// maxBodyPreallocation is the largest Content-Length the buffer of an
+// answer is sized to before reading; a larger answer grows as it arrives.
+const maxBodyPreallocation = 1 << 30
+
 // putBuffer returns a buffer to the pool unless it grew large.
 func putBuffer(b *bytes.Buffer) {
 	if b != nil && b.Cap() <= 1<<20 {
@@ -292,6 +296,12 @@ func (c *Client) attempt(ctx context.Context, rq *request, u *url.URL, path stri
 		return attemptResult{err: err, answered: true}
 	}
 	buf := getBuffer()
+	if n := resp.ContentLength; n > 0 && n <= maxBodyPreallocation {
+		// One allocation of the announced size (and the room ReadFrom
+		// wants to see free before it finds the end), instead of doubling
+		// through copies of a large list.
+		buf.Grow(int(n) + bytes.MinRead)
+	}
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		putBuffer(buf)
 		res := c.transportFailure(ctx, actx, rq, path, err, true, fmt.Sprintf("reading the %s answer", statusLine(resp.StatusCode)))
