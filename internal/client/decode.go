@@ -116,7 +116,19 @@ func decodeEnvelope(data []byte, member string, out any) error {
 // megabytes. The slice is sized once from the first element's share of
 // the body. A null member is an empty list.
 func decodeEnvelopeList[T any](data []byte, member string, each func(*T)) ([]T, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	out, err := decodeListFrom(bytes.NewReader(data), int64(len(data)), member, each)
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &syntaxErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("the answer is not valid JSON (%w): %q", err, truncate(cleanText(string(data)), 120))
+	}
+	return out, err
+}
+
+// decodeListFrom decodes the array member named member of the JSON object
+// read from r, as decodeEnvelopeList does; size is the length of the
+// answer, when known (otherwise the slice grows as it fills).
+func decodeListFrom[T any](r io.Reader, size int64, member string, each func(*T)) ([]T, error) {
+	dec := json.NewDecoder(r)
 	var out []T
 	err := walkEnvelope(dec, member, func(dec *json.Decoder) error {
 		tok, err := dec.Token()
@@ -135,9 +147,8 @@ func decodeEnvelopeList[T any](data []byte, member string, each func(*T)) ([]T, 
 			if err := dec.Decode(&v); err != nil {
 				return err
 			}
-			if out == nil {
-				size := max(dec.InputOffset()-start, 1)
-				out = make([]T, 0, int64(len(data))/size+1)
+			if out == nil && size > 0 {
+				out = make([]T, 0, size/max(dec.InputOffset()-start, 1)+1)
 			}
 			if each != nil {
 				each(&v)
@@ -147,14 +158,10 @@ func decodeEnvelopeList[T any](data []byte, member string, each func(*T)) ([]T, 
 		_, err = dec.Token() // the closing bracket
 		return err
 	})
-	if err == nil {
-		return out, nil
+	if err != nil {
+		return nil, err
 	}
-	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("the answer is not valid JSON (%w): %q", err, truncate(cleanText(string(data)), 120))
-	}
-	return nil, err
+	return out, nil
 }
 
 // streamResult token-streams the "result" array of a storage answer and calls

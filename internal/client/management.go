@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 )
@@ -351,20 +352,38 @@ func getList[T any](ctx context.Context, c *Client, rq *request, member string) 
 
 // getListEach is getList calling each (when not nil) on every element as it
 // is decoded, after normalize.
+//
+// The answer is decoded as it arrives, never held whole: the list of a
+// workspace of a million devices is hundreds of megabytes of JSON. When
+// the answer breaks off, the request is retried as any GET is, and the
+// decoding starts again from nothing.
 func getListEach[T any](ctx context.Context, c *Client, rq *request, member string, each func(*T)) ([]T, error) {
-	buf, err := c.do(ctx, rq, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer putBuffer(buf)
-	v, err := decodeEnvelopeList(buf.Bytes(), member, func(x *T) {
-		normalize(x)
-		if each != nil {
-			each(x)
+	var v []T
+	rq.restartable = true
+	_, err := c.do(ctx, rq, func(r io.Reader) error {
+		body, _ := r.(*answerReader)
+		size := int64(-1)
+		if body != nil {
+			size = body.length
 		}
+		var err error
+		v, err = decodeListFrom(r, size, member, func(x *T) {
+			normalize(x)
+			if each != nil {
+				each(x)
+			}
+		})
+		if err == nil || body == nil || body.err != nil {
+			return err // a broken answer: retried (see attempt)
+		}
+		var syntaxErr *json.SyntaxError
+		if errors.As(err, &syntaxErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("the answer is not valid JSON (%w): %q", err, truncate(cleanText(string(body.start)), 120))
+		}
+		return &callbackError{err: &requestError{method: rq.method, path: rq.path, msg: "unexpected answer", errs: []error{err}, scrub: c.scrub}}
 	})
 	if err != nil {
-		return nil, &requestError{method: rq.method, path: rq.path, msg: "unexpected answer", errs: []error{err}, scrub: c.scrub}
+		return nil, err
 	}
 	if v == nil {
 		v = []T{}

@@ -520,3 +520,51 @@ func flush(w http.ResponseWriter) {
 		f.Flush()
 	}
 }
+
+// TestDeviceListBrokenOffMidwayStartsAgain: a device list is decoded as
+// it arrives; when the answer breaks off after some devices, the GET is
+// retried and the list holds exactly the devices of the answer that
+// completed, none of the attempt that broke off.
+func TestDeviceListBrokenOffMidwayStartsAgain(t *testing.T) {
+	var n atomic.Int64
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Content-Length", "100000")
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, `{"devices":[{"id":"old-1","name":"a"},{"id":"old-2","name":"b"},{"id":"old-3","na`)
+			flush(w)
+			dropConnection(w)
+			return
+		}
+		_, _ = io.WriteString(w, `{"devices":[{"id":"dev-1","name":"a"},{"id":"dev-2","name":"b"},{"id":"dev-3","name":"c"}]}`)
+	}), nil)
+	devices, err := c.ListDevices(t.Context(), "w")
+	if err != nil || n.Load() != 2 {
+		t.Fatalf("err = %v after %d requests, want the list at the second", err, n.Load())
+	}
+	var ids []string
+	for _, d := range devices {
+		ids = append(ids, d.ID)
+	}
+	if strings.Join(ids, ",") != "dev-1,dev-2,dev-3" {
+		t.Fatalf("devices %v, want those of the second answer only", ids)
+	}
+}
+
+// TestDeviceListInvalidJSONNotRetried: an answer that arrives whole but is
+// not valid JSON is an error naming its start, and is not asked again.
+func TestDeviceListInvalidJSONNotRetried(t *testing.T) {
+	var n atomic.Int64
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n.Add(1)
+		_, _ = io.WriteString(w, `{"devices":[{"id":"dev-1"},}`)
+	}), nil)
+	_, err := c.ListDevices(t.Context(), "w")
+	if err == nil || !strings.Contains(err.Error(), `unexpected answer: the answer is not valid JSON`) ||
+		!strings.Contains(err.Error(), `{\"devices\":[{\"id\":\"dev-1\"},}`) {
+		t.Fatalf("err = %v", err)
+	}
+	if n.Load() != 1 {
+		t.Fatalf("%d requests, want 1", n.Load())
+	}
+}

@@ -31,6 +31,11 @@ type request struct {
 	query    url.Values
 	body     []byte // nil: no body
 
+	// restartable tells that a stream that breaks off while the answer is
+	// read may start again on another attempt: it keeps nothing of a
+	// failed attempt (the lists: see getListEach).
+	restartable bool
+
 	// Set by do.
 	url  *url.URL
 	path string // escaped, for messages and logs
@@ -50,6 +55,31 @@ func getBuffer() *bytes.Buffer {
 // maxBodyPreallocation is the largest Content-Length the buffer of an
 // answer is sized to before reading; a larger answer grows as it arrives.
 const maxBodyPreallocation = 1 << 30
+
+// answerReader is the body of a 2xx answer handed to a stream: it records
+// the first error of reading it other than its end (the connection broke
+// off, the timeout), its announced length, and its first bytes for
+// messages.
+type answerReader struct {
+	r      io.Reader
+	length int64 // Content-Length; -1 when unknown
+	err    error
+	start  []byte
+}
+
+// answerStartSize is how much of an answer's start an answerReader keeps.
+const answerStartSize = 256
+
+func (a *answerReader) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	if room := answerStartSize - len(a.start); room > 0 {
+		a.start = append(a.start, p[:min(n, room)]...)
+	}
+	if err != nil && err != io.EOF && a.err == nil {
+		a.err = err
+	}
+	return n, err
+}
 
 // putBuffer returns a buffer to the pool unless it grew large.
 func putBuffer(b *bytes.Buffer) {
@@ -288,7 +318,17 @@ func (c *Client) attempt(ctx context.Context, rq *request, u *url.URL, path stri
 	}
 
 	if stream != nil {
-		err := stream(resp.Body)
+		body := &answerReader{r: resp.Body, length: resp.ContentLength}
+		err := stream(body)
+		if err != nil && rq.restartable && body.err != nil {
+			// The answer broke off while it was read: as with an answer
+			// read whole, the request is retried by the rules, and the
+			// stream starts again.
+			res := c.transportFailure(ctx, actx, rq, path, body.err, true, fmt.Sprintf("reading the %s answer", statusLine(resp.StatusCode)))
+			logDone(resp.StatusCode, res.err)
+			res.answered = true
+			return res
+		}
 		if err != nil {
 			err = c.streamFailure(ctx, actx, rq, path, err)
 		}
