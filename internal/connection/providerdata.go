@@ -161,16 +161,16 @@ func (d *ProviderData) Own(kind, id string) {
 	d.owned.mu.Lock()
 	defer d.owned.mu.Unlock()
 	if d.owned.ids == nil {
-		d.owned.ids = map[string]struct{}{}
+		d.owned.ids = map[ownedKey]struct{}{}
 	}
-	d.owned.ids[ownedKey(kind, id)] = struct{}{}
+	d.owned.ids[ownedKey{kind, id}] = struct{}{}
 }
 
 // Owns tells whether a resource manages the kind object id.
 func (d *ProviderData) Owns(kind, id string) bool {
 	d.owned.mu.Lock()
 	defer d.owned.mu.Unlock()
-	_, ok := d.owned.ids[ownedKey(kind, id)]
+	_, ok := d.owned.ids[ownedKey{kind, id}]
 	return ok
 }
 

@@ -362,7 +362,7 @@ func TestWriteDevicesRateLimited(t *testing.T) {
 func TestDeviceClaims(t *testing.T) {
 	t.Parallel()
 	var c deviceClaims
-	if lines := c.claimDevices("zdm_fleet_devices of fleet \"f1\"", map[string]string{"d1": `key "a"`, "d2": `key "b"`}); len(lines) != 0 {
+	if lines := c.claimDevices("zdm_fleet_devices of fleet \"f1\"", map[string]string{"d1": "a", "d2": "b"}); len(lines) != 0 {
 		t.Errorf("first claim: %v", lines)
 	}
 	lines := c.claimDevices("zdm_device \"x\"", map[string]string{"d2": "", "d3": ""})
@@ -371,7 +371,7 @@ func TestDeviceClaims(t *testing.T) {
 		t.Errorf("second claim: %q, want [%q]", lines, want)
 	}
 	// One read holding a device once is not a conflict with itself.
-	if lines := c.claimDevices("zdm_fleet_devices of fleet \"f2\"", map[string]string{"d4": `key "a"`}); len(lines) != 0 {
+	if lines := c.claimDevices("zdm_fleet_devices of fleet \"f2\"", map[string]string{"d4": "a"}); len(lines) != 0 {
 		t.Errorf("third claim: %v", lines)
 	}
 }

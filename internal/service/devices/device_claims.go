@@ -3,6 +3,8 @@ package devices
 import (
 	"sort"
 	"sync"
+
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 )
 
 // Devices managed twice.
@@ -30,12 +32,13 @@ type deviceClaims struct {
 type deviceClaim struct {
 	read  uint64 // which read (one per claimDevices call)
 	owner string // the resource, such as `zdm_fleet_devices of fleet "flt-1"`
-	as    string // how that resource names the device, such as `key "a"`
+	key   string // the key of the device in that resource's map, "" for a zdm_device
 }
 
 // claimDevices records that one read of the resource described by owner
-// holds the devices of ids (device ID to how owner names it, possibly
-// empty). It returns one line per device that another read of the same
+// holds the devices of ids (device ID to its key in owner's map, "" for a
+// zdm_device; the key is kept as the caller holds it, and formatted only
+// in a warning). It returns one line per device that another read of the same
 // operation holds already, sorted.
 func (c *deviceClaims) claimDevices(owner string, ids map[string]string) []string {
 	c.mu.Lock()
@@ -45,22 +48,22 @@ func (c *deviceClaims) claimDevices(owner string, ids map[string]string) []strin
 	}
 	c.reads++
 	var out []string
-	for id, as := range ids {
+	for id, key := range ids {
 		if prev, ok := c.owners[id]; ok && prev.read != c.reads {
-			out = append(out, "device "+id+": "+describeClaim(prev.owner, prev.as)+" and "+describeClaim(owner, as))
+			out = append(out, "device "+id+": "+describeClaim(prev.owner, prev.key)+" and "+describeClaim(owner, key))
 			continue
 		}
-		c.owners[id] = deviceClaim{read: c.reads, owner: owner, as: as}
+		c.owners[id] = deviceClaim{read: c.reads, owner: owner, key: key}
 	}
 	sort.Strings(out)
 	return out
 }
 
-func describeClaim(owner, as string) string {
-	if as == "" {
+func describeClaim(owner, key string) string {
+	if key == "" {
 		return owner
 	}
-	return owner + " (" + as + ")"
+	return owner + " (key " + connection.Quote(key) + ")"
 }
 
 // twiceManagedWarning is the warning about devices held by two resources;

@@ -289,7 +289,7 @@ func (s *fleetDevicesServer) read(ctx context.Context, d *connection.ProviderDat
 	if !private.Imported {
 		claims := make(map[string]string, len(found))
 		for k, dev := range found {
-			claims[dev.ID] = "key " + connection.Quote(k)
+			claims[dev.ID] = k
 		}
 		if lines := connection.Registry[deviceClaims](d).claimDevices(what, claims); len(lines) > 0 {
 			diags.AddWarning(twiceManagedWarning(lines))
