@@ -60,8 +60,24 @@ type listCall[T any] struct {
 	answered time.Time
 	used     time.Time // the last read it answered once complete
 	items    []T
-	byID     map[string]*T
 	err      error
+
+	// byID keys items by ID, built by the first read that needs it
+	// (lookup): a list that only answers whole-list reads, such as each
+	// version our bulk writes make, never builds it.
+	byIDOnce sync.Once
+	byID     map[string]*T
+}
+
+// lookup returns the items keyed by ID; c must be complete.
+func (c *listCall[T]) lookup(idOf func(*T) string) map[string]*T {
+	c.byIDOnce.Do(func() {
+		c.byID = make(map[string]*T, len(c.items))
+		for i := range c.items {
+			c.byID[idOf(&c.items[i])] = &c.items[i]
+		}
+	})
+	return c.byID
 }
 
 // fresh tells whether the completed list c still answers reads at now: it
@@ -106,7 +122,7 @@ func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
 		return nil, ctx.Err()
 	}
 	if c.err == nil {
-		if v, ok := c.byID[id]; ok {
+		if v, ok := c.lookup(b.idOf)[id]; ok {
 			cp := *v
 			return &cp, nil
 		}
@@ -165,7 +181,7 @@ func (b *batcher[T]) index(ctx context.Context, ws string) ([]T, map[string]*T, 
 	if c.err != nil {
 		return nil, nil, c.err
 	}
-	return c.items, c.byID, nil
+	return c.items, c.lookup(b.idOf), nil
 }
 
 // join returns the list call that a read of ws uses, and whether the caller
@@ -217,10 +233,6 @@ func (b *batcher[T]) run(ctx context.Context, ws string, c *listCall[T]) {
 		return
 	}
 	c.items = items
-	c.byID = make(map[string]*T, len(items))
-	for i := range items {
-		c.byID[b.idOf(&items[i])] = &items[i]
-	}
 	tflog.Debug(ctx, "listed the "+b.kind+"s of the workspace to answer reads",
 		map[string]any{"workspace_id": ws, "count": len(items)})
 }
@@ -263,25 +275,39 @@ func (b *batcher[T]) wroteAll(ws string, vs []T) {
 	for i := range vs {
 		written[b.idOf(&vs[i])] = i
 	}
-	items := make([]T, 0, len(c.items)+len(vs))
+	replaces := false
 	for i := range c.items {
-		if j, ok := written[b.idOf(&c.items[i])]; ok {
-			items = append(items, vs[j])
-			delete(written, b.idOf(&vs[j]))
-			continue
+		if _, ok := written[b.idOf(&c.items[i])]; ok {
+			replaces = true
+			break
 		}
-		items = append(items, c.items[i])
+	}
+	var items []T
+	if replaces {
+		// An object of the list changes: a new copy, so that the lists
+		// handed out stay as they were.
+		items = make([]T, 0, len(c.items)+len(vs))
+		for i := range c.items {
+			if j, ok := written[b.idOf(&c.items[i])]; ok {
+				items = append(items, vs[j])
+				delete(written, b.idOf(&vs[j]))
+				continue
+			}
+			items = append(items, c.items[i])
+		}
+	} else {
+		// Only new objects (creates): they are appended after the end of
+		// the current list, which the lists handed out do not reach (c is
+		// the latest list, and only the latest list is ever appended to),
+		// so the copies happen only as the array grows.
+		items = c.items
 	}
 	for i := range vs {
 		if j, ok := written[b.idOf(&vs[i])]; ok && j == i {
 			items = append(items, vs[i])
 		}
 	}
-	next := &listCall[T]{done: make(chan struct{}), answered: c.answered, used: c.used, items: items,
-		byID: make(map[string]*T, len(items))}
-	for i := range items {
-		next.byID[b.idOf(&items[i])] = &items[i]
-	}
+	next := &listCall[T]{done: make(chan struct{}), answered: c.answered, used: c.used, items: items}
 	close(next.done)
 	w.cur = next
 }

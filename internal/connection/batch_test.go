@@ -795,3 +795,41 @@ func TestBatcherWroteAllMergesABulkWrite(t *testing.T) {
 	}
 	wantCounts(t, s, 2, 0)
 }
+
+// TestBatcherWroteAllAppendsCreatesWithoutChangingListsHandedOut checks
+// the path of a bulk create (only new IDs): the new objects follow the
+// list, and a list handed out before, even one with room after its end,
+// keeps its length and objects.
+func TestBatcherWroteAllAppendsCreatesWithoutChangingListsHandedOut(t *testing.T) {
+	t.Parallel()
+	s := newFakeService("w", 3)
+	b, _ := newTestBatcher(s)
+	if _, _, err := b.index(t.Context(), "w"); err != nil {
+		t.Fatal(err)
+	}
+	b.wroteAll("w", []client.Device{{ID: "dev-10", Name: "a", WorkspaceID: "w"}})
+	first, _, err := b.index(t.Context(), "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.wroteAll("w", []client.Device{{ID: "dev-11", Name: "b", WorkspaceID: "w"}, {ID: "dev-12", Name: "c", WorkspaceID: "w"}})
+	b.wroteAll("w", []client.Device{{ID: "dev-13", Name: "d", WorkspaceID: "w"}})
+	all, byID, err := b.index(t.Context(), "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, s, 1, 0)
+	var got []string
+	for _, d := range all {
+		got = append(got, d.ID)
+	}
+	if want := []string{"dev-0", "dev-1", "dev-2", "dev-10", "dev-11", "dev-12", "dev-13"}; !slices.Equal(got, want) {
+		t.Fatalf("after the bulk creates the list is %v, want %v", got, want)
+	}
+	if byID["dev-13"] != &all[6] || byID["dev-0"] != &all[0] {
+		t.Errorf("the index does not point into the latest list")
+	}
+	if len(first) != 4 || first[3].ID != "dev-10" {
+		t.Errorf("a list handed out changed: %v", first)
+	}
+}
