@@ -1,6 +1,7 @@
 package client
 
 import (
+	"math"
 	"sync"
 	"time"
 )
@@ -10,54 +11,92 @@ import (
 // A client sends as fast as its callers ask until the service refuses a
 // request for its rate (429). From then on it paces every request of that
 // service: all resources of one provider configuration share the client, so
-// they share the pace.
+// they share the pace. The limits this is made for are token buckets (the
+// local server's holds one second of its rate): a rate a little over the
+// limit still gets the whole limit, and only the excess is refused; a rate
+// under it loses what it leaves, beyond what the bucket saves up.
 //
-// The pace is additive increase, multiplicative decrease (AIMD, as TCP
-// does for a link):
+// The requests wait in a queue and start one every 1/rate seconds. A
+// waiting request asks again at least every paceTick, so that a rate that
+// grows serves the queue sooner: slots booked at an older, lower rate would
+// hold the callers back long after the rate has grown.
 //
-//   - the first refusal sets the rate to paceFirst times the answers the
-//     service accepted in the last paceWindow (at least paceMin);
-//   - a refusal of a request sent after the last decrease multiplies the
-//     rate by paceBeta (the refusals of requests sent before were paced by
-//     a rate already lowered: one decrease per round);
-//   - each accepted answer adds paceAlpha/rate, so that the rate grows by
-//     paceAlpha requests a second every second; after paceQuiet without a
-//     decrease, also by paceGrowth of itself every second: the limit is not
-//     near, or other clients stopped sending;
+// The rate follows the accepted rate and a cubic curve, much as TCP's CUBIC
+// does for a link:
+//
+//   - the first refusal sets the rate to the answers the service accepted
+//     in the last paceWindow (later answers to requests sent before the
+//     refusal raise it), then the rate grows fast (slow start: each accepted
+//     answer adds paceSlowStep requests a second, so that the rate grows by
+//     half of itself every second) until a request started since is
+//     refused. The first answers only show what was free when the client
+//     came, which for a client that joins others on a key is next to
+//     nothing;
+//   - a refusal of a request started since the last decrease is a decrease
+//     (the refusals of requests started before were sent at a rate already
+//     decreased), and the rate drops to (1-paceBeta) wmax. At the end of
+//     the slow start wmax is the rate; later it is the answers accepted per
+//     second since then, over paceAnchorWindow at most: while refused, that
+//     is this client's share of the limit, so refusals in a row do not
+//     cascade below it;
+//   - from a decrease the rate follows wmax (1 + paceCubic (t-K)^3), with
+//     t the time since the decrease and K = cbrt(paceBeta/paceCubic), about
+//     4 s: back to wmax fast, flat around it, then faster and faster, which
+//     finds a limit that rose or a share that others left. The curve is
+//     relative to wmax, so that several clients on one key probe together
+//     about as much as one does; but it grows as for at least paceFloor
+//     requests a second, so that a client that joined late with a tiny
+//     share catches up with the others;
+//   - once paced for paceAnchorWindow, the rate grows no higher than
+//     paceCap times the answers accepted over it, or wmax: the callers do
+//     not use more;
 //   - a Retry-After longer than paceHoldAfter holds every request of the
 //     service until it has passed: the service is closed for a while, not
 //     merely full, and sending before only spends its limit on refusals (a
 //     rate limiter's Retry-After counts whole seconds, so one second says
 //     little more than "not now").
 //
-// Several processes on one key each pace themselves the same way; additive
-// increase with multiplicative decrease moves them towards equal shares.
-// Their refusals grow with the square of their number (each must be
-// refused to slow down, and all of them probe), which the small paceAlpha
-// keeps low: see pace_test.go for the figures under a scripted limiter.
+// Several processes on one key each pace themselves the same way; the
+// decreases and the curve's floor move them towards equal shares. Each
+// refusal decreases one client only, so their refusals still grow with
+// their number: see pace_test.go for the figures under a simulated limiter.
 //
 // The refused request itself is retried by the retry rules: a 429 means the
 // service did not act, so even a POST is sent again; a dropped connection
 // never resends a POST.
 const (
-	// paceFirst is the share of the accepted rate taken at the first
+	// paceWindow is the window of the accepted answers at the first
 	// refusal.
-	paceFirst = 0.9
-	// paceBeta is the decrease after a refusal.
-	paceBeta = 0.9
-	// paceAlpha is the additive increase, in requests per second per
-	// second.
-	paceAlpha = 0.1
-	// paceQuiet is the time without a decrease after which the rate also
-	// grows by paceGrowth of itself every second.
-	paceQuiet  = 10 * time.Second
-	paceGrowth = 0.05
-	// paceWindow is the window of the accepted rate at the first refusal.
 	paceWindow = time.Second
+	// paceAnchorWindow is the window of the accepted rate at a decrease,
+	// and of the cap.
+	paceAnchorWindow = 5 * time.Second
+	// paceBeta is the decrease after a refusal.
+	paceBeta = 0.2
+	// paceCubic is the curve's growth, relative to wmax, per second cubed.
+	paceCubic = 0.0025
+	// paceFloor is the least wmax the curve grows as, in requests per
+	// second.
+	paceFloor = 2
+	// paceCap bounds the rate to this many times the accepted rate.
+	paceCap = 1.5
+	// paceSlowStep is the increase of the slow start per accepted answer,
+	// in requests per second.
+	paceSlowStep = 0.5
 	// paceMin is the lowest rate, in requests per second.
 	paceMin = 0.2
 	// paceHoldAfter is the shortest Retry-After that holds every request.
 	paceHoldAfter = time.Second
+	// paceTick is the longest wait before a waiting request asks again
+	// (the rate may have grown).
+	paceTick = 500 * time.Millisecond
+)
+
+// Accepted answers are counted in paceBins bins of paceBin each, covering
+// paceAnchorWindow.
+const (
+	paceBin  = 100 * time.Millisecond
+	paceBins = int(paceAnchorWindow / paceBin)
 )
 
 // pacer paces the requests of one service of a client. Its zero value does
@@ -67,13 +106,27 @@ type pacer struct {
 	now func() time.Time
 
 	rate float64   // requests per second; 0: not paced
-	next time.Time // the earliest start of the next request
+	hold time.Time // no request starts before
 
-	// While unpaced: the accepted answers of the last paceWindow, oldest
-	// first.
-	answers []time.Time
-	// lastCut is the time of the last decrease.
-	lastCut time.Time
+	// The queue: tickets issued to requests, and slots served, which
+	// advance at the rate from servedAt.
+	issued, served float64
+	servedAt       time.Time
+
+	// round counts the decreases (the first refusal is one); a request
+	// carries the round it started in.
+	round   uint64
+	slow    bool      // slow start
+	wmax    float64   // the rate the curve is relative to
+	k       float64   // seconds from the last decrease back to wmax
+	lastCut time.Time // the last decrease
+	paced   time.Time // the first refusal
+	steady  time.Time // the end of the slow start
+
+	// bins counts the accepted answers by paceBin of their time; binAt is
+	// the start of the newest bin.
+	bins  [paceBins]int
+	binAt time.Time
 }
 
 func (p *pacer) clock() time.Time {
@@ -83,74 +136,144 @@ func (p *pacer) clock() time.Time {
 	return time.Now()
 }
 
-// reserve returns how long the caller must wait before it starts a
-// request, and books that start; and the rate.
-func (p *pacer) reserve() (time.Duration, float64) {
+// reserve queues a request: it returns its ticket, for turn.
+func (p *pacer) reserve() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := p.clock()
-	start := now
-	if p.next.After(now) {
-		start = p.next
-	}
-	if p.rate > 0 {
-		p.next = start.Add(time.Duration(float64(time.Second) / p.rate))
-	}
-	return start.Sub(now), p.rate
+	p.advance(p.clock())
+	t := p.issued
+	p.issued++
+	return t
 }
 
-// refused records a 429 answer to a request sent at sent, and its
-// Retry-After (when has).
-func (p *pacer) refused(sent time.Time, retryAfter time.Duration, has bool) {
+// turn returns how long until ticket's turn at the current rate (0: now),
+// the round of the pace and the rate.
+func (p *pacer) turn(ticket float64) (time.Duration, uint64, float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.clock()
+	p.advance(now)
+	wait := time.Duration(0)
+	if now.Before(p.hold) {
+		wait = p.hold.Sub(now)
+	}
+	if p.rate > 0 && p.served < ticket {
+		wait += time.Duration((ticket - p.served) / p.rate * float64(time.Second))
+	}
+	return wait, p.round, p.rate
+}
+
+// advance follows the curve to now, and moves the served slots on at the
+// rate until now; they never run ahead of the tickets issued (an idle pace
+// saves nothing up).
+func (p *pacer) advance(now time.Time) {
+	from := maxTime(p.servedAt, p.hold)
 	switch {
 	case p.rate == 0:
-		p.rate = max(float64(p.recent(now))*paceFirst, paceMin)
-		p.answers = nil
-		p.lastCut = now
-	case !sent.Before(p.lastCut):
-		// One cut per round: the refusals of requests sent before the
-		// last cut were paced by the rate it already lowered.
-		p.rate = max(p.rate*paceBeta, paceMin)
-		p.lastCut = now
+		p.served = p.issued
+	case now.After(from):
+		p.served = min(p.issued, p.served+now.Sub(from).Seconds()*p.rate)
 	}
-	if has && retryAfter > paceHoldAfter {
-		if until := now.Add(retryAfter); until.After(p.next) {
-			p.next = until
-		}
+	p.servedAt = maxTime(p.servedAt, now)
+	if p.rate == 0 || p.slow {
+		return
 	}
+	t := now.Sub(p.lastCut).Seconds() - p.k
+	rate := p.wmax + paceCubic*max(p.wmax, paceFloor)*t*t*t
+	if now.Sub(p.paced) >= paceAnchorWindow {
+		rate = min(rate, max(p.wmax, paceCap*p.acceptedRate(now, paceAnchorWindow)))
+	}
+	p.rate = max(rate, paceMin)
 }
 
-// accepted records an answer other than 429.
-func (p *pacer) accepted() {
+// refused records a 429 answer to a request started in round, and its
+// Retry-After (when has).
+func (p *pacer) refused(round uint64, retryAfter time.Duration, has bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.clock()
-	if p.rate == 0 {
-		p.recent(now)
-		p.answers = append(p.answers, now)
-		return
+	p.advance(now)
+	switch {
+	case p.rate == 0:
+		p.rate = max(p.acceptedRate(now, paceWindow), paceMin)
+		p.wmax, p.slow = p.rate, true
+		p.paced, p.lastCut = now, now
+		p.round++
+	case round == p.round:
+		w := p.rate
+		if win := min(now.Sub(p.steady).Truncate(paceBin), paceAnchorWindow); win >= paceWindow && !p.slow {
+			w = p.acceptedRate(now, win)
+		}
+		if p.slow {
+			p.steady = now
+		}
+		p.wmax = max(w, paceMin)
+		p.k = math.Cbrt(p.wmax * paceBeta / (paceCubic * max(p.wmax, paceFloor)))
+		p.slow = false
+		p.lastCut = now
+		p.round++
+		p.advance(now)
 	}
-	// paceAlpha requests a second more every second; after paceQuiet
-	// without a decrease, also paceGrowth of the rate every second.
-	inc := paceAlpha
-	if now.Sub(p.lastCut) >= paceQuiet {
-		inc += paceGrowth * p.rate
+	if has && retryAfter > paceHoldAfter {
+		p.hold = maxTime(p.hold, now.Add(retryAfter))
 	}
-	p.rate += inc / p.rate
 }
 
-// recent drops the accepted answers older than paceWindow and returns how
-// many are left.
-func (p *pacer) recent(now time.Time) int {
-	cut := 0
-	for cut < len(p.answers) && now.Sub(p.answers[cut]) > paceWindow {
-		cut++
+// accepted records an answer other than 429 to a request started in
+// round.
+func (p *pacer) accepted(round uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.clock()
+	p.advance(now)
+	p.shift(now)
+	p.bins[0]++
+	switch {
+	case p.rate == 0:
+	case round == 0:
+		// An answer to a request sent before the first refusal: the rate
+		// is the accepted answers of the last window.
+		p.wmax = max(p.wmax, p.acceptedRate(now, paceWindow))
+		p.rate = max(p.rate, p.wmax)
+	case p.slow:
+		p.rate += paceSlowStep
+		p.wmax = p.rate
 	}
-	p.answers = p.answers[cut:]
-	return len(p.answers)
+}
+
+// shift moves the bins on to now: bins[0] counts from binAt.
+func (p *pacer) shift(now time.Time) {
+	if p.binAt.IsZero() {
+		p.binAt = now
+		return
+	}
+	n := int(now.Sub(p.binAt) / paceBin)
+	if n <= 0 {
+		return
+	}
+	p.binAt = p.binAt.Add(time.Duration(n) * paceBin)
+	n = min(n, paceBins)
+	copy(p.bins[n:], p.bins[:paceBins-n])
+	clear(p.bins[:n])
+}
+
+// acceptedRate returns the answers accepted in the last window (a multiple
+// of paceBin up to paceAnchorWindow, the newest bin being partial) per
+// second.
+func (p *pacer) acceptedRate(now time.Time, window time.Duration) float64 {
+	p.shift(now)
+	n := 0
+	for _, c := range p.bins[:int(window/paceBin)] {
+		n += c
+	}
+	return float64(n) / window.Seconds()
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // Rate returns the current pace of the management service in requests per

@@ -117,20 +117,20 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 		return nil, c.notSentError(rq, err)
 	}
 	for attempt := 1; ; attempt++ {
-		if err := c.pace(ctx, stop, rq); err != nil {
+		round, err := c.pace(ctx, stop, rq)
+		if err != nil {
 			if attempt == 1 {
 				return nil, c.notSentError(rq, err)
 			}
 			return nil, &retryStopError{last: err, cause: err,
 				reason: fmt.Sprintf("not retried after %d attempts: the operation was interrupted", attempt-1)}
 		}
-		sent := time.Now()
 		res := c.attempt(ctx, rq, u, path, attempt, stream)
 		if res.refused {
 			// The hold is capped as every retry wait is (RetryWaitMax).
-			rq.base.pace.refused(sent, min(res.retryAfter, c.waitMax), res.hasWait)
+			rq.base.pace.refused(round, min(res.retryAfter, c.waitMax), res.hasWait)
 		} else if res.answered {
-			rq.base.pace.accepted()
+			rq.base.pace.accepted(round)
 		}
 		if res.err == nil {
 			return res.buf, nil
@@ -168,16 +168,30 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 	}
 }
 
-// pace waits for the request's turn in the pace of its service (pace.go).
-func (c *Client) pace(ctx, stop context.Context, rq *request) error {
-	d, rate := rq.base.pace.reserve()
-	if d <= 0 {
-		return stop.Err()
+// pace waits for the request's turn in the pace of its service (pace.go),
+// and returns the round of the pace it starts in.
+func (c *Client) pace(ctx, stop context.Context, rq *request) (uint64, error) {
+	p := &rq.base.pace
+	ticket := p.reserve()
+	for {
+		d, round, rate := p.turn(ticket)
+		if d <= 0 {
+			return round, stop.Err()
+		}
+		d = min(d, paceTick)
+		c.log(ctx, "pacing API request", map[string]any{
+			"method": rq.method, "path": rq.path, "wait_ms": d.Milliseconds(), "requests_per_second": rate,
+		})
+		start := time.Now()
+		if err := c.sleep(stop, d); err != nil {
+			return round, err
+		}
+		if time.Since(start) < d/2 {
+			// The wait returned early (a Sleep hook that does not
+			// sleep): go now rather than ask again and again.
+			return round, stop.Err()
+		}
 	}
-	c.log(ctx, "pacing API request", map[string]any{
-		"method": rq.method, "path": rq.path, "wait_ms": d.Milliseconds(), "requests_per_second": rate,
-	})
-	return c.sleep(stop, d)
 }
 
 // earliestDeadline returns the earlier deadline of a and b, if any.
