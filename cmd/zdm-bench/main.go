@@ -57,6 +57,7 @@ type options struct {
 	shareSize    int
 	healthSize   int
 	scale        []scaleSpec
+	scaleLatency time.Duration
 	latency      time.Duration
 	parallelism  int
 	planRepeat   int
@@ -112,6 +113,8 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.shareSize, "share-size", 1000, "devices per apply of the shared rate limit (1, 2, 4 and 8 applies at once on one key; 0 skips it)")
 	scale := fs.String("scale", "1x100000,100x10000", "comma-separated RESOURCESxDEVICES: zdm_fleet_devices in one workspace, "+
 		"created without latency and planned, against the null provider's (0 skips them)")
+	fs.DurationVar(&o.scaleLatency, "scale-latency", 0, "latency added to every API request of the scale creates, "+
+		"reported against the network floor (0: none)")
 	fs.IntVar(&o.healthSize, "health-size", 1000, "devices of the rollout wave whose health points are read with -latency (0 skips it)")
 	fs.IntVar(&o.fleetDevices, "fleet-devices", 10000, "number of devices of the zdm_fleet_devices steps, against 2,000 zdm_device (0 skips them)")
 	fs.IntVar(&o.fleetStatus, "fleet-status", 1000, "number of devices whose firmware status zdm_fleet_status reads with -latency (0 skips the step)")
@@ -336,6 +339,7 @@ func (o options) describe() map[string]string {
 		"share_size":    strconv.Itoa(o.shareSize),
 		"health_size":   strconv.Itoa(o.healthSize),
 		"scale":         scaleText(o.scale),
+		"scale_latency": o.scaleLatency.String(),
 		"latency":       o.latency.String(),
 		"parallelism":   strconv.Itoa(o.parallelism),
 		"plan_repeat":   strconv.Itoa(o.planRepeat),

@@ -317,3 +317,23 @@ func TestParseScale(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleNetworkFloor: the requests of a create wait the latency,
+// fleetDevicesParallelism at a time per resource, with at most Terraform's
+// -parallelism resources at once.
+func TestScaleNetworkFloor(t *testing.T) {
+	for _, tc := range []struct {
+		spec        scaleSpec
+		parallelism int
+		want        time.Duration
+	}{
+		{scaleSpec{Resources: 1, Devices: 100000}, 10, 125 * time.Second},     // 100,000 x 20ms / 16
+		{scaleSpec{Resources: 100, Devices: 10000}, 10, 125 * time.Second},    // 1,000,000 x 20ms / (16 x 10)
+		{scaleSpec{Resources: 4, Devices: 1000}, 10, 1250 * time.Millisecond}, // 4,000 x 20ms / (16 x 4)
+	} {
+		r := scaleRun{Spec: tc.spec, Latency: 20 * time.Millisecond, Parallelism: tc.parallelism}
+		if got := r.networkFloor(); got != tc.want {
+			t.Errorf("%s at -parallelism=%d: network floor %s, want %s", tc.spec, tc.parallelism, got, tc.want)
+		}
+	}
+}
