@@ -235,20 +235,9 @@ func diagDetails(diags diag.Diagnostics) string {
 	return strings.Join(parts, " ")
 }
 
-// maxListed is how many items a message lists in full before it only
-// counts the others.
-const maxListed = 20
-
-// Bounds and default of the parallelism of the writes of many devices
-// (zdm_fleet_devices) and of the reads of its list resource.
-const (
-	defaultDeviceParallelism = 16
-	maxDeviceParallelism     = 64
-)
-
 // writeFailures describes the failed writes of a bulk apply, one line per
-// key (the first maxListed with their reason, then the other keys), sorted
-// by key; it returns "" when nothing failed.
+// key (the first connection.MaxListed with their reason, then the other
+// keys), sorted by key; it returns "" when nothing failed.
 func writeFailures(writes []deviceWrite, outcomes []deviceOutcome) (failed []string, detail string) {
 	type failure struct{ key, line string }
 	var fs []failure
@@ -270,14 +259,14 @@ func writeFailures(writes []deviceWrite, outcomes []deviceOutcome) (failed []str
 	var b strings.Builder
 	for i, f := range fs {
 		failed = append(failed, f.key)
-		if i < maxListed {
+		if i < connection.MaxListed {
 			b.WriteString(f.line)
 			b.WriteByte('\n')
 		}
 	}
-	if len(fs) > maxListed {
-		rest := make([]string, 0, len(fs)-maxListed)
-		for _, f := range fs[maxListed:] {
+	if len(fs) > connection.MaxListed {
+		rest := make([]string, 0, len(fs)-connection.MaxListed)
+		for _, f := range fs[connection.MaxListed:] {
 			rest = append(rest, connection.Quote(f.key))
 		}
 		fmt.Fprintf(&b, "- and %d more: %s\n", len(rest), strings.Join(rest, ", "))
@@ -296,12 +285,6 @@ func adoptedKeys(writes []deviceWrite, outcomes []deviceOutcome) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// listSome joins items, listing at most maxListed of them and counting the
-// others.
-func listSome(items []string) string {
-	return connection.AbbreviateTo(items, maxListed)
 }
 
 // fleetDevicesImportHint says how a device that an ambiguous create of a

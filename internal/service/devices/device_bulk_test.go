@@ -116,56 +116,6 @@ func (e *bulkEnv) defaultFleet(t *testing.T) string {
 	return ""
 }
 
-func TestRunBounded(t *testing.T) {
-	t.Parallel()
-	var running, peak atomic.Int64
-	seen := make([]atomic.Int64, 50)
-	n := connection.RunBounded(t.Context(), 50, 4, func(i int) {
-		r := running.Add(1)
-		for p := peak.Load(); r > p && !peak.CompareAndSwap(p, r); p = peak.Load() {
-		}
-		time.Sleep(2 * time.Millisecond)
-		seen[i].Add(1)
-		running.Add(-1)
-	})
-	if n != 50 {
-		t.Errorf("started %d calls, want 50", n)
-	}
-	for i := range seen {
-		if seen[i].Load() != 1 {
-			t.Errorf("call %d ran %d times", i, seen[i].Load())
-		}
-	}
-	if p := peak.Load(); p != 4 {
-		t.Errorf("peak concurrency %d, want 4", p)
-	}
-
-	// A canceled context starts nothing more; the calls started are a prefix.
-	// A call after the 6th waits for the cancel, so that no worker can run
-	// ahead of it: at most limit-1 calls can have started after it.
-	ctx, cancel := context.WithCancel(t.Context())
-	canceled := make(chan struct{})
-	var ran [20]atomic.Bool
-	n = connection.RunBounded(ctx, 20, 2, func(i int) {
-		ran[i].Store(true)
-		switch {
-		case i == 5:
-			cancel()
-			close(canceled)
-		case i > 5:
-			<-canceled
-		}
-	})
-	if n < 6 || n > 8 {
-		t.Errorf("started %d calls after a cancel at the 6th, want 6 to 8", n)
-	}
-	for i := range ran {
-		if ran[i].Load() != (i < n) {
-			t.Errorf("call %d ran = %v, but %d calls were started", i, ran[i].Load(), n)
-		}
-	}
-}
-
 // TestWriteDevicesParallelism checks that the writes of a bulk apply are
 // concurrent up to parallelism and no further, and that creates without a
 // fleet wait for the first one, which tells the default fleet.
@@ -214,7 +164,7 @@ func TestWriteDevicesParallelism(t *testing.T) {
 	if p := e.peak.Load(); p != 8 {
 		t.Errorf("peak requests in flight = %d, want 8", p)
 	}
-	if got := e.srv.Counters()[routeUpdateDevice]; got != 40 {
+	if got := e.srv.Counters()[acctest.RouteUpdateDevice]; got != 40 {
 		t.Errorf("%d updates, want 40", got)
 	}
 }
@@ -249,7 +199,7 @@ func TestWriteDevicesAmbiguous(t *testing.T) {
 		ids[o.device.ID] = true
 	}
 	c := e.srv.Counters()
-	if c[acctest.RouteListDevices] != 1 || c[routeCreateDevice] != 30 {
+	if c[acctest.RouteListDevices] != 1 || c[acctest.RouteCreateDevice] != 30 {
 		t.Errorf("requests %v: want 30 creates and 1 list", c)
 	}
 	if got := adoptedKeys(writes, res.outcomes); len(got) != 30 {
@@ -349,30 +299,13 @@ func TestWriteDevicesRateLimited(t *testing.T) {
 		}
 	}
 	c := e.srv.Counters()
-	if c[routeCreateDevice] <= 30 {
-		t.Errorf("%d create requests: the rate limit refused none, so this test proves nothing", c[routeCreateDevice])
+	if c[acctest.RouteCreateDevice] <= 30 {
+		t.Errorf("%d create requests: the rate limit refused none, so this test proves nothing", c[acctest.RouteCreateDevice])
 	}
 	for name, n := range e.countNames(t) {
 		if n != 1 {
 			t.Errorf("%d devices named %q", n, name)
 		}
-	}
-}
-
-func TestDeviceClaims(t *testing.T) {
-	t.Parallel()
-	var c deviceClaims
-	if lines := c.claimDevices("zdm_fleet_devices of fleet \"f1\"", map[string]string{"d1": "a", "d2": "b"}); len(lines) != 0 {
-		t.Errorf("first claim: %v", lines)
-	}
-	lines := c.claimDevices("zdm_device \"x\"", map[string]string{"d2": "", "d3": ""})
-	want := `device d2: zdm_fleet_devices of fleet "f1" (key "b") and zdm_device "x"`
-	if len(lines) != 1 || lines[0] != want {
-		t.Errorf("second claim: %q, want [%q]", lines, want)
-	}
-	// One read holding a device once is not a conflict with itself.
-	if lines := c.claimDevices("zdm_fleet_devices of fleet \"f2\"", map[string]string{"d4": "a"}); len(lines) != 0 {
-		t.Errorf("third claim: %v", lines)
 	}
 }
 
