@@ -136,11 +136,14 @@ func Wrapped(text string) *regexp.Regexp {
 	return regexp.MustCompile(strings.Join(parts, `\s+`))
 }
 
-// Routes of the list calls, as the local server counts them.
+// Routes of the list calls and of the device writes, as the local server
+// counts them.
 const (
 	RouteListWorkspaces = "GET /v3/workspaces"
 	RouteListFleets     = "GET /v3/workspaces/{workspace_id}/fleets"
 	RouteListDevices    = "GET /v3/workspaces/{workspace_id}/devices"
+	RouteCreateDevice   = "POST /v3/workspaces/{workspace_id}/devices"
+	RouteUpdateDevice   = "PUT /v3/workspaces/{workspace_id}/devices/{device_id}"
 )
 
 // CreateDevices creates n devices named prefix-NN in fleetID ("" for the

@@ -10,6 +10,11 @@ func Quote(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
+// MaxListed is how many items a long message (the devices of a fleet, the
+// failed writes of a bulk apply) lists in full before it only counts the
+// others.
+const MaxListed = 20
+
 // Abbreviate lists at most ten items.
 func Abbreviate(items []string) string {
 	return AbbreviateTo(items, 10)

@@ -69,7 +69,7 @@ resource "zdm_fleet_devices" "east" {
 		t.Errorf("migration apply warns about devices managed twice:\n%s", out)
 	}
 	counters := e.Server.Counters()
-	if n := counters[routeCreateDevice] + counters[routeUpdateDevice]; n != 0 {
+	if n := counters[acctest.RouteCreateDevice] + counters[acctest.RouteUpdateDevice]; n != 0 {
 		t.Errorf("the migration sent %d device writes, want none: %v", n, counters)
 	}
 	if counters[acctest.RouteListDevices] == 0 {

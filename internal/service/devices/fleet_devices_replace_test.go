@@ -93,7 +93,7 @@ func (s *scaleEnv) failAfter(t *testing.T, after int64) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for s.e.Server.Counters()[routeCreateDevice] < after {
+	for s.e.Server.Counters()[acctest.RouteCreateDevice] < after {
 		time.Sleep(2 * time.Millisecond)
 	}
 	if _, err := s.e.Server.AddRequestFault(localzdm.RequestFault{Method: "POST",
@@ -119,7 +119,7 @@ func (s *scaleEnv) interruptAfter(t *testing.T, after int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for s.e.Server.Counters()[routeCreateDevice] < after {
+	for s.e.Server.Counters()[acctest.RouteCreateDevice] < after {
 		time.Sleep(2 * time.Millisecond)
 	}
 	if err := cmd.Signal(os.Interrupt); err != nil {
@@ -258,7 +258,7 @@ func TestAccFleetDevicesPartialCreateThenEdit(t *testing.T) {
 			if !strings.Contains(out, "Resuming a zdm_fleet_devices created in part") {
 				t.Errorf("the apply after the failure did not resume the object:\n%s", tail(out, 40))
 			}
-			if n, want := s.e.Server.Counters()[routeCreateDevice], int64(fleetDevicesAtScale-created); n != want {
+			if n, want := s.e.Server.Counters()[acctest.RouteCreateDevice], int64(fleetDevicesAtScale-created); n != want {
 				t.Errorf("the apply after the failure sent %d creates, want %d", n, want)
 			}
 			t.Logf("%s: %d devices created before the failure", ed.name, created)
@@ -277,18 +277,18 @@ func TestAccFleetDevicesInterruptedTwiceFleetChanged(t *testing.T) {
 	s.c.Write("main.tf", rc.config(s.e))
 	s.c.MustRun("init", "-no-color")
 	s.interruptAfter(t, fleetDevicesAtScale/4)
-	first := s.e.Server.Counters()[routeCreateDevice]
+	first := s.e.Server.Counters()[acctest.RouteCreateDevice]
 
 	rc.fleet = s.fleetB
 	s.c.Write("main.tf", rc.config(s.e))
 	s.e.Server.ResetCounters()
 	s.interruptAfter(t, fleetDevicesAtScale/4)
-	second := s.e.Server.Counters()[routeCreateDevice]
+	second := s.e.Server.Counters()[acctest.RouteCreateDevice]
 
 	s.e.Server.SetFaults(localzdm.Faults{})
 	s.e.Server.ResetCounters()
 	s.c.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
-	third := s.e.Server.Counters()[routeCreateDevice]
+	third := s.e.Server.Counters()[acctest.RouteCreateDevice]
 	t.Logf("creates per apply: %d, %d, %d", first, second, third)
 	if first+second+third != fleetDevicesAtScale {
 		t.Errorf("the three applies sent %d + %d + %d creates, want %d in all", first, second, third, fleetDevicesAtScale)
@@ -325,12 +325,12 @@ resource "zdm_fleet_devices" %q {
 		!strings.Contains(flat, "Error: Devices with these names already exist with zdm_fleet_devices.y") {
 		t.Fatalf("apply with a second resource of the same map: exit code %d, want y refused and x not:\n%s", code, out)
 	}
-	if n := e.Server.Counters()[routeCreateDevice]; n != 0 {
+	if n := e.Server.Counters()[acctest.RouteCreateDevice]; n != 0 {
 		t.Errorf("the refused plan sent %d creates, want 0", n)
 	}
 	c.Write("main.tf", acctest.RequiredProviders+e.ProviderConfig()+block("x", "d", ""))
 	c.MustRun("apply", "-no-color", "-auto-approve")
-	if n := e.Server.Counters()[routeCreateDevice]; n != 1 {
+	if n := e.Server.Counters()[acctest.RouteCreateDevice]; n != 1 {
 		t.Errorf("finishing x sent %d creates, want 1 (d)", n)
 	}
 	if err := devicesOnServer(t, e, map[string]string{"a": "", "b": "", "c": "", "d": ""})(nil); err != nil {
@@ -375,7 +375,7 @@ resource "zdm_device" %q {
 		if code == 0 || strings.Count(flat, "Error: Devices with these names already exist") != wantCount {
 			t.Errorf("%s: exit code %d, want %d refusals:\n%s", what, code, wantCount, out)
 		}
-		if n := e.Server.Counters()[routeCreateDevice]; n != 0 {
+		if n := e.Server.Counters()[acctest.RouteCreateDevice]; n != 0 {
 			t.Errorf("%s: %d creates sent, want 0", what, n)
 		}
 		if err := devicesOnServer(t, e, want)(nil); err != nil {
@@ -405,7 +405,7 @@ moved {
 `)
 	e.Server.ResetCounters()
 	out := c.MustRun("apply", "-no-color", "-auto-approve")
-	if !strings.Contains(out, "0 added, 0 changed, 0 destroyed") || e.Server.Counters()[routeCreateDevice] != 0 {
+	if !strings.Contains(out, "0 added, 0 changed, 0 destroyed") || e.Server.Counters()[acctest.RouteCreateDevice] != 0 {
 		t.Errorf("apply with moved blocks: want nothing done:\n%s", out)
 	}
 
@@ -414,7 +414,7 @@ moved {
 	c.MustRun("apply", "-no-color", "-auto-approve")
 	e.Server.ResetCounters()
 	c.MustRun("apply", "-no-color", "-auto-approve", `-replace=zdm_fleet_devices.fd["two"]`, "-replace=zdm_device.e")
-	if n := e.Server.Counters()[routeCreateDevice]; n != 3 {
+	if n := e.Server.Counters()[acctest.RouteCreateDevice]; n != 3 {
 		t.Errorf("-replace with allow_duplicate_names sent %d creates, want 3", n)
 	}
 	got := serverDevices(t, e)

@@ -91,7 +91,7 @@ resource "zdm_device" "twin" {
 	if !strings.Contains(out, "Devices with these names already exist") {
 		t.Errorf("the apply does not refuse the second d-0:\n%s", out)
 	}
-	if got := counts[routeCreateDevice]; got != n {
+	if got := counts[acctest.RouteCreateDevice]; got != n {
 		t.Errorf("%d device creates, want %d", got, n)
 	}
 	if got := counts[routeListDevices]; got > 4 {
@@ -141,7 +141,7 @@ resource "zdm_fleet_devices" "twin" {
 	if code == 0 || !strings.Contains(out, "Devices with these names already exist") {
 		t.Fatalf("the apply did not refuse a second f0-d3 (exit code %d):\n%s", code, out)
 	}
-	if got := counts[routeCreateDevice]; got != resources*10 {
+	if got := counts[acctest.RouteCreateDevice]; got != resources*10 {
 		t.Errorf("%d device creates, want %d", got, resources*10)
 	}
 	if got := counts[routeListDevices]; got > 2 {

@@ -370,7 +370,7 @@ func describeFleetDevices(ws, fleet string) string {
 	return "zdm_fleet_devices of fleet " + connection.Quote(fleet) + " of workspace " + connection.Quote(ws)
 }
 
-// devicesRef lists devices as `"key": "name" (id)`, at most maxListed.
+// devicesRef lists devices as `"key": "name" (id)`, at most connection.MaxListed.
 func devicesRef(entries map[string]fleetDevice, keys []string) string {
 	items := make([]string, 0, len(keys))
 	for _, k := range keys {

@@ -27,6 +27,13 @@ var (
 // FleetDevicesTypeName is the resource's type name.
 const FleetDevicesTypeName = "zdm_fleet_devices"
 
+// Bounds and default of the parallelism of the writes of many devices
+// (zdm_fleet_devices) and of the reads of its list resource.
+const (
+	defaultDeviceParallelism = 16
+	maxDeviceParallelism     = 64
+)
+
 func NewFleetDevicesResource() resource.Resource {
 	return &fleetDevicesResource{}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices/bulkwrite"
 )
 
 // fleetDevicesServer serves zdm_fleet_devices at the protocol level (see
@@ -491,7 +492,7 @@ func (s *fleetDevicesServer) refuseDuplicates(ctx context.Context, prior, cfg, p
 		}
 	}
 	refuseDuplicates(ctx, d, path.Root("devices"), plan.workspaceID.S, fleet, names, held,
-		func(fleet string) string { return fleetDevicesImportHint(plan.workspaceID.S, fleet) }, diags)
+		func(fleet string) string { return bulkwrite.ImportHint(plan.workspaceID.S, fleet) }, diags)
 }
 
 // plan turns the proposed new state into the planned one (prior is nil for
@@ -754,33 +755,33 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *connection.ProviderD
 	// (planResume): their devices exist; those whose name or fleet differs
 	// from the plan are updated, the others only read.
 	found, held := resumed(ctx, d, ws, plan, diags)
-	writes := make([]deviceWrite, 0, len(keys))
+	writes := make([]bulkwrite.Write, 0, len(keys))
 	for _, k := range keys {
 		name := plan.devices.M[k].S
 		if id, ok := plan.deviceIDs.M[k]; ok && id.IsKnown() {
 			if dev := found[k]; dev != nil && (dev.Name != name || (fleet != "" && dev.FleetID != fleet)) {
-				writes = append(writes, deviceWrite{key: k, id: dev.ID, name: name, fleet: fleet})
+				writes = append(writes, bulkwrite.Write{Key: k, ID: dev.ID, Name: name, Fleet: fleet})
 			}
 			continue
 		}
-		writes = append(writes, deviceWrite{key: k, name: name, fleet: fleet})
+		writes = append(writes, bulkwrite.Write{Key: k, Name: name, Fleet: fleet})
 	}
-	res := writeDevices(ctx, d, ws, writes, int(plan.parallelism.N), held)
+	res := bulkwrite.Devices(ctx, d, ws, writes, int(plan.parallelism.N), held)
 	for i, w := range writes {
 		// A failed update keeps the device as it was read.
-		if dev := res.outcomes[i].device; dev != nil {
-			found[w.key] = dev
-			if state.fleetName.Null && dev.FleetID == res.fleet {
+		if dev := res.Outcomes[i].Device; dev != nil {
+			found[w.Key] = dev
+			if state.fleetName.Null && dev.FleetID == res.Fleet {
 				state.fleetName = protoval.KnownString(dev.FleetName)
 			}
 		}
 	}
-	if fleet == "" && res.fleet != "" {
-		state.fleetID = protoval.KnownString(res.fleet)
+	if fleet == "" && res.Fleet != "" {
+		state.fleetID = protoval.KnownString(res.Fleet)
 	}
 	state.setFound(found)
 	tflog.Debug(ctx, "created the devices of a fleet", map[string]any{"workspace_id": ws, "count": len(found)})
-	reportWrites("create", describeFleetDevices(ws, state.fleetID.S), writes, res.outcomes, diags)
+	reportWrites("create", describeFleetDevices(ws, state.fleetID.S), writes, res.Outcomes, diags)
 	return state, nil
 }
 
@@ -809,7 +810,7 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *connection.ProviderD
 	// The names of the new state: the planned ones, except where a write
 	// fails (below).
 	names := make(map[string]protoval.String, len(plan.devices.M))
-	var writes []deviceWrite
+	var writes []bulkwrite.Write
 	var kept []string // keys whose device needs no write
 	for _, k := range slices.Sorted(maps.Keys(plan.devices.M)) {
 		name := plan.devices.M[k].S
@@ -817,14 +818,14 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *connection.ProviderD
 		p, ok := priorEntries[k]
 		switch {
 		case !ok || p.id == "":
-			writes = append(writes, deviceWrite{key: k, name: name, fleet: fleet})
+			writes = append(writes, bulkwrite.Write{Key: k, Name: name, Fleet: fleet})
 		case p.name != name || (fleet != "" && (fleet != prior.fleetID.S || p.elsewhere != "")):
-			writes = append(writes, deviceWrite{key: k, id: p.id, name: name, fleet: fleet})
+			writes = append(writes, bulkwrite.Write{Key: k, ID: p.id, Name: name, Fleet: fleet})
 		default:
 			kept = append(kept, k)
 		}
 	}
-	res := writeDevices(ctx, d, ws, writes, int(plan.parallelism.N), held)
+	res := bulkwrite.Devices(ctx, d, ws, writes, int(plan.parallelism.N), held)
 	state.devices = protoval.StringMap{M: names}
 	ids := make(map[string]protoval.String, len(names))
 	elsewhere := map[string]protoval.String{}
@@ -852,29 +853,29 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *connection.ProviderD
 		keep(k)
 	}
 	for i, w := range writes {
-		o := res.outcomes[i]
+		o := res.Outcomes[i]
 		switch {
-		case o.device != nil:
-			ids[w.key] = protoval.KnownString(o.device.ID)
-			names[w.key] = protoval.KnownString(o.device.Name)
-			if state.fleetID.IsKnown() && o.device.FleetID != state.fleetID.S && fleet != "" {
-				elsewhere[w.key] = protoval.KnownString(o.device.FleetID)
+		case o.Device != nil:
+			ids[w.Key] = protoval.KnownString(o.Device.ID)
+			names[w.Key] = protoval.KnownString(o.Device.Name)
+			if state.fleetID.IsKnown() && o.Device.FleetID != state.fleetID.S && fleet != "" {
+				elsewhere[w.Key] = protoval.KnownString(o.Device.FleetID)
 			}
 			if details != nil {
-				details[w.key] = detailOf(o.device)
+				details[w.Key] = detailOf(o.Device)
 			}
-			if o.device.FleetID == fleet && o.device.FleetName != "" {
-				state.fleetName = protoval.KnownString(o.device.FleetName)
+			if o.Device.FleetID == fleet && o.Device.FleetName != "" {
+				state.fleetName = protoval.KnownString(o.Device.FleetName)
 			}
-		case w.id != "":
-			keep(w.key) // a failed update: the device as it was
+		case w.ID != "":
+			keep(w.Key) // a failed update: the device as it was
 		}
 	}
-	if fleet == "" && res.fleet != "" {
-		state.fleetID = protoval.KnownString(res.fleet)
+	if fleet == "" && res.Fleet != "" {
+		state.fleetID = protoval.KnownString(res.Fleet)
 		for i := range writes {
-			if o := res.outcomes[i]; o.device != nil && o.device.FleetID == res.fleet {
-				state.fleetName = protoval.KnownString(o.device.FleetName)
+			if o := res.Outcomes[i]; o.Device != nil && o.Device.FleetID == res.Fleet {
+				state.fleetName = protoval.KnownString(o.Device.FleetName)
 				break
 			}
 		}
@@ -886,7 +887,7 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *connection.ProviderD
 	state.elsewhere = protoval.StringMap{M: elsewhere}
 	state.details = fleetDetails{m: details, null: details == nil}
 	tflog.Debug(ctx, "updated the devices of a fleet", map[string]any{"workspace_id": ws, "writes": len(writes)})
-	reportWrites("update", describeFleetDevices(ws, state.fleetID.S), writes, res.outcomes, diags)
+	reportWrites("update", describeFleetDevices(ws, state.fleetID.S), writes, res.Outcomes, diags)
 	return state, nil
 }
 
@@ -915,14 +916,14 @@ func fillDetails(ctx context.Context, d *connection.ProviderData, ws string, key
 
 // reportWrites adds the diagnostics of a bulk apply: a warning for adopted
 // devices, and an error listing the keys that failed.
-func reportWrites(op, what string, writes []deviceWrite, outcomes []deviceOutcome, diags *diag.Diagnostics) {
-	if adopted := adoptedKeys(writes, outcomes); len(adopted) > 0 {
+func reportWrites(op, what string, writes []bulkwrite.Write, outcomes []bulkwrite.Outcome, diags *diag.Diagnostics) {
+	if adopted := bulkwrite.AdoptedKeys(writes, outcomes); len(adopted) > 0 {
 		diags.AddWarning("Adopted devices after interrupted creates",
 			fmt.Sprintf("The connection failed after the create requests of %d devices of %s were sent, so the service "+
 				"may have created them. For each, exactly one matching device created since the request was found and is "+
 				"now managed instead of creating another one: %s.", len(adopted), what, listSome(adopted)))
 	}
-	failed, detail := writeFailures(writes, outcomes)
+	failed, detail := bulkwrite.Failures(writes, outcomes)
 	if len(failed) == 0 {
 		return
 	}

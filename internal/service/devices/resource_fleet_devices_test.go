@@ -19,12 +19,9 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
-// Routes of the device writes, as the local server counts them.
-const (
-	routeCreateDevice = "POST /v3/workspaces/{workspace_id}/devices"
-	routeUpdateDevice = "PUT /v3/workspaces/{workspace_id}/devices/{device_id}"
-	routeGetDevice    = "GET /v3/workspaces/{workspace_id}/devices/{device_id}"
-)
+// routeGetDevice is the route of the read of one device, as the local
+// server counts it.
+const routeGetDevice = "GET /v3/workspaces/{workspace_id}/devices/{device_id}"
 
 // serverDevices returns the devices of the test's workspace, by name
 // (several devices of one name are all kept).
@@ -286,7 +283,7 @@ resource "zdm_fleet_devices" "test" {
 func noDeviceWrites(e *acctest.Env) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		c := e.Server.Counters()
-		if n := c[routeCreateDevice] + c[routeUpdateDevice]; n != 0 {
+		if n := c[acctest.RouteCreateDevice] + c[acctest.RouteUpdateDevice]; n != 0 {
 			return fmt.Errorf("%d device writes, want none: %v", n, c)
 		}
 		return nil
@@ -352,7 +349,7 @@ resource "zdm_fleet_devices" "test" {
 		!strings.Contains(flat, "keeps the 4 devices that exist") || !strings.Contains(flat, "1 of 1 devices could not be written") {
 		t.Fatalf("re-apply of the tainted resource: exit code %d, want it resumed and e failing again:\n%s", code, out)
 	}
-	if n := e.Server.Counters()[routeCreateDevice]; n != 1 {
+	if n := e.Server.Counters()[acctest.RouteCreateDevice]; n != 1 {
 		t.Errorf("the resumed apply sent %d creates, want 1 (key e only)", n)
 	}
 	check(4)
@@ -367,7 +364,7 @@ resource "zdm_fleet_devices" "test" {
 		!strings.Contains(flat, "4 devices with names") || !strings.Contains(flat, "untaint") {
 		t.Fatalf("apply -refresh=false of the tainted resource: exit code %d, want the plan refused:\n%s", code, out)
 	}
-	if n := e.Server.Counters()[routeCreateDevice]; n != 0 {
+	if n := e.Server.Counters()[acctest.RouteCreateDevice]; n != 0 {
 		t.Errorf("the refused plan sent %d creates, want 0", n)
 	}
 	check(4)
@@ -378,10 +375,10 @@ resource "zdm_fleet_devices" "test" {
 	if !strings.Contains(out, "1 added, 0 changed, 1 destroyed") {
 		t.Errorf("apply after the fix: want the tainted object replaced:\n%s", out)
 	}
-	if n := e.Server.Counters()[routeCreateDevice]; n != 1 {
+	if n := e.Server.Counters()[acctest.RouteCreateDevice]; n != 1 {
 		t.Errorf("apply after the fix sent %d creates, want 1", n)
 	}
-	if n := e.Server.Counters()[routeUpdateDevice]; n != 0 {
+	if n := e.Server.Counters()[acctest.RouteUpdateDevice]; n != 0 {
 		t.Errorf("apply after the fix sent %d updates, want 0", n)
 	}
 	check(5)
@@ -426,7 +423,7 @@ resource "zdm_fleet_devices" "test" {
 	if flat := strings.Join(strings.Fields(out), " "); code == 0 || !strings.Contains(flat, "Devices with these names already exist") {
 		t.Fatalf("apply of the saved plan with create_before_destroy: exit code %d, want the final plan refused:\n%s", code, out)
 	}
-	if n := e.Server.Counters()[routeCreateDevice]; n != 0 {
+	if n := e.Server.Counters()[acctest.RouteCreateDevice]; n != 0 {
 		t.Errorf("the stopped apply sent %d creates, want 0", n)
 	}
 	if got := serverDevices(t, e); len(got) != 1 || len(got["a"]) != 1 {
@@ -679,7 +676,7 @@ resource "zdm_fleet_devices" "many" {
 	e.Server.ResetCounters()
 	c.MustRun("apply", "-no-color", "-auto-approve")
 	t.Logf("apply creating %d devices: %s", n, c.Last)
-	if got := e.Server.Counters()[routeCreateDevice]; got != int64(n) {
+	if got := e.Server.Counters()[acctest.RouteCreateDevice]; got != int64(n) {
 		t.Errorf("%d creates, want %d", got, n)
 	}
 	if got := len(serverDevices(t, e)); got != n {
@@ -704,7 +701,7 @@ resource "zdm_fleet_devices" "many" {
 		t.Errorf("rename apply: want one resource changed in place:\n%s", tail(out, 20))
 	}
 	counters := e.Server.Counters()
-	if counters[routeUpdateDevice] != int64(n) || counters[routeCreateDevice] != 0 || counters[acctest.RouteListDevices] != 1 {
+	if counters[acctest.RouteUpdateDevice] != int64(n) || counters[acctest.RouteCreateDevice] != 0 || counters[acctest.RouteListDevices] != 1 {
 		t.Errorf("rename: requests %v, want %d updates, 1 list and no create", counters, n)
 	}
 	names := serverDevices(t, e)

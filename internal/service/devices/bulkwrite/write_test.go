@@ -1,4 +1,4 @@
-package devices
+package bulkwrite
 
 import (
 	"context"
@@ -78,11 +78,11 @@ func (e *bulkEnv) resetCounts() {
 }
 
 // creates returns n creates named prefix-N in fleet.
-func creates(prefix string, n int, fleet string) []deviceWrite {
-	ws := make([]deviceWrite, n)
+func creates(prefix string, n int, fleet string) []Write {
+	ws := make([]Write, n)
 	for i := range ws {
 		name := fmt.Sprintf("%s-%03d", prefix, i)
-		ws[i] = deviceWrite{key: name, name: name, fleet: fleet}
+		ws[i] = Write{Key: name, Name: name, Fleet: fleet}
 	}
 	return ws
 }
@@ -116,67 +116,17 @@ func (e *bulkEnv) defaultFleet(t *testing.T) string {
 	return ""
 }
 
-func TestRunBounded(t *testing.T) {
-	t.Parallel()
-	var running, peak atomic.Int64
-	seen := make([]atomic.Int64, 50)
-	n := connection.RunBounded(t.Context(), 50, 4, func(i int) {
-		r := running.Add(1)
-		for p := peak.Load(); r > p && !peak.CompareAndSwap(p, r); p = peak.Load() {
-		}
-		time.Sleep(2 * time.Millisecond)
-		seen[i].Add(1)
-		running.Add(-1)
-	})
-	if n != 50 {
-		t.Errorf("started %d calls, want 50", n)
-	}
-	for i := range seen {
-		if seen[i].Load() != 1 {
-			t.Errorf("call %d ran %d times", i, seen[i].Load())
-		}
-	}
-	if p := peak.Load(); p != 4 {
-		t.Errorf("peak concurrency %d, want 4", p)
-	}
-
-	// A canceled context starts nothing more; the calls started are a prefix.
-	// A call after the 6th waits for the cancel, so that no worker can run
-	// ahead of it: at most limit-1 calls can have started after it.
-	ctx, cancel := context.WithCancel(t.Context())
-	canceled := make(chan struct{})
-	var ran [20]atomic.Bool
-	n = connection.RunBounded(ctx, 20, 2, func(i int) {
-		ran[i].Store(true)
-		switch {
-		case i == 5:
-			cancel()
-			close(canceled)
-		case i > 5:
-			<-canceled
-		}
-	})
-	if n < 6 || n > 8 {
-		t.Errorf("started %d calls after a cancel at the 6th, want 6 to 8", n)
-	}
-	for i := range ran {
-		if ran[i].Load() != (i < n) {
-			t.Errorf("call %d ran = %v, but %d calls were started", i, ran[i].Load(), n)
-		}
-	}
-}
-
-// TestWriteDevicesParallelism checks that the writes of a bulk apply are
+// TestDevicesParallelism checks that the writes of a bulk apply are
 // concurrent up to parallelism and no further, and that creates without a
 // fleet wait for the first one, which tells the default fleet.
-func TestWriteDevicesParallelism(t *testing.T) {
+func TestDevicesParallelism(t *testing.T) {
 	t.Parallel()
 	e := newBulkEnv(t, 0, 5*time.Millisecond)
 	e.srv.SetFaults(localzdm.Faults{Latency: 20 * time.Millisecond})
-	res := writeDevices(t.Context(), e.data, e.b.WorkspaceID, creates("p", 40, ""), 5, nil)
-	for i, o := range res.outcomes {
-		if o.err != nil || o.device == nil {
-			t.Fatalf("write %d: %v", i, o.err)
+	res := Devices(t.Context(), e.data, e.b.WorkspaceID, creates("p", 40, ""), 5, nil)
+	for i, o := range res.Outcomes {
+		if o.Err != nil || o.Device == nil {
+			t.Fatalf("write %d: %v", i, o.Err)
 		}
 	}
 	e.mu.Lock()
@@ -187,8 +137,8 @@ func TestWriteDevicesParallelism(t *testing.T) {
 		t.Errorf("%d requests; the first ended %s after the second started: want the first create alone",
 			len(spans), spans[0][1].Sub(spans[1][0]))
 	}
-	if want := e.defaultFleet(t); res.fleet != want {
-		t.Errorf("fleet = %q, want the default fleet %q", res.fleet, want)
+	if want := e.defaultFleet(t); res.Fleet != want {
+		t.Errorf("fleet = %q, want the default fleet %q", res.Fleet, want)
 	}
 	if p := e.peak.Load(); p != 5 {
 		t.Errorf("peak requests in flight = %d, want 5 (parallelism)", p)
@@ -201,28 +151,28 @@ func TestWriteDevicesParallelism(t *testing.T) {
 
 	// Updates run in parallel too.
 	e.resetCounts()
-	var ups []deviceWrite
-	for _, o := range res.outcomes {
-		ups = append(ups, deviceWrite{key: o.device.Name, id: o.device.ID, name: o.device.Name + "-x", fleet: res.fleet})
+	var ups []Write
+	for _, o := range res.Outcomes {
+		ups = append(ups, Write{Key: o.Device.Name, ID: o.Device.ID, Name: o.Device.Name + "-x", Fleet: res.Fleet})
 	}
-	res2 := writeDevices(t.Context(), e.data, e.b.WorkspaceID, ups, 8, nil)
-	for i, o := range res2.outcomes {
-		if o.err != nil || o.device.Name != ups[i].name {
-			t.Fatalf("update %d: %v, %+v", i, o.err, o.device)
+	res2 := Devices(t.Context(), e.data, e.b.WorkspaceID, ups, 8, nil)
+	for i, o := range res2.Outcomes {
+		if o.Err != nil || o.Device.Name != ups[i].Name {
+			t.Fatalf("update %d: %v, %+v", i, o.Err, o.Device)
 		}
 	}
 	if p := e.peak.Load(); p != 8 {
 		t.Errorf("peak requests in flight = %d, want 8", p)
 	}
-	if got := e.srv.Counters()[routeUpdateDevice]; got != 40 {
+	if got := e.srv.Counters()[acctest.RouteUpdateDevice]; got != 40 {
 		t.Errorf("%d updates, want 40", got)
 	}
 }
 
-// TestWriteDevicesAmbiguous: every create acts and then loses its
+// TestDevicesAmbiguous: every create acts and then loses its
 // connection. One list resolves them all; a device of the same name that
 // the resource already holds is never adopted.
-func TestWriteDevicesAmbiguous(t *testing.T) {
+func TestDevicesAmbiguous(t *testing.T) {
 	t.Parallel()
 	e := newBulkEnv(t, 0, 5*time.Millisecond)
 	ws := e.b.WorkspaceID
@@ -236,24 +186,24 @@ func TestWriteDevicesAmbiguous(t *testing.T) {
 	e.resetCounts()
 	e.srv.SetFaults(localzdm.Faults{DropAfterCreate: true})
 	writes := creates("amb", 30, fleet)
-	res := writeDevices(t.Context(), e.data, ws, writes, 6, map[string]bool{held.ID: true})
+	res := Devices(t.Context(), e.data, ws, writes, 6, map[string]bool{held.ID: true})
 	e.srv.SetFaults(localzdm.Faults{})
 	ids := map[string]bool{}
-	for i, o := range res.outcomes {
-		if o.err != nil || !o.adopted {
-			t.Fatalf("write %d (%s): adopted=%v err=%v", i, writes[i].key, o.adopted, o.err)
+	for i, o := range res.Outcomes {
+		if o.Err != nil || !o.Adopted {
+			t.Fatalf("write %d (%s): adopted=%v err=%v", i, writes[i].Key, o.Adopted, o.Err)
 		}
-		if o.device.Name != writes[i].name || o.device.ID == held.ID || ids[o.device.ID] {
-			t.Errorf("write %d adopted %+v", i, o.device)
+		if o.Device.Name != writes[i].Name || o.Device.ID == held.ID || ids[o.Device.ID] {
+			t.Errorf("write %d adopted %+v", i, o.Device)
 		}
-		ids[o.device.ID] = true
+		ids[o.Device.ID] = true
 	}
 	c := e.srv.Counters()
-	if c[acctest.RouteListDevices] != 1 || c[routeCreateDevice] != 30 {
+	if c[acctest.RouteListDevices] != 1 || c[acctest.RouteCreateDevice] != 30 {
 		t.Errorf("requests %v: want 30 creates and 1 list", c)
 	}
-	if got := adoptedKeys(writes, res.outcomes); len(got) != 30 {
-		t.Errorf("adoptedKeys = %d keys, want 30", len(got))
+	if got := AdoptedKeys(writes, res.Outcomes); len(got) != 30 {
+		t.Errorf("AdoptedKeys = %d keys, want 30", len(got))
 	}
 	names := e.countNames(t)
 	if names["amb-000"] != 2 || names["amb-001"] != 1 || len(names) != 30 {
@@ -264,46 +214,46 @@ func TestWriteDevicesAmbiguous(t *testing.T) {
 	// neither is adopted at random.
 	e.resetCounts()
 	e.srv.SetFaults(localzdm.Faults{DropAfterCreate: true})
-	twin := []deviceWrite{{key: "t1", name: "twin", fleet: fleet}, {key: "t2", name: "twin", fleet: fleet}}
-	res = writeDevices(t.Context(), e.data, ws, twin, 2, nil)
+	twin := []Write{{Key: "t1", Name: "twin", Fleet: fleet}, {Key: "t2", Name: "twin", Fleet: fleet}}
+	res = Devices(t.Context(), e.data, ws, twin, 2, nil)
 	e.srv.SetFaults(localzdm.Faults{})
-	for i, o := range res.outcomes {
-		if o.err == nil || !strings.Contains(o.err.Error(), `2 devices named "twin"`) {
-			t.Errorf("twin %d: err = %v, want 2 devices named twin", i, o.err)
+	for i, o := range res.Outcomes {
+		if o.Err == nil || !strings.Contains(o.Err.Error(), `2 devices named "twin"`) {
+			t.Errorf("twin %d: err = %v, want 2 devices named twin", i, o.Err)
 		}
 	}
-	failed, detail := writeFailures(twin, res.outcomes)
+	failed, detail := Failures(twin, res.Outcomes)
 	if len(failed) != 2 || !strings.Contains(detail, `"t1" (create "twin")`) {
-		t.Errorf("writeFailures = %v\n%s", failed, detail)
+		t.Errorf("Failures = %v\n%s", failed, detail)
 	}
 }
 
-// TestWriteDevicesPartialFailure: with no retries and half the requests
+// TestDevicesPartialFailure: with no retries and half the requests
 // answered 503, some creates fail. Every outcome says what happened, the
 // service holds exactly the devices reported created, and sending the
 // failed ones again completes the set without duplicates.
-func TestWriteDevicesPartialFailure(t *testing.T) {
+func TestDevicesPartialFailure(t *testing.T) {
 	t.Parallel()
 	e := newBulkEnv(t, -1, 5*time.Millisecond)
 	ws := e.b.WorkspaceID
 	fleet := e.defaultFleet(t)
 	e.srv.SetFaults(localzdm.Faults{ErrorRate: 0.5})
 	writes := creates("pf", 40, fleet)
-	res := writeDevices(t.Context(), e.data, ws, writes, 8, nil)
+	res := Devices(t.Context(), e.data, ws, writes, 8, nil)
 	e.srv.SetFaults(localzdm.Faults{})
-	var retry []deviceWrite
+	var retry []Write
 	created := map[string]bool{}
-	for i, o := range res.outcomes {
+	for i, o := range res.Outcomes {
 		switch {
-		case o.err != nil && o.device == nil:
-			if !client.IsStatus(o.err, http.StatusServiceUnavailable) {
-				t.Errorf("write %d failed with %v, want a 503", i, o.err)
+		case o.Err != nil && o.Device == nil:
+			if !client.IsStatus(o.Err, http.StatusServiceUnavailable) {
+				t.Errorf("write %d failed with %v, want a 503", i, o.Err)
 			}
 			retry = append(retry, writes[i])
-		case o.err == nil && o.device != nil:
-			created[o.device.Name] = true
+		case o.Err == nil && o.Device != nil:
+			created[o.Device.Name] = true
 		default:
-			t.Errorf("write %d: device %v with error %v", i, o.device, o.err)
+			t.Errorf("write %d: device %v with error %v", i, o.Device, o.Err)
 		}
 	}
 	if len(retry) == 0 || len(created) == 0 {
@@ -313,44 +263,44 @@ func TestWriteDevicesPartialFailure(t *testing.T) {
 	if len(names) != len(created) {
 		t.Errorf("the service holds %d devices, the outcomes report %d created", len(names), len(created))
 	}
-	failed, detail := writeFailures(writes, res.outcomes)
+	failed, detail := Failures(writes, res.Outcomes)
 	if len(failed) != len(retry) || !strings.Contains(detail, "503") {
-		t.Errorf("writeFailures lists %d keys, want %d:\n%s", len(failed), len(retry), detail)
+		t.Errorf("Failures lists %d keys, want %d:\n%s", len(failed), len(retry), detail)
 	}
 
-	res = writeDevices(t.Context(), e.data, ws, retry, 8, nil)
-	for i, o := range res.outcomes {
-		if o.err != nil {
-			t.Errorf("retry %d: %v", i, o.err)
+	res = Devices(t.Context(), e.data, ws, retry, 8, nil)
+	for i, o := range res.Outcomes {
+		if o.Err != nil {
+			t.Errorf("retry %d: %v", i, o.Err)
 		}
 	}
 	names = e.countNames(t)
 	for _, w := range writes {
-		if names[w.name] != 1 {
-			t.Errorf("%d devices named %q, want 1", names[w.name], w.name)
+		if names[w.Name] != 1 {
+			t.Errorf("%d devices named %q, want 1", names[w.Name], w.Name)
 		}
 	}
 }
 
-// TestWriteDevicesRateLimited: a per-key rate limit (429 with Retry-After)
+// TestDevicesRateLimited: a per-key rate limit (429 with Retry-After)
 // slows the writes down but every one succeeds, once.
-func TestWriteDevicesRateLimited(t *testing.T) {
+func TestDevicesRateLimited(t *testing.T) {
 	t.Parallel()
 	e := newBulkEnv(t, 10, 0)
 	ws := e.b.WorkspaceID
 	fleet := e.defaultFleet(t)
 	e.srv.SetFaults(localzdm.Faults{RateLimit: 20})
 	writes := creates("rl", 30, fleet)
-	res := writeDevices(t.Context(), e.data, ws, writes, 16, nil)
+	res := Devices(t.Context(), e.data, ws, writes, 16, nil)
 	e.srv.SetFaults(localzdm.Faults{})
-	for i, o := range res.outcomes {
-		if o.err != nil {
-			t.Errorf("write %d: %v", i, o.err)
+	for i, o := range res.Outcomes {
+		if o.Err != nil {
+			t.Errorf("write %d: %v", i, o.Err)
 		}
 	}
 	c := e.srv.Counters()
-	if c[routeCreateDevice] <= 30 {
-		t.Errorf("%d create requests: the rate limit refused none, so this test proves nothing", c[routeCreateDevice])
+	if c[acctest.RouteCreateDevice] <= 30 {
+		t.Errorf("%d create requests: the rate limit refused none, so this test proves nothing", c[acctest.RouteCreateDevice])
 	}
 	for name, n := range e.countNames(t) {
 		if n != 1 {
@@ -359,27 +309,10 @@ func TestWriteDevicesRateLimited(t *testing.T) {
 	}
 }
 
-func TestDeviceClaims(t *testing.T) {
-	t.Parallel()
-	var c deviceClaims
-	if lines := c.claimDevices("zdm_fleet_devices of fleet \"f1\"", map[string]string{"d1": "a", "d2": "b"}); len(lines) != 0 {
-		t.Errorf("first claim: %v", lines)
-	}
-	lines := c.claimDevices("zdm_device \"x\"", map[string]string{"d2": "", "d3": ""})
-	want := `device d2: zdm_fleet_devices of fleet "f1" (key "b") and zdm_device "x"`
-	if len(lines) != 1 || lines[0] != want {
-		t.Errorf("second claim: %q, want [%q]", lines, want)
-	}
-	// One read holding a device once is not a conflict with itself.
-	if lines := c.claimDevices("zdm_fleet_devices of fleet \"f2\"", map[string]string{"d4": "a"}); len(lines) != 0 {
-		t.Errorf("third claim: %v", lines)
-	}
-}
-
-// TestWriteDevicesInterrupted: Terraform is interrupted in the middle of a
+// TestDevicesInterrupted: Terraform is interrupted in the middle of a
 // bulk apply. The writes already sent finish and are reported created; the
 // others are never sent; the service holds exactly the devices reported.
-func TestWriteDevicesInterrupted(t *testing.T) {
+func TestDevicesInterrupted(t *testing.T) {
 	t.Parallel()
 	e := newBulkEnv(t, 0, 5*time.Millisecond)
 	ws := e.b.WorkspaceID
@@ -388,17 +321,17 @@ func TestWriteDevicesInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	writes := creates("int", 60, fleet)
-	res := writeDevices(ctx, e.data, ws, writes, 4, nil)
+	res := Devices(ctx, e.data, ws, writes, 4, nil)
 	e.srv.SetFaults(localzdm.Faults{})
 	created, notSent := 0, 0
-	for i, o := range res.outcomes {
+	for i, o := range res.Outcomes {
 		switch {
-		case o.device != nil && o.err == nil:
+		case o.Device != nil && o.Err == nil:
 			created++
-		case o.err != nil && (strings.Contains(o.err.Error(), "not sent") || errors.Is(o.err, client.ErrNotSent)):
+		case o.Err != nil && (strings.Contains(o.Err.Error(), "not sent") || errors.Is(o.Err, client.ErrNotSent)):
 			notSent++
 		default:
-			t.Errorf("write %d: device %v, error %v: want created or not sent", i, o.device, o.err)
+			t.Errorf("write %d: device %v, error %v: want created or not sent", i, o.Device, o.Err)
 		}
 	}
 	if created == 0 || notSent == 0 {
@@ -409,16 +342,16 @@ func TestWriteDevicesInterrupted(t *testing.T) {
 	}
 }
 
-// TestFleetDevicesImportHint: an ambiguous create of a zdm_fleet_devices
+// TestImportHint: an ambiguous create of a zdm_fleet_devices
 // advises importing the fleet into that resource, never a zdm_device.
-func TestFleetDevicesImportHint(t *testing.T) {
+func TestImportHint(t *testing.T) {
 	t.Parallel()
-	got := fleetDevicesImportHint("wks-1", "flt-1")
+	got := ImportHint("wks-1", "flt-1")
 	if !strings.Contains(got, "terraform import <address of this zdm_fleet_devices> wks-1/flt-1") ||
 		!strings.Contains(got, "not as a zdm_device") {
 		t.Errorf("hint = %s", got)
 	}
-	if got := fleetDevicesImportHint("wks-1", ""); !strings.Contains(got, "wks-1/<fleet_id>") {
+	if got := ImportHint("wks-1", ""); !strings.Contains(got, "wks-1/<fleet_id>") {
 		t.Errorf("hint for the default fleet = %s", got)
 	}
 }

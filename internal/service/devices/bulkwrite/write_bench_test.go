@@ -1,4 +1,4 @@
-package devices
+package bulkwrite
 
 import (
 	"fmt"
@@ -11,12 +11,12 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
-// BenchmarkWriteDevices measures the bulk writes alone: creates of N
+// BenchmarkDevices measures the bulk writes alone: creates of N
 // devices, each request waiting 20 ms in the local server, 16 in flight.
 // The network floor is N x 20 ms / 16; the report gives the ratio:
 //
-//	go test ./internal/service/devices -run '^$' -bench WriteDevices -benchtime 1x
-func BenchmarkWriteDevices(b *testing.B) {
+//	go test ./internal/service/devices/bulkwrite -run '^$' -bench Devices -benchtime 1x
+func BenchmarkDevices(b *testing.B) {
 	latency, parallelism := benchLatency(), 16
 	for _, n := range []int{2000, 10000} {
 		b.Run(fmt.Sprintf("devices=%d", n), func(b *testing.B) {
@@ -34,16 +34,16 @@ func BenchmarkWriteDevices(b *testing.B) {
 			floor := max(time.Duration(n)*latency/time.Duration(parallelism), time.Millisecond)
 			b.ResetTimer()
 			for i := range b.N {
-				writes := make([]deviceWrite, n)
+				writes := make([]Write, n)
 				for j := range writes {
-					writes[j] = deviceWrite{key: fmt.Sprint(j), name: fmt.Sprintf("d-%d-%d", i, j)}
+					writes[j] = Write{Key: fmt.Sprint(j), Name: fmt.Sprintf("d-%d-%d", i, j)}
 				}
 				start := time.Now()
-				res := writeDevices(b.Context(), d, boot.WorkspaceID, writes, parallelism, nil)
+				res := Devices(b.Context(), d, boot.WorkspaceID, writes, parallelism, nil)
 				wall := time.Since(start)
-				for _, o := range res.outcomes {
-					if o.err != nil {
-						b.Fatal(o.err)
+				for _, o := range res.Outcomes {
+					if o.Err != nil {
+						b.Fatal(o.Err)
 					}
 				}
 				b.ReportMetric(float64(wall)/float64(floor), "x-floor")
@@ -52,7 +52,7 @@ func BenchmarkWriteDevices(b *testing.B) {
 	}
 }
 
-// benchLatency is the latency of BenchmarkWriteDevices: 20 ms, or
+// benchLatency is the latency of BenchmarkDevices: 20 ms, or
 // ZDM_BENCH_LATENCY.
 func benchLatency() time.Duration {
 	if d, err := time.ParseDuration(os.Getenv("ZDM_BENCH_LATENCY")); err == nil {
