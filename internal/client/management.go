@@ -77,15 +77,15 @@ func (c *Client) ListDevices(ctx context.Context, workspaceID string) ([]Device,
 	if err := requireIDs("workspace ID", workspaceID); err != nil {
 		return nil, err
 	}
-	return getListEach(ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"), "devices", shareRepeated())
+	return getListEach(ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"), "devices", ShareRepeated())
 }
 
-// shareRepeated returns a function that makes the fields that many devices
+// ShareRepeated returns a function that makes the fields that many devices
 // of a list repeat (their account, workspace and fleet) share one copy
 // each, so that a list of a large workspace holds a few strings per device,
 // not eight. It runs on each device as it is decoded, so the copies it
 // drops do not pile up until the end of the list.
-func shareRepeated() func(*Device) {
+func ShareRepeated() func(*Device) {
 	seen := map[string]string{}
 	share := func(s *string) {
 		if v, ok := seen[*s]; ok {

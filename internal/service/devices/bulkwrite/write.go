@@ -136,12 +136,16 @@ func Devices(ctx context.Context, d *connection.ProviderData, ws string, writes 
 // and the list is forgotten instead.
 func record(d *connection.ProviderData, ws string, outcomes []Outcome) {
 	answered := make([]client.Device, 0, len(outcomes))
+	// Each answer was decoded alone, with its own copy of the account,
+	// workspace and fleet: the devices kept in the shared list share one.
+	share := client.ShareRepeated()
 	for _, o := range outcomes {
 		if o.Err != nil || o.Device == nil {
 			d.WroteDevice(ws, nil)
 			return
 		}
 		answered = append(answered, *o.Device)
+		share(&answered[len(answered)-1])
 	}
 	d.WroteDevices(ws, answered)
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
@@ -353,5 +354,54 @@ func TestImportHint(t *testing.T) {
 	}
 	if got := ImportHint("wks-1", ""); !strings.Contains(got, "wks-1/<fleet_id>") {
 		t.Errorf("hint for the default fleet = %s", got)
+	}
+}
+
+// TestDevicesEnterTheSharedListSharingTheirRepeatedFields checks that the
+// devices a bulk create answered enter the shared list of the workspace
+// (the next read lists nothing) and share one copy of their fleet,
+// workspace and account there, where each answer was decoded with its own.
+func TestDevicesEnterTheSharedListSharingTheirRepeatedFields(t *testing.T) {
+	t.Parallel()
+	e := newBulkEnv(t, 0, 0)
+	ws, fleet := e.b.WorkspaceID, e.defaultFleet(t)
+	if _, err := e.data.ListDevices(t.Context(), ws); err != nil {
+		t.Fatal(err)
+	}
+	e.resetCounts()
+	res := Devices(t.Context(), e.data, ws, creates("s", 5, fleet), 5, nil)
+	for i, o := range res.Outcomes {
+		if o.Err != nil || o.Device == nil {
+			t.Fatalf("write %d: %v", i, o.Err)
+		}
+	}
+	all, err := e.data.ListDevices(t.Context(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := e.srv.Counters()[acctest.RouteListDevices]; n != 0 {
+		t.Fatalf("the read after the bulk create listed the workspace %d times, want 0 (the creates are in the list)", n)
+	}
+	same := func(a, b string) bool {
+		return unsafe.StringData(a) == unsafe.StringData(b) //nolint:gosec // G103: compares where two strings' bytes are, no access.
+	}
+	var listed []client.Device
+	for _, d := range all {
+		if strings.HasPrefix(d.Name, "s-") {
+			listed = append(listed, d)
+		}
+	}
+	if len(listed) != 5 {
+		t.Fatalf("%d of the 5 created devices are in the shared list", len(listed))
+	}
+	for _, d := range listed[1:] {
+		if !same(d.FleetID, listed[0].FleetID) || !same(d.WorkspaceID, listed[0].WorkspaceID) || !same(d.AccountID, listed[0].AccountID) {
+			t.Errorf("device %s holds its own copy of its fleet, workspace or account", d.ID)
+		}
+	}
+	// Positive control: the answers themselves were decoded one by one,
+	// each with its own copy.
+	if a, b := res.Outcomes[0].Device, res.Outcomes[1].Device; same(a.FleetID, b.FleetID) {
+		t.Error("two answers already share their fleet: the test cannot tell sharing from none")
 	}
 }
