@@ -98,35 +98,28 @@ func decodeEnvelope(data []byte, member string, out any) error {
 	err := walkEnvelope(dec, member, func(dec *json.Decoder) error {
 		return dec.Decode(out)
 	})
-	if err == nil {
-		return nil
-	}
+	return notJSON(err, data)
+}
+
+// notJSON wraps a decoding error that says the answer is not JSON (a
+// syntax error, or an end before the value's) with the start of the
+// answer; other errors (and nil) are returned as they are.
+func notJSON(err error, start []byte) error {
 	var syntaxErr *json.SyntaxError
 	if errors.As(err, &syntaxErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("the answer is not valid JSON (%w): %q", err, truncate(cleanText(string(data)), 120))
+		return fmt.Errorf("the answer is not valid JSON (%w): %q", err, truncate(cleanText(string(start)), 120))
 	}
 	return err
 }
 
-// decodeEnvelopeList decodes the array member named member of the JSON
-// object in data, one element at a time, calling each (when not nil) on
-// every element as it is decoded. Decoding the array as one value would
-// first copy all of it into the decoder's buffer: for the device list of a
-// workspace of a million devices, a second copy of a body of hundreds of
-// megabytes. The slice is sized once from the first element's share of
-// the body. A null member is an empty list.
-func decodeEnvelopeList[T any](data []byte, member string, each func(*T)) ([]T, error) {
-	out, err := decodeListFrom(bytes.NewReader(data), int64(len(data)), member, each)
-	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("the answer is not valid JSON (%w): %q", err, truncate(cleanText(string(data)), 120))
-	}
-	return out, err
-}
-
 // decodeListFrom decodes the array member named member of the JSON object
-// read from r, as decodeEnvelopeList does; size is the length of the
-// answer, when known (otherwise the slice grows as it fills).
+// read from r, one element at a time, calling each (when not nil) on every
+// element as it is decoded. Decoding the array as one value would first
+// copy all of it into the decoder's buffer: for the device list of a
+// workspace of a million devices, a second copy of hundreds of megabytes.
+// size is the length of the answer, when known: the slice is then sized
+// once from the first element's share of it (otherwise it grows as it
+// fills). A null member is an empty list.
 func decodeListFrom[T any](r io.Reader, size int64, member string, each func(*T)) ([]T, error) {
 	dec := json.NewDecoder(r)
 	var out []T

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -101,4 +102,11 @@ func TestDecodeEnvelopeListAllocatesLessThanWholeDecoding(t *testing.T) {
 	if float64(listedBytes) > 0.8*float64(wholeBytes) {
 		t.Errorf("element by element allocates %d bytes, want under 80%% of the %d of decoding whole", listedBytes, wholeBytes)
 	}
+}
+
+// decodeEnvelopeList decodes the list member of a whole answer in data as
+// the client decodes an answer as it arrives (decodeListFrom).
+func decodeEnvelopeList[T any](data []byte, member string, each func(*T)) ([]T, error) {
+	out, err := decodeListFrom(bytes.NewReader(data), int64(len(data)), member, each)
+	return out, notJSON(err, data)
 }

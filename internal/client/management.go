@@ -376,11 +376,8 @@ func getListEach[T any](ctx context.Context, c *Client, rq *request, member stri
 		if err == nil || body == nil || body.err != nil {
 			return err // a broken answer: retried (see attempt)
 		}
-		var syntaxErr *json.SyntaxError
-		if errors.As(err, &syntaxErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("the answer is not valid JSON (%w): %q", err, truncate(cleanText(string(body.start)), 120))
-		}
-		return &callbackError{err: &requestError{method: rq.method, path: rq.path, msg: "unexpected answer", errs: []error{err}, scrub: c.scrub}}
+		return &callbackError{err: &requestError{method: rq.method, path: rq.path, msg: "unexpected answer",
+			errs: []error{notJSON(err, body.start)}, scrub: c.scrub}}
 	})
 	if err != nil {
 		return nil, err
