@@ -71,10 +71,9 @@ func (w *Writer) Unknown() {
 // Null writes a null value.
 func (w *Writer) Null() { w.keep(w.enc.EncodeNil()) }
 
-// MapStart starts a known map of n elements; each element is a Key then
-// its value. It reports whether the caller writes the elements: false when
-// the map was null or unknown and has been written.
-func (w *Writer) MapStart(n int, null, unknown bool) bool {
+// known writes an unknown or null value and reports false, or reports
+// true for a known value, which the caller writes.
+func (w *Writer) known(null, unknown bool) bool {
 	switch {
 	case unknown:
 		w.Unknown()
@@ -83,42 +82,37 @@ func (w *Writer) MapStart(n int, null, unknown bool) bool {
 		w.Null()
 		return false
 	}
+	return true
+}
+
+// MapStart starts a known map of n elements; each element is a Key then
+// its value. It reports whether the caller writes the elements: false when
+// the map was null or unknown and has been written.
+func (w *Writer) MapStart(n int, null, unknown bool) bool {
+	if !w.known(null, unknown) {
+		return false
+	}
 	w.keep(w.enc.EncodeMapLen(n))
 	return true
 }
 
 // String writes a string value.
 func (w *Writer) String(p String) {
-	switch {
-	case p.Unknown:
-		w.Unknown()
-	case p.Null:
-		w.Null()
-	default:
+	if w.known(p.Null, p.Unknown) {
 		w.keep(w.enc.EncodeString(p.S))
 	}
 }
 
 // Int writes a number value holding an integer.
 func (w *Writer) Int(p Int) {
-	switch {
-	case p.Unknown:
-		w.Unknown()
-	case p.Null:
-		w.Null()
-	default:
+	if w.known(p.Null, p.Unknown) {
 		w.keep(w.enc.EncodeInt(p.N))
 	}
 }
 
 // Bool writes a bool value.
 func (w *Writer) Bool(p Bool) {
-	switch {
-	case p.Unknown:
-		w.Unknown()
-	case p.Null:
-		w.Null()
-	default:
+	if w.known(p.Null, p.Unknown) {
 		w.keep(w.enc.EncodeBool(p.B))
 	}
 }
