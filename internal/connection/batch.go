@@ -62,20 +62,17 @@ type listCall[T any] struct {
 	items    []T
 	err      error
 
-	// byID keys items by ID, built by the first read that needs it
+	// byID finds items by ID, built by the first read that needs it
 	// (lookup): a list that only answers whole-list reads, such as each
 	// version our bulk writes make, never builds it.
 	byIDOnce sync.Once
-	byID     map[string]*T
+	byID     *Index[T]
 }
 
-// lookup returns the items keyed by ID; c must be complete.
-func (c *listCall[T]) lookup(idOf func(*T) string) map[string]*T {
+// lookup returns the items' index by ID; c must be complete.
+func (c *listCall[T]) lookup(idOf func(*T) string) *Index[T] {
 	c.byIDOnce.Do(func() {
-		c.byID = make(map[string]*T, len(c.items))
-		for i := range c.items {
-			c.byID[idOf(&c.items[i])] = &c.items[i]
-		}
+		c.byID = NewIndex(c.items, idOf)
 	})
 	return c.byID
 }
@@ -122,7 +119,7 @@ func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
 		return nil, ctx.Err()
 	}
 	if c.err == nil {
-		if v, ok := c.lookup(b.idOf)[id]; ok {
+		if v, ok := c.lookup(b.idOf).Get(id); ok {
 			cp := *v
 			return &cp, nil
 		}
@@ -146,9 +143,9 @@ func (b *batcher[T]) all(ctx context.Context, ws string) ([]T, error) {
 	return items, err
 }
 
-// index is all with the objects also keyed by ID. Both are shared: callers
+// index is all with the objects' index by ID. Both are shared: callers
 // must not modify them.
-func (b *batcher[T]) index(ctx context.Context, ws string) ([]T, map[string]*T, error) {
+func (b *batcher[T]) index(ctx context.Context, ws string) ([]T, *Index[T], error) {
 	b.mu.Lock()
 	w := b.wss[ws]
 	if w == nil {
@@ -329,6 +326,8 @@ func refusesList(err error) bool {
 		apiErr.StatusCode != http.StatusTooManyRequests
 }
 
+func deviceID(d *client.Device) string { return d.ID }
+
 // batchedReads are the batchers of one provider configuration.
 type batchedReads struct {
 	devices *batcher[client.Device]
@@ -340,8 +339,7 @@ type batchedReads struct {
 // saw: it proves the workspace visible (see visibility.go).
 func NewBatchedReads(c *client.Client, saw func(ws string)) batchedReads {
 	r := batchedReads{
-		devices: newBatcher("device", provingList(c.ListDevices, saw), provingGet(c.GetDevice, saw),
-			func(d *client.Device) string { return d.ID }),
+		devices: newBatcher("device", provingList(c.ListDevices, saw), provingGet(c.GetDevice, saw), deviceID),
 		fleets: newBatcher("fleet", provingList(c.ListFleets, saw), provingGet(c.GetFleet, saw),
 			func(f *client.Fleet) string { return f.ID }),
 	}

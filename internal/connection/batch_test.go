@@ -627,7 +627,7 @@ func TestBatcherTTLCountsFromTheAnswer(t *testing.T) {
 	b, clock := newTestBatcher(s)
 	gate := make(chan struct{})
 	s.setGate(gate)
-	first := make(chan map[string]*client.Device, 1)
+	first := make(chan *Index[client.Device], 1)
 	go func() {
 		_, byID, err := b.index(context.Background(), "w")
 		if err != nil {
@@ -639,8 +639,8 @@ func TestBatcherTTLCountsFromTheAnswer(t *testing.T) {
 	clock.advance(3 * b.ttl) // the transfer outlasts the TTL
 	close(gate)
 	byID := <-first
-	if len(byID) != 3 || byID["dev-2"] == nil || byID["dev-2"].ID != "dev-2" {
-		t.Fatalf("index = %v, want the 3 devices by ID", byID)
+	if dev, ok := byID.Get("dev-2"); byID.Len() != 3 || !ok || dev.ID != "dev-2" {
+		t.Fatalf("index of %d devices, dev-2 found: %v, want the 3 devices by ID", byID.Len(), ok)
 	}
 
 	clock.advance(b.ttl - time.Millisecond)
@@ -648,7 +648,8 @@ func TestBatcherTTLCountsFromTheAnswer(t *testing.T) {
 	if err != nil || len(all) != 3 {
 		t.Fatalf("index within the TTL of the answer = %d devices, %v", len(all), err)
 	}
-	if again["dev-2"] != byID["dev-2"] {
+	a, _ := again.Get("dev-2")
+	if b, _ := byID.Get("dev-2"); a != b {
 		t.Error("a call within the TTL of the answer got another copy of the list")
 	}
 	mustRead(t, b, "w", "dev-1")
@@ -688,7 +689,7 @@ func TestBatcherWroteKeepsTheListCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCounts(t, s, 1, 0)
-	if len(all) != 4 || byID["dev-9"] == nil || byID["dev-9"].Name != "new" || byID["dev-1"].Name != "renamed" {
+	if len(all) != 4 || at(byID, "dev-9") == nil || at(byID, "dev-9").Name != "new" || at(byID, "dev-1").Name != "renamed" {
 		t.Fatalf("after our writes: %v", all)
 	}
 	names := map[string]int{}
@@ -792,7 +793,7 @@ func TestBatcherWroteAllMergesABulkWrite(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("after the bulk write the list is %v, want %v", got, want)
 	}
-	if byID["dev-10"].Name != "a2" || byID["dev-1"] != &all[slices.IndexFunc(all, func(d client.Device) bool { return d.ID == "dev-1" })] {
+	if at(byID, "dev-10").Name != "a2" || at(byID, "dev-1") != &all[slices.IndexFunc(all, func(d client.Device) bool { return d.ID == "dev-1" })] {
 		t.Errorf("the index does not point into the new list: %v", byID)
 	}
 	if len(before) != 3 || slices.ContainsFunc(before, func(d client.Device) bool { return d.Name == "second" }) {
@@ -841,10 +842,16 @@ func TestBatcherWroteAllAppendsCreatesWithoutChangingListsHandedOut(t *testing.T
 	if !slices.Equal(got, want) {
 		t.Fatalf("after the bulk creates the list is %v, want %v", got, want)
 	}
-	if byID["dev-13"] != &all[6] || byID[all[0].ID] != &all[0] {
+	if at(byID, "dev-13") != &all[6] || at(byID, all[0].ID) != &all[0] {
 		t.Errorf("the index does not point into the latest list")
 	}
 	if len(first) != 4 || first[3].ID != "dev-10" {
 		t.Errorf("a list handed out changed: %v", first)
 	}
+}
+
+// at returns the item of ID id in x, nil when x has none.
+func at[T any](x *Index[T], id string) *T {
+	v, _ := x.Get(id)
+	return v
 }

@@ -100,21 +100,17 @@ func (d *ProviderData) ListDevices(ctx context.Context, ws string) ([]client.Dev
 }
 
 // DeviceIndex returns the devices of workspace ws, as ListDevices does, and
-// the same devices keyed by ID; both are shared: callers must not modify
+// their index by ID; both are shared: callers must not modify
 // them. Every zdm_fleet_devices of a workspace reads from this one list, so
 // a refresh costs one list per workspace and holds one copy of it, whatever
 // the number of resources.
-func (d *ProviderData) DeviceIndex(ctx context.Context, ws string) ([]client.Device, map[string]*client.Device, error) {
+func (d *ProviderData) DeviceIndex(ctx context.Context, ws string) ([]client.Device, *Index[client.Device], error) {
 	if d.Batch.devices == nil {
 		all, err := d.Client.ListDevices(ctx, ws)
 		if err != nil {
 			return nil, nil, err
 		}
-		byID := make(map[string]*client.Device, len(all))
-		for i := range all {
-			byID[all[i].ID] = &all[i]
-		}
-		return all, byID, nil
+		return all, NewIndex(all, deviceID), nil
 	}
 	return d.Batch.devices.index(ctx, ws)
 }

@@ -301,14 +301,14 @@ func (s *fleetDevicesServer) read(ctx context.Context, d *connection.ProviderDat
 // refreshDevices finds the devices of the state in the list (byID), and
 // reads those missing from it alone.
 func (s *fleetDevicesServer) refreshDevices(ctx context.Context, d *connection.ProviderData, state *fleetDevicesObject,
-	byID map[string]*client.Device, found map[string]*client.Device, diags *diag.Diagnostics) {
+	byID *connection.Index[client.Device], found map[string]*client.Device, diags *diag.Diagnostics) {
 	ws := state.workspaceID.S
 	var missing []string
 	for k, e := range state.entries() {
 		if e.id == "" {
 			continue // a failed create: nothing to read
 		}
-		if dev, ok := byID[e.id]; ok {
+		if dev, ok := byID.Get(e.id); ok {
 			found[k] = dev
 		} else {
 			missing = append(missing, k)
