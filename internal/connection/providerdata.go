@@ -154,20 +154,12 @@ func (d *ProviderData) Own(kind, id string) {
 	if d == nil || id == "" {
 		return
 	}
-	d.owned.mu.Lock()
-	defer d.owned.mu.Unlock()
-	if d.owned.ids == nil {
-		d.owned.ids = map[ownedKey]struct{}{}
-	}
-	d.owned.ids[ownedKey{kind, id}] = struct{}{}
+	d.owned.add(kind, id)
 }
 
 // Owns tells whether a resource manages the kind object id.
 func (d *ProviderData) Owns(kind, id string) bool {
-	d.owned.mu.Lock()
-	defer d.owned.mu.Unlock()
-	_, ok := d.owned.ids[ownedKey{kind, id}]
-	return ok
+	return d.owned.has(kind, id)
 }
 
 // SawWorkspace records that an answer 200 on a path of workspace ws proved

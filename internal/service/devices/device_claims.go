@@ -24,15 +24,17 @@ import (
 // ready to use.
 type deviceClaims struct {
 	mu     sync.Mutex
-	owners map[string]deviceClaim
-	reads  uint64
+	claims map[string]deviceClaim
+	// owners holds the resource of each read (one per claimDevices call),
+	// such as `zdm_fleet_devices of fleet "flt-1"`: read n is owners[n-1].
+	owners []string
 }
 
-// deviceClaim is one read's hold on a device.
+// deviceClaim is one read's hold on a device: 24 bytes, a million of which
+// a plan of a million devices holds.
 type deviceClaim struct {
-	read  uint64 // which read (one per claimDevices call)
-	owner string // the resource, such as `zdm_fleet_devices of fleet "flt-1"`
-	key   string // the key of the device in that resource's map, "" for a zdm_device
+	key  string // the key of the device in its resource's map, "" for a zdm_device
+	read uint32 // which read, from 1
 }
 
 // claimDevices records that one read of the resource described by owner
@@ -43,17 +45,18 @@ type deviceClaim struct {
 func (c *deviceClaims) claimDevices(owner string, ids map[string]string) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.owners == nil {
-		c.owners = make(map[string]deviceClaim, len(ids))
+	if c.claims == nil {
+		c.claims = make(map[string]deviceClaim, len(ids))
 	}
-	c.reads++
+	c.owners = append(c.owners, owner)
+	read := uint32(len(c.owners)) //nolint:gosec // G115: one read per resource read of an operation, far below 2^32.
 	var out []string
 	for id, key := range ids {
-		if prev, ok := c.owners[id]; ok && prev.read != c.reads {
-			out = append(out, "device "+id+": "+describeClaim(prev.owner, prev.key)+" and "+describeClaim(owner, key))
+		if prev, ok := c.claims[id]; ok && prev.read != read {
+			out = append(out, "device "+id+": "+describeClaim(c.owners[prev.read-1], prev.key)+" and "+describeClaim(owner, key))
 			continue
 		}
-		c.owners[id] = deviceClaim{read: c.reads, owner: owner, key: key}
+		c.claims[id] = deviceClaim{key: key, read: read}
 	}
 	sort.Strings(out)
 	return out
