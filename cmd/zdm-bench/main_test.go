@@ -337,3 +337,22 @@ func TestScaleNetworkFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleLeastCreate: one resource cannot be created in less than
+// Terraform's own create and the network floor one after the other; with
+// several resources, or without the floor's create, the least is not known.
+func TestScaleLeastCreate(t *testing.T) {
+	one := scaleRun{Spec: scaleSpec{Resources: 1, Devices: 100000}, Latency: 20 * time.Millisecond, Parallelism: 10,
+		FloorCreate: measurement{Wall: 52 * time.Second}}
+	if got := one.leastCreate(); got != 177*time.Second {
+		t.Errorf("least create of 1x100000 = %s, want 177s (125s of network and 52s of Terraform)", got)
+	}
+	many := one
+	many.Spec = scaleSpec{Resources: 100, Devices: 10000}
+	noFloor := one
+	noFloor.FloorCreate = measurement{}
+	if many.leastCreate() != 0 || noFloor.leastCreate() != 0 {
+		t.Errorf("least create = %s for 100 resources, %s without the floor; want 0 (not known) for both",
+			many.leastCreate(), noFloor.leastCreate())
+	}
+}
