@@ -107,18 +107,18 @@ func TestLocalManagement(t *testing.T) {
 
 	// Devices.
 	d1 := must(e.c.CreateDevice(ctx, wsID, "thermo 1", "")).of(t)
-	if d1.FleetID != defaultFleet.ID || d1.FleetName != "default" || d1.WorkspaceID != wsID {
+	if d1.FleetID() != defaultFleet.ID || d1.FleetName() != "default" || d1.WorkspaceID() != wsID {
 		t.Fatalf("CreateDevice without fleet = %+v", d1)
 	}
 	d2 := must(e.c.CreateDevice(ctx, wsID, "thermo 2", fleet.ID)).of(t)
-	if d2.FleetID != fleet.ID {
+	if d2.FleetID() != fleet.ID {
 		t.Fatalf("CreateDevice in fleet = %+v", d2)
 	}
 	if got := must(e.c.GetDevice(ctx, wsID, d1.ID)).of(t); got.ID != d1.ID || got.Name != "thermo 1" {
 		t.Fatalf("GetDevice = %+v", got)
 	}
 	moved := must(e.c.UpdateDevice(ctx, wsID, d1.ID, "thermo 1b", fleet.ID)).of(t)
-	if moved.Name != "thermo 1b" || moved.FleetID != fleet.ID || moved.FleetName != "sensors" {
+	if moved.Name != "thermo 1b" || moved.FleetID() != fleet.ID || moved.FleetName() != "sensors" {
 		t.Fatalf("UpdateDevice = %+v", moved)
 	}
 	devices := must(e.c.ListDevices(ctx, wsID)).of(t)
@@ -245,7 +245,7 @@ func TestLocalStorage(t *testing.T) {
 	next := 0
 	count, err := e.c.StreamData(ctx, wsID, client.DataQuery{Size: &size, Sort: client.SortAscending, Devices: []string{dev.ID}},
 		func(p client.DataPoint) error {
-			if want := fmt.Sprintf(`{"i":%d}`, next); string(p.Payload) != want || p.DeviceID != dev.ID || p.FleetID != dev.FleetID {
+			if want := fmt.Sprintf(`{"i":%d}`, next); string(p.Payload) != want || p.DeviceID != dev.ID || p.FleetID != dev.FleetID() {
 				return fmt.Errorf("point %d = %+v", next, p)
 			}
 			next++

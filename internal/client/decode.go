@@ -113,14 +113,14 @@ func notJSON(err error, start []byte) error {
 }
 
 // decodeListFrom decodes the array member named member of the JSON object
-// read from r, one element at a time, calling each (when not nil) on every
-// element as it is decoded. Decoding the array as one value would first
+// read from r, one element at a time, each as a W made into the T of the
+// list by conv as it is decoded. Decoding the array as one value would first
 // copy all of it into the decoder's buffer: for the device list of a
 // workspace of a million devices, a second copy of hundreds of megabytes.
 // size is the length of the answer, when known: the slice is then sized
 // once from the first element's share of it (otherwise it grows as it
 // fills). A null member is an empty list.
-func decodeListFrom[T any](r io.Reader, size int64, member string, each func(*T)) ([]T, error) {
+func decodeListFrom[W, T any](r io.Reader, size int64, member string, conv func(*W) T) ([]T, error) {
 	dec := json.NewDecoder(r)
 	var out []T
 	err := walkEnvelope(dec, member, func(dec *json.Decoder) error {
@@ -136,17 +136,14 @@ func decodeListFrom[T any](r io.Reader, size int64, member string, each func(*T)
 		}
 		for dec.More() {
 			start := dec.InputOffset()
-			var v T
+			var v W
 			if err := dec.Decode(&v); err != nil {
 				return err
 			}
 			if out == nil && size > 0 {
 				out = make([]T, 0, size/max(dec.InputOffset()-start, 1)+1)
 			}
-			if each != nil {
-				each(&v)
-			}
-			out = append(out, v)
+			out = append(out, conv(&v))
 		}
 		_, err = dec.Token() // the closing bracket
 		return err

@@ -21,7 +21,7 @@ func TestEndpoints(t *testing.T) {
 	)
 	wantWorkspace := Workspace{ID: "wks-1", Name: "prod", AccountID: "acc-1", Description: "d", CreatedAt: "2026-01-02T03:04:05Z"}
 	wantFleet := Fleet{ID: "flt-1", Name: "f", Description: "d", AccountID: "acc-1", WorkspaceID: "wks-1", CreatedAt: "2026-01-02T03:04:05Z"}
-	wantDevice := Device{ID: "dev-1", Name: "n", AccountID: "acc-1", FleetID: "flt-1", FleetName: "f", WorkspaceID: "wks-1", WorkspaceName: "prod", CreatedAt: "2026-01-02T03:04:05Z", PhysID: "p", Identities: json.RawMessage(`[{"k":"v"}]`)}
+	wantDevice := Device{ID: "dev-1", Name: "n", Place: &Place{AccountID: "acc-1", FleetID: "flt-1", FleetName: "f", WorkspaceID: "wks-1", WorkspaceName: "prod"}, CreatedAt: "2026-01-02T03:04:05Z", PhysID: "p", Identities: json.RawMessage(`[{"k":"v"}]`)}
 	wantJob := Job{Name: "reboot", Status: "pending", ScheduledAt: "2026-01-02T03:04:05Z", Value: json.RawMessage(`{"delay":5}`), Devices: []string{"dev-1", "dev-2"}}
 	wantFOTA := FOTA{ScheduledAt: "2026-01-02T03:04:05Z", Status: "pending", Value: FOTAValue{FirmwareID: "fw", FirmwareVersion: "1.0"}, Devices: []string{"dev-1"}}
 

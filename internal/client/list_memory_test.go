@@ -2,18 +2,18 @@ package client
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
-	"unsafe"
 )
 
-// TestListDevicesSharesRepeatedFields checks that the devices of a list
-// share one copy of the fields they repeat (account, workspace, fleet), and
-// keep their values.
+// TestListDevicesSharesRepeatedFields checks that the devices of one fleet
+// in a list share one Place (account, workspace and fleet), with its
+// values, and that devices of another fleet have their own.
 func TestListDevicesSharesRepeatedFields(t *testing.T) {
 	t.Parallel()
 	body := `{"devices":[` +
@@ -28,28 +28,32 @@ func TestListDevicesSharesRepeatedFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(devices) != 3 || devices[2].FleetID != "flt-2" || devices[2].FleetName != "west" || devices[1].Name != "b" {
+	if len(devices) != 3 || devices[1].Name != "b" {
 		t.Fatalf("devices = %+v", devices)
 	}
-	same := func(a, b string) bool {
-		return unsafe.StringData(a) == unsafe.StringData(b) //nolint:gosec // G103: compares where two strings' bytes are, no access.
+	a, b, other := &devices[0], &devices[1], &devices[2]
+	if a.Place == nil || a.Place != b.Place {
+		t.Errorf("the two devices of fleet flt-1 have places %p and %p, want one shared", a.Place, b.Place)
 	}
-	a, b, other := devices[0], devices[1], devices[2]
-	for field, pair := range map[string][2]string{
-		"account_id":     {a.AccountID, b.AccountID},
-		"workspace_id":   {a.WorkspaceID, other.WorkspaceID},
-		"workspace_name": {a.WorkspaceName, other.WorkspaceName},
-		"fleet_id":       {a.FleetID, b.FleetID},
-		"fleet_name":     {a.FleetName, b.FleetName},
-	} {
-		if !same(pair[0], pair[1]) {
-			t.Errorf("%s: two devices hold separate copies of %q", field, pair[0])
-		}
+	want := Place{AccountID: "acc", WorkspaceID: "wks-1", WorkspaceName: "prod", FleetID: "flt-1", FleetName: "east"}
+	if *a.Place != want || a.AccountID() != "acc" || a.WorkspaceID() != "wks-1" || a.WorkspaceName() != "prod" ||
+		a.FleetID() != "flt-1" || a.FleetName() != "east" {
+		t.Errorf("place of dev-1 = %+v, want %+v", *a.Place, want)
 	}
-	// Positive control: different values stay apart, and unique fields are
-	// the decoder's own.
-	if same(a.FleetID, other.FleetID) || same(a.Name, b.Name) {
-		t.Error("distinct values share memory")
+	// Positive control: another fleet is another place.
+	if other.Place == a.Place || other.FleetID() != "flt-2" || other.FleetName() != "west" || other.WorkspaceID() != "wks-1" {
+		t.Errorf("dev-3 of fleet flt-2 has place %+v (shared with flt-1: %v)", *other.Place, other.Place == a.Place)
+	}
+	// A device without a place reads as nowhere, and a device read alone
+	// has a place of its own with its values.
+	var none Device
+	if none.FleetID() != "" || none.WorkspaceID() != "" {
+		t.Error("a device without a place has a fleet or a workspace")
+	}
+	var one Device
+	if err := json.Unmarshal([]byte(`{"id":"dev-9","fleet_id":"flt-9","identities":null}`), &one); err != nil ||
+		one.FleetID() != "flt-9" || one.Identities != nil {
+		t.Errorf("device read alone = %+v, %v; want fleet flt-9 and no identities", one, err)
 	}
 }
 
@@ -107,6 +111,11 @@ func TestDecodeEnvelopeListAllocatesLessThanWholeDecoding(t *testing.T) {
 // decodeEnvelopeList decodes the list member of a whole answer in data as
 // the client decodes an answer as it arrives (decodeListFrom).
 func decodeEnvelopeList[T any](data []byte, member string, each func(*T)) ([]T, error) {
-	out, err := decodeListFrom(bytes.NewReader(data), int64(len(data)), member, each)
+	out, err := decodeListFrom(bytes.NewReader(data), int64(len(data)), member, func(x *T) T {
+		if each != nil {
+			each(x)
+		}
+		return *x
+	})
 	return out, notJSON(err, data)
 }

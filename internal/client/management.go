@@ -77,30 +77,16 @@ func (c *Client) ListDevices(ctx context.Context, workspaceID string) ([]Device,
 	if err := requireIDs("workspace ID", workspaceID); err != nil {
 		return nil, err
 	}
-	return getListEach(ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"), "devices", ShareRepeated())
-}
-
-// ShareRepeated returns a function that makes the fields that many devices
-// of a list repeat (their account, workspace and fleet) share one copy
-// each, so that a list of a large workspace holds a few strings per device,
-// not eight. It runs on each device as it is decoded, so the copies it
-// drops do not pile up until the end of the list.
-func ShareRepeated() func(*Device) {
-	seen := map[string]string{}
-	share := func(s *string) {
-		if v, ok := seen[*s]; ok {
-			*s = v
-			return
-		}
-		seen[*s] = *s
-	}
-	return func(d *Device) {
-		share(&d.AccountID)
-		share(&d.WorkspaceID)
-		share(&d.WorkspaceName)
-		share(&d.FleetID)
-		share(&d.FleetName)
-	}
+	// The devices of one fleet share one Place: a list of a large
+	// workspace holds a pointer per device for its account, workspace and
+	// fleet, not five strings. Each device is made from the answer as it
+	// is decoded, so the copies of the place it drops never pile up.
+	ps := places{}
+	return getListAs(ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"), "devices",
+		func(w *deviceJSON) Device {
+			return w.device(ps.share(&Place{AccountID: w.AccountID, WorkspaceID: w.WorkspaceID,
+				WorkspaceName: w.WorkspaceName, FleetID: w.FleetID, FleetName: w.FleetName}))
+		})
 }
 
 // GetDevice returns one device
@@ -338,14 +324,6 @@ func normalize(v any) {
 	}
 }
 
-// normalize makes Identities nil when the service answered null, as its
-// documentation promises.
-func (d *Device) normalize() {
-	if string(d.Identities) == "null" {
-		d.Identities = nil
-	}
-}
-
 func getList[T any](ctx context.Context, c *Client, rq *request, member string) ([]T, error) {
 	return getListEach[T](ctx, c, rq, member, nil)
 }
@@ -358,6 +336,18 @@ func getList[T any](ctx context.Context, c *Client, rq *request, member string) 
 // the answer breaks off, the request is retried as any GET is, and the
 // decoding starts again from nothing.
 func getListEach[T any](ctx context.Context, c *Client, rq *request, member string, each func(*T)) ([]T, error) {
+	return getListAs(ctx, c, rq, member, func(x *T) T {
+		normalize(x)
+		if each != nil {
+			each(x)
+		}
+		return *x
+	})
+}
+
+// getListAs is getListEach for a list whose elements are decoded as W,
+// each then made into a T by conv.
+func getListAs[W, T any](ctx context.Context, c *Client, rq *request, member string, conv func(*W) T) ([]T, error) {
 	var v []T
 	rq.restartable = true
 	_, err := c.do(ctx, rq, func(r io.Reader) error {
@@ -367,12 +357,7 @@ func getListEach[T any](ctx context.Context, c *Client, rq *request, member stri
 			size = body.length
 		}
 		var err error
-		v, err = decodeListFrom(r, size, member, func(x *T) {
-			normalize(x)
-			if each != nil {
-				each(x)
-			}
-		})
+		v, err = decodeListFrom(r, size, member, conv)
 		if err == nil || body == nil || body.err != nil {
 			return err // a broken answer: retried (see attempt)
 		}

@@ -42,7 +42,7 @@ func (s *fakeService) put(ws, id, name string) {
 	if s.devices[ws] == nil {
 		s.devices[ws] = map[string]client.Device{}
 	}
-	s.devices[ws][id] = client.Device{ID: id, Name: name, WorkspaceID: ws}
+	s.devices[ws][id] = client.Device{ID: id, Name: name, Place: &client.Place{WorkspaceID: ws}}
 }
 
 func (s *fakeService) remove(ws, id string) {
@@ -507,7 +507,7 @@ resource "zdm_device" "d" {
 		deleted[byName[name].ID] = true
 	}
 	renamed := byName["device-8"]
-	if _, err := api.UpdateDevice(t.Context(), fe.Bootstrap.WorkspaceID, renamed.ID, "renamed", renamed.FleetID); err != nil {
+	if _, err := api.UpdateDevice(t.Context(), fe.Bootstrap.WorkspaceID, renamed.ID, "renamed", renamed.FleetID()); err != nil {
 		t.Fatal(err)
 	}
 	log.reset()
@@ -681,9 +681,9 @@ func TestBatcherWroteKeepsTheListCurrent(t *testing.T) {
 
 	// Our create and our rename, as the service answered them.
 	s.put("w", "dev-9", "new")
-	b.wrote("w", &client.Device{ID: "dev-9", Name: "new", WorkspaceID: "w"})
+	b.wrote("w", &client.Device{ID: "dev-9", Name: "new", Place: &client.Place{WorkspaceID: "w"}})
 	s.put("w", "dev-1", "renamed")
-	b.wrote("w", &client.Device{ID: "dev-1", Name: "renamed", WorkspaceID: "w"})
+	b.wrote("w", &client.Device{ID: "dev-1", Name: "renamed", Place: &client.Place{WorkspaceID: "w"}})
 	all, byID, err := b.index(t.Context(), "w")
 	if err != nil {
 		t.Fatal(err)
@@ -728,7 +728,7 @@ func TestBatcherWroteKeepsTheListCurrent(t *testing.T) {
 	first := make(chan error, 1)
 	go func() { _, _, err := b.index(context.Background(), "w"); first <- err }()
 	waitFor(t, "the list in flight", func() bool { l, _ := s.counts(); return l == 3 })
-	b.wrote("w", &client.Device{ID: "dev-8", Name: "late", WorkspaceID: "w"})
+	b.wrote("w", &client.Device{ID: "dev-8", Name: "late", Place: &client.Place{WorkspaceID: "w"}})
 	s.setGate(nil)
 	s.put("w", "dev-8", "late")
 	all, _, err = b.index(t.Context(), "w")
@@ -743,7 +743,7 @@ func TestBatcherWroteKeepsTheListCurrent(t *testing.T) {
 
 	// Writes do not extend the TTL of the list they enter.
 	clock.advance(b.ttl - time.Millisecond)
-	b.wrote("w", &client.Device{ID: "dev-7", Name: "x", WorkspaceID: "w"})
+	b.wrote("w", &client.Device{ID: "dev-7", Name: "x", Place: &client.Place{WorkspaceID: "w"}})
 	clock.advance(time.Millisecond)
 	if _, _, err := b.index(t.Context(), "w"); err != nil {
 		t.Fatal(err)
@@ -764,11 +764,11 @@ func TestBatcherWroteAllMergesABulkWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.wroteAll("w", []client.Device{
-		{ID: "dev-10", Name: "a", WorkspaceID: "w"},
-		{ID: "dev-1", Name: "first", WorkspaceID: "w"},
-		{ID: "dev-11", Name: "b", WorkspaceID: "w"},
-		{ID: "dev-1", Name: "second", WorkspaceID: "w"},
-		{ID: "dev-10", Name: "a2", WorkspaceID: "w"},
+		{ID: "dev-10", Name: "a", Place: &client.Place{WorkspaceID: "w"}},
+		{ID: "dev-1", Name: "first", Place: &client.Place{WorkspaceID: "w"}},
+		{ID: "dev-11", Name: "b", Place: &client.Place{WorkspaceID: "w"}},
+		{ID: "dev-1", Name: "second", Place: &client.Place{WorkspaceID: "w"}},
+		{ID: "dev-10", Name: "a2", Place: &client.Place{WorkspaceID: "w"}},
 	})
 	all, byID, err := b.index(t.Context(), "w")
 	if err != nil {
@@ -818,13 +818,13 @@ func TestBatcherWroteAllAppendsCreatesWithoutChangingListsHandedOut(t *testing.T
 	if _, _, err := b.index(t.Context(), "w"); err != nil {
 		t.Fatal(err)
 	}
-	b.wroteAll("w", []client.Device{{ID: "dev-10", Name: "a", WorkspaceID: "w"}})
+	b.wroteAll("w", []client.Device{{ID: "dev-10", Name: "a", Place: &client.Place{WorkspaceID: "w"}}})
 	first, _, err := b.index(t.Context(), "w")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.wroteAll("w", []client.Device{{ID: "dev-11", Name: "b", WorkspaceID: "w"}, {ID: "dev-12", Name: "c", WorkspaceID: "w"}})
-	b.wroteAll("w", []client.Device{{ID: "dev-13", Name: "d", WorkspaceID: "w"}})
+	b.wroteAll("w", []client.Device{{ID: "dev-11", Name: "b", Place: &client.Place{WorkspaceID: "w"}}, {ID: "dev-12", Name: "c", Place: &client.Place{WorkspaceID: "w"}}})
+	b.wroteAll("w", []client.Device{{ID: "dev-13", Name: "d", Place: &client.Place{WorkspaceID: "w"}}})
 	all, byID, err := b.index(t.Context(), "w")
 	if err != nil {
 		t.Fatal(err)

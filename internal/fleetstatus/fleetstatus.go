@@ -205,7 +205,7 @@ func ListDevices(ctx context.Context, c *client.Client, scope Scope) ([]client.D
 	}
 	out := make([]client.Device, 0, len(all))
 	for _, d := range all {
-		if (fleets == nil || fleets[d.FleetID]) && (wanted == nil || wanted[d.ID]) {
+		if (fleets == nil || fleets[d.FleetID()]) && (wanted == nil || wanted[d.ID]) {
 			out = append(out, d)
 		}
 	}
@@ -279,7 +279,7 @@ feed:
 }
 
 func readOne(ctx context.Context, c *client.Client, dev client.Device, kind Kind) (Device, error) {
-	d := Device{ID: dev.ID, Name: dev.Name, FleetID: dev.FleetID, CreatedAt: dev.CreatedAt}
+	d := Device{ID: dev.ID, Name: dev.Name, FleetID: dev.FleetID(), CreatedAt: dev.CreatedAt}
 	if kind.IsFOTA() {
 		f, err := c.GetFOTA(ctx, dev.ID)
 		switch {

@@ -255,7 +255,7 @@ func DeviceCandidate(d client.Device, name, fleet, defaultFleet string) Candidat
 	if want == "" {
 		want = defaultFleet
 	}
-	return Candidate{ID: d.ID, CreatedAt: d.CreatedAt, Matches: d.Name == name && want != "" && d.FleetID == want}
+	return Candidate{ID: d.ID, CreatedAt: d.CreatedAt, Matches: d.Name == name && want != "" && d.FleetID() == want}
 }
 
 // DefaultFleetOf returns the ID of the default fleet among the fleets of a

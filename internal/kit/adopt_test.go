@@ -77,7 +77,7 @@ func TestAdoptableMatches(t *testing.T) {
 
 func TestDeviceCandidateFleet(t *testing.T) {
 	d := func(name, fleet string) client.Device {
-		return client.Device{ID: "dev-" + name + "-" + fleet, Name: name, FleetID: fleet, CreatedAt: at(time.Second)}
+		return client.Device{ID: "dev-" + name + "-" + fleet, Name: name, Place: &client.Place{FleetID: fleet}, CreatedAt: at(time.Second)}
 	}
 	for _, tc := range []struct {
 		name                       string
@@ -151,7 +151,7 @@ func resolveWith(t *testing.T, d *connection.ProviderData, devs func(sent time.T
 }
 
 func created(id string, when time.Time) client.Device {
-	return client.Device{ID: id, Name: "x", FleetID: "flt-1", CreatedAt: when.UTC().Format(time.RFC3339Nano)}
+	return client.Device{ID: id, Name: "x", Place: &client.Place{FleetID: "flt-1"}, CreatedAt: when.UTC().Format(time.RFC3339Nano)}
 }
 
 var errCut = errors.New("POST /v3/workspaces/wks-1/devices: the connection failed after the request was sent")

@@ -96,7 +96,7 @@ type DeviceModel struct {
 // FlattenDevice copies an API device into the model. The workspace of the
 // request is used when the answer does not name one.
 func FlattenDevice(d *client.Device, workspaceID string) DeviceModel {
-	ws := d.WorkspaceID
+	ws := d.WorkspaceID()
 	if ws == "" {
 		ws = workspaceID
 	}
@@ -104,10 +104,10 @@ func FlattenDevice(d *client.Device, workspaceID string) DeviceModel {
 		ID:            types.StringValue(d.ID),
 		WorkspaceID:   types.StringValue(ws),
 		Name:          types.StringValue(d.Name),
-		FleetID:       types.StringValue(d.FleetID),
-		FleetName:     types.StringValue(d.FleetName),
-		WorkspaceName: types.StringValue(d.WorkspaceName),
-		AccountID:     types.StringValue(d.AccountID),
+		FleetID:       types.StringValue(d.FleetID()),
+		FleetName:     types.StringValue(d.FleetName()),
+		WorkspaceName: types.StringValue(d.WorkspaceName()),
+		AccountID:     types.StringValue(d.AccountID()),
 		CreatedAt:     types.StringValue(d.CreatedAt),
 		PhysID:        types.StringValue(d.PhysID),
 		Identities:    FlattenIdentities(d.Identities),

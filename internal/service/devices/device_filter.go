@@ -76,7 +76,7 @@ func (f deviceFilterModel) matcher() (func(*client.Device) bool, error) {
 		}
 	}
 	return func(d *client.Device) bool {
-		return (fleet == "" || d.FleetID == fleet) &&
+		return (fleet == "" || d.FleetID() == fleet) &&
 			(name == "" || d.Name == name) &&
 			(prefix == "" || strings.HasPrefix(d.Name, prefix)) &&
 			(re == nil || re.MatchString(d.Name)) &&

@@ -11,10 +11,10 @@ import (
 func TestDeviceFilter(t *testing.T) {
 	t.Parallel()
 	devices := []client.Device{
-		{ID: "dev-1", Name: "east-1", FleetID: "flt-e"},
-		{ID: "dev-2", Name: "east-2", FleetID: "flt-e"},
-		{ID: "dev-3", Name: "west-1", FleetID: "flt-w"},
-		{ID: "dev-4", Name: "East-3", FleetID: "flt-w", PhysID: "p-4"},
+		{ID: "dev-1", Name: "east-1", Place: &client.Place{FleetID: "flt-e"}},
+		{ID: "dev-2", Name: "east-2", Place: &client.Place{FleetID: "flt-e"}},
+		{ID: "dev-3", Name: "west-1", Place: &client.Place{FleetID: "flt-w"}},
+		{ID: "dev-4", Name: "East-3", Place: &client.Place{FleetID: "flt-w"}, PhysID: "p-4"},
 	}
 	cases := []struct {
 		name string

@@ -69,7 +69,7 @@ func existingNames(ctx context.Context, d *connection.ProviderData, ws, fleet st
 	var out []nameClash
 	for i := range all {
 		dev := &all[i]
-		if dev.FleetID == fleet && names[dev.Name] && !held[dev.ID] {
+		if dev.FleetID() == fleet && names[dev.Name] && !held[dev.ID] {
 			out = append(out, nameClash{name: dev.Name, id: dev.ID})
 		}
 	}

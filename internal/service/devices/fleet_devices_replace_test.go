@@ -163,8 +163,8 @@ func (s *scaleEnv) checkOnePerKey(t *testing.T, rc replaceCase, forgotten ...str
 		switch {
 		case want[name] && len(ds) != 1:
 			problems = append(problems, fmt.Sprintf("%d devices named %q", len(ds), name))
-		case want[name] && ds[0].FleetID != rc.fleet:
-			problems = append(problems, fmt.Sprintf("device %q in fleet %s, want %s", name, ds[0].FleetID, rc.fleet))
+		case want[name] && ds[0].FleetID() != rc.fleet:
+			problems = append(problems, fmt.Sprintf("device %q in fleet %s, want %s", name, ds[0].FleetID(), rc.fleet))
 		case !want[name] && !extra[name]:
 			problems = append(problems, fmt.Sprintf("%d unexpected devices named %q", len(ds), name))
 		}

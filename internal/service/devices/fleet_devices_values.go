@@ -98,7 +98,7 @@ func (f fleetDetails) value() tftypes.Value {
 // detailOf is the element of device_details of a device.
 func detailOf(d *client.Device) fleetDeviceDetail {
 	ids := kit.FlattenIdentities(d.Identities)
-	return fleetDeviceDetail{id: protoval.KnownString(d.ID), name: protoval.KnownString(d.Name), fleetID: protoval.KnownString(d.FleetID),
+	return fleetDeviceDetail{id: protoval.KnownString(d.ID), name: protoval.KnownString(d.Name), fleetID: protoval.KnownString(d.FleetID()),
 		physID: protoval.KnownString(d.PhysID), createdAt: protoval.KnownString(d.CreatedAt),
 		identities: protoval.String{S: ids.ValueString(), Null: ids.IsNull()}}
 }
@@ -282,8 +282,8 @@ func fleetNameIn(all []client.Device, fleet string) string {
 		return ""
 	}
 	for i := range all {
-		if all[i].FleetID == fleet && all[i].FleetName != "" {
-			return all[i].FleetName
+		if all[i].FleetID() == fleet && all[i].FleetName() != "" {
+			return all[i].FleetName()
 		}
 	}
 	return ""
@@ -298,7 +298,7 @@ func fleetDevicesByKey(all []client.Device, fleet string, keyByID bool) (found m
 	ids := map[string][]string{}
 	for i := range all {
 		dev := &all[i]
-		if dev.FleetID != fleet {
+		if dev.FleetID() != fleet {
 			continue
 		}
 		key := dev.Name
@@ -349,8 +349,8 @@ func (o *fleetDevicesObject) setFound(found map[string]*client.Device) {
 	for k, dev := range found {
 		names[k] = protoval.KnownString(dev.Name)
 		ids[k] = protoval.KnownString(dev.ID)
-		if o.fleetID.IsKnown() && dev.FleetID != o.fleetID.S {
-			elsewhere[k] = protoval.KnownString(dev.FleetID)
+		if o.fleetID.IsKnown() && dev.FleetID() != o.fleetID.S {
+			elsewhere[k] = protoval.KnownString(dev.FleetID())
 		}
 		if details != nil {
 			details[k] = detailOf(dev)

@@ -87,7 +87,7 @@ func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListReques
 		}
 		byFleet = map[string][]client.Device{}
 		for _, d := range devices {
-			byFleet[d.FleetID] = append(byFleet[d.FleetID], d)
+			byFleet[d.FleetID()] = append(byFleet[d.FleetID()], d)
 		}
 	}
 	only := cfg.FleetID.ValueString()

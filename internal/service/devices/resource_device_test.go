@@ -24,12 +24,12 @@ import (
 
 func TestFlattenDevice(t *testing.T) {
 	t.Parallel()
-	d := &client.Device{ID: "dev-1", Name: "sensor-1", AccountID: "acc-1", FleetID: "flt-1", FleetName: "east",
-		WorkspaceID: "wks-1", WorkspaceName: "prod", CreatedAt: "2025-03-01T12:00:00Z", PhysID: "phys-1"}
+	d := &client.Device{ID: "dev-1", Name: "sensor-1", Place: &client.Place{AccountID: "acc-1", FleetID: "flt-1", FleetName: "east",
+		WorkspaceID: "wks-1", WorkspaceName: "prod"}, CreatedAt: "2025-03-01T12:00:00Z", PhysID: "phys-1"}
 	if got := kit.FlattenDevice(d, "wks-other"); got != kittest.TestDeviceModel() {
 		t.Errorf("flattenDevice = %+v", got)
 	}
-	d.WorkspaceID = ""
+	d.Place = &client.Place{AccountID: "acc-1", FleetID: "flt-1", FleetName: "east", WorkspaceName: "prod"}
 	d.Identities = json.RawMessage(`[ {"type": "x509", "id": "abc"} ]`)
 	want := kittest.TestDeviceModel()
 	want.Identities = types.StringValue(`[{"type":"x509","id":"abc"}]`)

@@ -108,7 +108,7 @@ func fleetDevicesProtocolFixture(b *testing.B, n int) (tfprotov6.ProviderServer,
 	}
 	strMap := tftypes.Map{ElementType: tftypes.String}
 	state, err := tfprotov6.NewDynamicValue(fleetDevicesType, tftypes.NewValue(fleetDevicesType, map[string]tftypes.Value{
-		"workspace_id": str(boot.WorkspaceID), "fleet_id": str(listed[0].FleetID), "fleet_name": str("default"),
+		"workspace_id": str(boot.WorkspaceID), "fleet_id": str(listed[0].FleetID()), "fleet_name": str("default"),
 		"parallelism":       tftypes.NewValue(tftypes.Number, defaultDeviceParallelism),
 		"include_details":   tftypes.NewValue(tftypes.Bool, false),
 		"devices":           tftypes.NewValue(strMap, names2),

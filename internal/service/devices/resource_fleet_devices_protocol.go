@@ -759,7 +759,7 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *connection.ProviderD
 	for _, k := range keys {
 		name := plan.devices.M[k].S
 		if id, ok := plan.deviceIDs.M[k]; ok && id.IsKnown() {
-			if dev := found[k]; dev != nil && (dev.Name != name || (fleet != "" && dev.FleetID != fleet)) {
+			if dev := found[k]; dev != nil && (dev.Name != name || (fleet != "" && dev.FleetID() != fleet)) {
 				writes = append(writes, bulkwrite.Write{Key: k, ID: dev.ID, Name: name, Fleet: fleet})
 			}
 			continue
@@ -771,8 +771,8 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *connection.ProviderD
 		// A failed update keeps the device as it was read.
 		if dev := res.Outcomes[i].Device; dev != nil {
 			found[w.Key] = dev
-			if state.fleetName.Null && dev.FleetID == res.Fleet {
-				state.fleetName = protoval.KnownString(dev.FleetName)
+			if state.fleetName.Null && dev.FleetID() == res.Fleet {
+				state.fleetName = protoval.KnownString(dev.FleetName())
 			}
 		}
 	}
@@ -858,14 +858,14 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *connection.ProviderD
 		case o.Device != nil:
 			ids[w.Key] = protoval.KnownString(o.Device.ID)
 			names[w.Key] = protoval.KnownString(o.Device.Name)
-			if state.fleetID.IsKnown() && o.Device.FleetID != state.fleetID.S && fleet != "" {
-				elsewhere[w.Key] = protoval.KnownString(o.Device.FleetID)
+			if state.fleetID.IsKnown() && o.Device.FleetID() != state.fleetID.S && fleet != "" {
+				elsewhere[w.Key] = protoval.KnownString(o.Device.FleetID())
 			}
 			if details != nil {
 				details[w.Key] = detailOf(o.Device)
 			}
-			if o.Device.FleetID == fleet && o.Device.FleetName != "" {
-				state.fleetName = protoval.KnownString(o.Device.FleetName)
+			if o.Device.FleetID() == fleet && o.Device.FleetName() != "" {
+				state.fleetName = protoval.KnownString(o.Device.FleetName())
 			}
 		case w.ID != "":
 			keep(w.Key) // a failed update: the device as it was
@@ -874,8 +874,8 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *connection.ProviderD
 	if fleet == "" && res.Fleet != "" {
 		state.fleetID = protoval.KnownString(res.Fleet)
 		for i := range writes {
-			if o := res.Outcomes[i]; o.Device != nil && o.Device.FleetID == res.Fleet {
-				state.fleetName = protoval.KnownString(o.Device.FleetName)
+			if o := res.Outcomes[i]; o.Device != nil && o.Device.FleetID() == res.Fleet {
+				state.fleetName = protoval.KnownString(o.Device.FleetName())
 				break
 			}
 		}

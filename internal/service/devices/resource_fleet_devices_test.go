@@ -50,8 +50,8 @@ func devicesOnServer(t *testing.T, e *acctest.Env, want map[string]string) resou
 			switch {
 			case len(ds) != 1:
 				problems = append(problems, fmt.Sprintf("%d devices named %q, want 1", len(ds), name))
-			case fleet != "" && ds[0].FleetID != fleet:
-				problems = append(problems, fmt.Sprintf("device %q is in fleet %s, want %s", name, ds[0].FleetID, fleet))
+			case fleet != "" && ds[0].FleetID() != fleet:
+				problems = append(problems, fmt.Sprintf("device %q is in fleet %s, want %s", name, ds[0].FleetID(), fleet))
 			}
 		}
 		for name := range got {
@@ -198,7 +198,7 @@ resource "zdm_fleet_devices" "test" {
 					if _, err := c.UpdateDevice(t.Context(), e.Bootstrap.WorkspaceID, devs["a"][0].ID, "a-drifted", fleetB); err != nil {
 						t.Fatal(err)
 					}
-					if _, err := c.UpdateDevice(t.Context(), e.Bootstrap.WorkspaceID, devs["bee-2"][0].ID, "bee-2", devs["c"][0].FleetID); err != nil {
+					if _, err := c.UpdateDevice(t.Context(), e.Bootstrap.WorkspaceID, devs["bee-2"][0].ID, "bee-2", devs["c"][0].FleetID()); err != nil {
 						t.Fatal(err)
 					}
 					if err := e.Server.DeleteDevice(devs["d"][0].ID); err != nil {

@@ -99,7 +99,7 @@ func Devices(ctx context.Context, d *connection.ProviderData, ws string, writes 
 		send(i)
 		done[i] = true
 		if o := res.Outcomes[i]; o.Err == nil {
-			res.Fleet = o.Device.FleetID
+			res.Fleet = o.Device.FleetID()
 		} else {
 			failures++
 		}
@@ -121,7 +121,7 @@ func Devices(ctx context.Context, d *connection.ProviderData, ws string, writes 
 	if res.Fleet == "" {
 		for i, w := range writes {
 			if o := res.Outcomes[i]; w.ID == "" && w.Fleet == "" && o.Device != nil {
-				res.Fleet = o.Device.FleetID
+				res.Fleet = o.Device.FleetID()
 				break
 			}
 		}

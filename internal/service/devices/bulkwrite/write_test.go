@@ -395,13 +395,13 @@ func TestDevicesEnterTheSharedListSharingTheirRepeatedFields(t *testing.T) {
 		t.Fatalf("%d of the 5 created devices are in the shared list", len(listed))
 	}
 	for _, d := range listed[1:] {
-		if !same(d.FleetID, listed[0].FleetID) || !same(d.WorkspaceID, listed[0].WorkspaceID) || !same(d.AccountID, listed[0].AccountID) {
+		if !same(d.FleetID(), listed[0].FleetID()) || !same(d.WorkspaceID(), listed[0].WorkspaceID()) || !same(d.AccountID(), listed[0].AccountID()) {
 			t.Errorf("device %s holds its own copy of its fleet, workspace or account", d.ID)
 		}
 	}
 	// Positive control: the answers themselves were decoded one by one,
 	// each with its own copy.
-	if a, b := res.Outcomes[0].Device, res.Outcomes[1].Device; same(a.FleetID, b.FleetID) {
+	if a, b := res.Outcomes[0].Device, res.Outcomes[1].Device; same(a.FleetID(), b.FleetID()) {
 		t.Error("two answers already share their fleet: the test cannot tell sharing from none")
 	}
 }
