@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -347,6 +349,12 @@ func TestScaleLeastCreate(t *testing.T) {
 	if got := one.leastCreate(); got != 177*time.Second {
 		t.Errorf("least create of 1x100000 = %s, want 177s (125s of network and 52s of Terraform)", got)
 	}
+	// Bare requests of 20.8 ms: the requests alone take 130s.
+	bare := one
+	bare.BareRequest = 20800 * time.Microsecond
+	if got, least := bare.requestFloor(), bare.leastCreate(); got != 130*time.Second || least != 182*time.Second {
+		t.Errorf("with bare requests of 20.8ms: requests %s, least create %s; want 130s and 182s", got, least)
+	}
 	many := one
 	many.Spec = scaleSpec{Resources: 100, Devices: 10000}
 	noFloor := one
@@ -354,5 +362,25 @@ func TestScaleLeastCreate(t *testing.T) {
 	if many.leastCreate() != 0 || noFloor.leastCreate() != 0 {
 		t.Errorf("least create = %s for 100 resources, %s without the floor; want 0 (not known) for both",
 			many.leastCreate(), noFloor.leastCreate())
+	}
+}
+
+// TestBareRequestWaitsTheLatency: a bare request takes at least the
+// server's latency, and not much more on an idle loopback; a wrong key is
+// an error, not a time.
+func TestBareRequestWaitsTheLatency(t *testing.T) {
+	srv := localzdm.StartTest(t)
+	ws, err := srv.Bootstrap("bare")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetFaults(localzdm.Faults{Latency: 5 * time.Millisecond})
+	d, err := bareRequest(t.Context(), srv.BaseURL(), ws, 4)
+	if err != nil || d < 5*time.Millisecond || d > 500*time.Millisecond {
+		t.Fatalf("bare request at 5ms of latency: %s, %v", d, err)
+	}
+	ws.APIKey = "wrong"
+	if d, err := bareRequest(t.Context(), srv.BaseURL(), ws, 2); err == nil {
+		t.Errorf("a bare request with a wrong key took %s and no error", d)
 	}
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
@@ -78,8 +81,12 @@ type scaleRun struct {
 	// Latency is added to every API request of the create (-scale-latency).
 	Latency time.Duration `json:"latency_ns,omitempty"`
 	// Parallelism is Terraform's -parallelism.
-	Parallelism int   `json:"terraform_parallelism,omitempty"`
-	FloorState  int64 `json:"floor_state_bytes"`
+	Parallelism int `json:"terraform_parallelism,omitempty"`
+	// BareRequest is the time of one bare request at Latency, as many at
+	// once as the create sends, measured in the same run (0: not
+	// measured): what the service and the loopback add to the latency.
+	BareRequest time.Duration `json:"bare_request_ns,omitempty"`
+	FloorState  int64         `json:"floor_state_bytes"`
 }
 
 // lists is the number of device lists of the no-op plan.
@@ -95,17 +102,29 @@ func (r scaleRun) networkFloor() time.Duration {
 	return time.Duration(int64(r.Spec.total()) * int64(r.Latency) / int64(at))
 }
 
+// requestFloor is the time the create's requests take as bare requests
+// (BareRequest each, as many at once as the create sends); 0 when not
+// measured.
+func (r scaleRun) requestFloor() time.Duration {
+	if r.BareRequest <= 0 {
+		return 0
+	}
+	at := fleetDevicesParallelism * min(r.Spec.Resources, max(r.Parallelism, 1))
+	return time.Duration(int64(r.Spec.total()) * int64(r.BareRequest) / int64(at))
+}
+
 // leastCreate is the least time any provider can take for the create of
 // one resource with latency: Terraform's own create (the null provider's,
-// measured without latency) and the network floor, one after the other,
-// since Terraform plans before the requests and saves the state after them.
-// With several resources, Terraform's work on some overlaps the requests of
-// others: 0, not known.
+// measured without latency) and the requests (as bare requests when
+// measured, else the network floor), one after the other, since Terraform
+// plans before the requests and saves the state after them. With several
+// resources, Terraform's work on some overlaps the requests of others: 0,
+// not known.
 func (r scaleRun) leastCreate() time.Duration {
 	if r.Spec.Resources != 1 || r.FloorCreate.Wall <= 0 {
 		return 0
 	}
-	return r.networkFloor() + r.FloorCreate.Wall
+	return max(r.requestFloor(), r.networkFloor()) + r.FloorCreate.Wall
 }
 
 func (r scaleRun) planRatio() float64 {
@@ -152,6 +171,12 @@ func (b *bench) runScale(ctx context.Context, s scaleSpec) (scaleRun, error) {
 			return err
 		}
 		b.srv.SetFaults(localzdm.Faults{Latency: r.Latency})
+		if r.Latency > 0 && r.BareRequest == 0 {
+			at := fleetDevicesParallelism * min(r.Spec.Resources, max(r.Parallelism, 1))
+			if r.BareRequest, err = bareRequest(ctx, b.srv.BaseURL(), ws, at); err != nil {
+				return err
+			}
+		}
 		res, err := b.terraform(ctx, cfg, okCodes, "apply", "-no-color", "-input=false", "-auto-approve",
 			"-parallelism="+strconv.Itoa(b.o.parallelism))
 		b.srv.SetFaults(localzdm.Faults{})
@@ -241,9 +266,14 @@ var scaleScenario = scenario{
 				"(%d requests at once per resource x %d resources at once)), and Terraform's floor without latency %s.\n\n",
 				r.Spec, r.Latency, secs(r.Create.Wall), secs(floor), times(ratio(r.Create.Wall, floor)),
 				fleetDevicesParallelism, min(r.Spec.Resources, max(r.Parallelism, 1)), secs(r.FloorCreate.Wall))
+			if rf := r.requestFloor(); rf > 0 {
+				w("Bare requests at this latency, %d at once, took %.2f ms each here (what the local server and the loopback add "+
+					"to the latency): the create's requests alone take %s, %s the network floor.\n\n",
+					fleetDevicesParallelism*min(r.Spec.Resources, max(r.Parallelism, 1)), float64(r.BareRequest)/float64(time.Millisecond), secs(rf), times(ratio(rf, floor)))
+			}
 			if least := r.leastCreate(); least > 0 {
 				w("Terraform plans before the requests and saves the state after them, so no provider creates one resource "+
-					"in less than Terraform's own create plus the network floor: %s, %s the network floor. The create took "+
+					"in less than Terraform's own create plus the requests: %s, %s the network floor. The create took "+
 					"%s that least time.\n\n", secs(least), times(ratio(least, floor)), times(ratio(r.Create.Wall, least)))
 			}
 		}
@@ -255,7 +285,7 @@ var scaleScenario = scenario{
 				floor := r.networkFloor()
 				measured := fmt.Sprintf("%s (%s, floor %s)", times(ratio(r.Create.Wall, floor)), secs(r.Create.Wall), secs(floor))
 				if least := r.leastCreate(); least > 0 {
-					measured += fmt.Sprintf("; Terraform's own create plus the network floor is already %s", times(ratio(least, floor)))
+					measured += fmt.Sprintf("; Terraform's own create plus the requests is already %s", times(ratio(least, floor)))
 				}
 				out = append(out, target{fmt.Sprintf("%s: create at %s of latency at most %.1fx the network floor", r.Spec, r.Latency, maxScaleCreateRatio),
 					measured, floor > 0 && ratio(r.Create.Wall, floor) <= maxScaleCreateRatio})
@@ -273,4 +303,67 @@ var scaleScenario = scenario{
 		}
 		return out
 	},
+}
+
+// bareRequest returns the mean time of one request that does nothing but
+// wait the server's latency (GET of the workspace), with at requests at
+// once: each caller sends one request to open its connection, then 20
+// that are timed.
+func bareRequest(ctx context.Context, baseURL string, ws localzdm.Bootstrap, at int) (time.Duration, error) {
+	const timed = 20
+	url := strings.TrimSuffix(baseURL, "/") + "/v3/workspaces/" + ws.WorkspaceID
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: at}}
+	defer hc.CloseIdleConnections()
+	get := func() error {
+		rq, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil) //nolint:gosec // G704: the local server the benchmark started.
+		if err != nil {
+			return err
+		}
+		rq.Header.Set("X-API-KEY", ws.APIKey)
+		res, err := hc.Do(rq) //nolint:gosec // G704: the local server the benchmark started.
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		_ = res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			return fmt.Errorf("bare request: %s", res.Status)
+		}
+		return nil
+	}
+	var (
+		mu    sync.Mutex
+		total time.Duration
+		first error
+		ready sync.WaitGroup
+		done  sync.WaitGroup
+	)
+	start := make(chan struct{})
+	for range at {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			err := get()
+			ready.Done()
+			<-start
+			t0 := time.Now()
+			for i := 0; i < timed && err == nil; i++ {
+				err = get()
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			total += time.Since(t0)
+			if first == nil {
+				first = err
+			}
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+	if first != nil {
+		return 0, first
+	}
+	return total / time.Duration(at*timed), nil
 }
