@@ -84,8 +84,8 @@ func (c *Client) ListDevices(ctx context.Context, workspaceID string) ([]Device,
 	ps := places{}
 	return getListAs(ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"), "devices",
 		func(w *deviceJSON) Device {
-			return w.device(ps.share(&Place{AccountID: w.AccountID, WorkspaceID: w.WorkspaceID,
-				WorkspaceName: w.WorkspaceName, FleetID: w.FleetID, FleetName: w.FleetName}))
+			p := w.place()
+			return w.device(ps.share(&p))
 		})
 }
 

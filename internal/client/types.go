@@ -94,9 +94,15 @@ func (d *Device) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*d = w.device(&Place{AccountID: w.AccountID, WorkspaceID: w.WorkspaceID, WorkspaceName: w.WorkspaceName,
-		FleetID: w.FleetID, FleetName: w.FleetName})
+	p := w.place()
+	*d = w.device(&p)
 	return nil
+}
+
+// place returns where w is.
+func (w *deviceJSON) place() Place {
+	return Place{AccountID: w.AccountID, WorkspaceID: w.WorkspaceID, WorkspaceName: w.WorkspaceName,
+		FleetID: w.FleetID, FleetName: w.FleetName}
 }
 
 // device returns the device w at place; its Identities are nil when the
