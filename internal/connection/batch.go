@@ -139,13 +139,27 @@ func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
 // all returns every object of workspace ws: the shared list when one is in
 // flight or fresh, else a new list that later reads share.
 func (b *batcher[T]) all(ctx context.Context, ws string) ([]T, error) {
-	items, _, err := b.index(ctx, ws)
-	return items, err
+	c, err := b.listed(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	return c.items, nil
 }
 
 // index is all with the objects' index by ID. Both are shared: callers
 // must not modify them.
 func (b *batcher[T]) index(ctx context.Context, ws string) ([]T, *Index[T], error) {
+	c, err := b.listed(ctx, ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.items, c.lookup(b.idOf), nil
+}
+
+// listed returns the completed list that all and index answer from. It
+// leaves the index by ID unbuilt: a whole-list read, such as the check for
+// duplicate names before each create, never pays for one.
+func (b *batcher[T]) listed(ctx context.Context, ws string) (*listCall[T], error) {
 	b.mu.Lock()
 	w := b.wss[ws]
 	if w == nil {
@@ -173,12 +187,12 @@ func (b *batcher[T]) index(ctx context.Context, ws string) ([]T, *Index[T], erro
 	select {
 	case <-c.done:
 	case <-ctx.Done():
-		return nil, nil, ctx.Err()
+		return nil, ctx.Err()
 	}
 	if c.err != nil {
-		return nil, nil, c.err
+		return nil, c.err
 	}
-	return c.items, c.lookup(b.idOf), nil
+	return c, nil
 }
 
 // join returns the list call that a read of ws uses, and whether the caller

@@ -855,3 +855,25 @@ func at[T any](x *Index[T], id string) *T {
 	v, _ := x.Get(id)
 	return v
 }
+
+// TestBatcherWholeListReadsBuildNoIndex checks that a read of the whole
+// list (the check for duplicate names before each create) leaves the index
+// by ID unbuilt, and that a read by ID builds it once (the positive
+// control).
+func TestBatcherWholeListReadsBuildNoIndex(t *testing.T) {
+	t.Parallel()
+	s := newFakeService("w", 3)
+	b, _ := newTestBatcher(s)
+	if all, err := b.all(t.Context(), "w"); err != nil || len(all) != 3 {
+		t.Fatalf("all = %d devices, %v", len(all), err)
+	}
+	c := b.wss["w"].cur
+	if c.byID != nil {
+		t.Fatal("a whole-list read built the index by ID")
+	}
+	_, byID, err := b.index(t.Context(), "w")
+	if err != nil || byID == nil || c.byID != byID || byID.Len() != 3 {
+		t.Fatalf("index: %v, built on the shared list: %v", err, c.byID == byID && byID != nil)
+	}
+	wantCounts(t, s, 1, 0)
+}

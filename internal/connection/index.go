@@ -1,6 +1,7 @@
 package connection
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -29,8 +30,11 @@ func NewIndex[T any](items []T, idOf func(*T) string) *Index[T] {
 	for i := range order {
 		order[i] = uint32(i) //nolint:gosec // G115: len(items) is checked above.
 	}
-	slices.SortStableFunc(order, func(a, b uint32) int {
-		return strings.Compare(idOf(&items[a]), idOf(&items[b]))
+	slices.SortFunc(order, func(a, b uint32) int {
+		if c := strings.Compare(idOf(&items[a]), idOf(&items[b])); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b) // the first of items that share an ID first
 	})
 	return &Index[T]{items: items, order: order, idOf: idOf}
 }
