@@ -340,8 +340,6 @@ func refusesList(err error) bool {
 		apiErr.StatusCode != http.StatusTooManyRequests
 }
 
-func deviceID(d *client.Device) string { return d.ID }
-
 // batchedReads are the batchers of one provider configuration.
 type batchedReads struct {
 	devices *batcher[client.Device]

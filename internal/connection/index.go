@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"math"
 	"math/bits"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
 // Index finds the items of a list by ID. It is a hash table of positions
@@ -39,6 +41,13 @@ func NewIndex[T any](items []T, idOf func(*T) string) *Index[T] {
 	}
 	return x
 }
+
+// IndexDevices indexes listed devices by ID.
+func IndexDevices(all []client.Device) *Index[client.Device] {
+	return NewIndex(all, deviceID)
+}
+
+func deviceID(d *client.Device) string { return d.ID }
 
 // Get returns the item of ID id.
 func (x *Index[T]) Get(id string) (*T, bool) {

@@ -110,7 +110,7 @@ func (d *ProviderData) DeviceIndex(ctx context.Context, ws string) ([]client.Dev
 		if err != nil {
 			return nil, nil, err
 		}
-		return all, NewIndex(all, deviceID), nil
+		return all, IndexDevices(all), nil
 	}
 	return d.Batch.devices.index(ctx, ws)
 }

@@ -212,14 +212,14 @@ func resumed(ctx context.Context, d *connection.ProviderData, ws string, plan *f
 		return found, held
 	}
 	d.SawWorkspace(ws)
-	byID := devicesByID(all)
+	byID := connection.IndexDevices(all)
 	var gone []string
 	for _, k := range slices.Sorted(maps.Keys(plan.deviceIDs.M)) {
 		id := plan.deviceIDs.M[k]
 		if !id.IsKnown() {
 			continue
 		}
-		if dev, ok := byID[id.S]; ok {
+		if dev, ok := byID.Get(id.S); ok {
 			found[k] = dev
 			continue
 		}

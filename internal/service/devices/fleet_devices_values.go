@@ -266,15 +266,6 @@ func (o *fleetDevicesObject) entries() map[string]fleetDevice {
 	return out
 }
 
-// devicesByID indexes listed devices by ID.
-func devicesByID(all []client.Device) map[string]*client.Device {
-	byID := make(map[string]*client.Device, len(all))
-	for i := range all {
-		byID[all[i].ID] = &all[i]
-	}
-	return byID
-}
-
 // fleetNameIn returns the fleet name that the devices of all in fleet carry,
 // or "" when fleet is "" or none of them names it.
 func fleetNameIn(all []client.Device, fleet string) string {

@@ -902,10 +902,10 @@ func fillDetails(ctx context.Context, d *connection.ProviderData, ws string, key
 			"include_details was turned on, and listing the devices of the workspace failed: "+connection.DescribeError(err, ws)+
 				" The devices are unchanged; apply again.")
 	}
-	byID := devicesByID(all)
+	byID := connection.IndexDevices(all)
 	for _, k := range keys {
 		id := ids[k].S
-		if dev, ok := byID[id]; ok {
+		if dev, ok := byID.Get(id); ok {
 			details[k] = detailOf(dev)
 			continue
 		}
