@@ -163,7 +163,7 @@ func (b *bench) runScale(ctx context.Context, s scaleSpec) (scaleRun, error) {
 	if err != nil {
 		return r, err
 	}
-	steps := func(cfg *config, create, plan *measurement, state *int64) error {
+	create := func(cfg *config, create *measurement, state *int64) error {
 		if err := cfg.write("main.tf", scaleConfig(s)); err != nil {
 			return err
 		}
@@ -189,7 +189,10 @@ func (b *bench) runScale(ctx context.Context, s scaleSpec) (scaleRun, error) {
 			return err
 		}
 		*state = fi.Size()
-		res, err = b.terraform(ctx, cfg, planCodes, "plan", "-no-color", "-input=false", "-detailed-exitcode",
+		return nil
+	}
+	plan := func(cfg *config, plan *measurement) error {
+		res, err := b.terraform(ctx, cfg, planCodes, "plan", "-no-color", "-input=false", "-detailed-exitcode",
 			"-parallelism="+strconv.Itoa(b.o.parallelism))
 		if err != nil {
 			return err
@@ -201,19 +204,36 @@ func (b *bench) runScale(ctx context.Context, s scaleSpec) (scaleRun, error) {
 	if err != nil {
 		return r, err
 	}
-	if err := steps(cfg, &r.Create, &r.Plan, &r.StateBytes); err != nil {
+	if err := create(cfg, &r.Create, &r.StateBytes); err != nil {
 		return r, fmt.Errorf("zdm_fleet_devices: %w", err)
 	}
 	if got, err := countDevices(ctx, b.srv, ws, "s"); err != nil || got != s.total() {
 		return r, fmt.Errorf("after the create the service holds %d devices, want %d (%v)", got, s.total(), err)
 	}
+	var ncfg *config
 	if b.nullProvider != "" {
-		ncfg, err := b.newConfig("scale-null-"+s.String(), ws, true)
-		if err != nil {
+		if ncfg, err = b.newConfig("scale-null-"+s.String(), ws, true); err != nil {
 			return r, err
 		}
-		if err := steps(ncfg, &r.FloorCreate, &r.FloorPlan, &r.FloorState); err != nil {
+		if err := create(ncfg, &r.FloorCreate, &r.FloorState); err != nil {
 			return r, fmt.Errorf("zdm_fleet_devices on the null provider: %w", err)
+		}
+	}
+	// The plans of the provider and of the floor alternate, the first of
+	// each pair changing from one pair to the next, so that both see the
+	// same drift of the machine's other load; each reports its median.
+	for i := range max(b.o.planRepeat, 1) {
+		for _, null := range [][]bool{{false, true}, {true, false}}[i%2] {
+			switch {
+			case !null:
+				if err := plan(cfg, &r.Plan); err != nil {
+					return r, fmt.Errorf("zdm_fleet_devices: %w", err)
+				}
+			case ncfg != nil:
+				if err := plan(ncfg, &r.FloorPlan); err != nil {
+					return r, fmt.Errorf("zdm_fleet_devices on the null provider: %w", err)
+				}
+			}
 		}
 	}
 	logf("scale %s (%s devices): create %s (floor %s), no-op plan %s (floor %s, %.2fx), %d lists, provider peak RSS %s in the plan, %s in the create, state %.0f bytes per device",
@@ -247,8 +267,10 @@ var scaleScenario = scenario{
 		w("## At the service's scale\n\n")
 		w("R `zdm_fleet_devices` of N devices each in one workspace, created against the local server without latency, " +
 			"then planned with no change; *floor* is the same step on the null provider's `zdm_fleet_devices` (the same " +
-			"schema, no work). The API lists devices per workspace, so every resource of a workspace reads the same list. " +
-			"Provider peak RSS is given for the plan and for the create.\n\n")
+			"schema, no work). The no-op plan is the median of its runs (-plan-repeat), which alternate with the floor's, " +
+			"the first of each pair changing, so that both see the same drift of the machine's other load. The API lists " +
+			"devices per workspace, so every resource of a workspace reads the same list. Provider peak RSS is given for " +
+			"the plan and for the create.\n\n")
 		w("| R x N | devices | create | floor | no-op plan | floor | over the floor | lists (plan) | provider peak RSS (plan) | provider peak RSS (create) | state bytes per device |\n" +
 			"|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, r := range res.Scale.Runs {
