@@ -106,7 +106,8 @@ func decodeEnvelope(data []byte, member string, out any) error {
 // answer; other errors (and nil) are returned as they are.
 func notJSON(err error, start []byte) error {
 	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	var scanErr *scanSyntaxError
+	if errors.As(err, &syntaxErr) || errors.As(err, &scanErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("the answer is not valid JSON (%w): %q", err, truncate(cleanText(string(start)), 120))
 	}
 	return err

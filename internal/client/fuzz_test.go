@@ -39,9 +39,12 @@ func FuzzDecodeError(f *testing.F) {
 }
 
 // FuzzDecodeEnvelope checks that decoding any 2xx answer never panics and
-// only succeeds on valid JSON. Seeds are in testdata/fuzz/FuzzDecodeEnvelope.
+// only succeeds on valid JSON, and that the device list's scanner reads it
+// as encoding/json does. Seeds are in testdata/fuzz/FuzzDecodeEnvelope.
 func FuzzDecodeEnvelope(f *testing.F) {
 	f.Add([]byte(`{"workspace":{"id":"w"},"devices":[{"id":"d","identities":null}],"result":[{"tag":"t","payload":{"a":1}}]}`))
+	f.Add([]byte(`{"devices":[{"ID":"\ud83d\ude00\ud83d","Name":null,"identities":[{"a":-1.5e3}]},null],"devices":1}`))
+	f.Add([]byte("{\"x\":[true,false,{}],\"devices\":[{\"id\":\"\xff\",\"fleet_name\":\"\\u00e9\"}]}"))
 	f.Add([]byte(`{"result":null}`))
 	f.Add([]byte(`{"result":[1]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -63,6 +66,8 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		if err == nil && (len(listed) != len(devices) || len(devices) > 0 && !reflect.DeepEqual(listed, devices)) {
 			t.Fatalf("element by element: %+v; whole: %+v", listed, devices)
 		}
+		// The device list's scanner reads it as encoding/json does.
+		checkDeviceListAsJSON(t, data)
 		calls := 0
 		n, err := streamResult(bytes.NewReader(data), func(DataPoint) error {
 			calls++

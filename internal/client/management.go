@@ -82,10 +82,12 @@ func (c *Client) ListDevices(ctx context.Context, workspaceID string) ([]Device,
 	// fleet, not five strings. Each device is made from the answer as it
 	// is decoded, so the copies of the place it drops never pile up.
 	ps := places{}
-	return getListAs(ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"), "devices",
-		func(w *deviceJSON) Device {
-			p := w.place()
-			return w.device(ps.share(&p))
+	return getListWith(ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"),
+		func(r io.Reader, size int64) ([]Device, error) {
+			return decodeDeviceList(r, size, func(w *deviceJSON) Device {
+				p := w.place()
+				return w.device(ps.share(&p))
+			})
 		})
 }
 
@@ -348,6 +350,14 @@ func getListEach[T any](ctx context.Context, c *Client, rq *request, member stri
 // getListAs is getListEach for a list whose elements are decoded as W,
 // each then made into a T by conv.
 func getListAs[W, T any](ctx context.Context, c *Client, rq *request, member string, conv func(*W) T) ([]T, error) {
+	return getListWith(ctx, c, rq, func(r io.Reader, size int64) ([]T, error) {
+		return decodeListFrom(r, size, member, conv)
+	})
+}
+
+// getListWith is getListAs with the answer decoded by decode (r: the
+// answer, size: its length, -1 when unknown).
+func getListWith[T any](ctx context.Context, c *Client, rq *request, decode func(r io.Reader, size int64) ([]T, error)) ([]T, error) {
 	var v []T
 	rq.restartable = true
 	_, err := c.do(ctx, rq, func(r io.Reader) error {
@@ -357,7 +367,7 @@ func getListAs[W, T any](ctx context.Context, c *Client, rq *request, member str
 			size = body.length
 		}
 		var err error
-		v, err = decodeListFrom(r, size, member, conv)
+		v, err = decode(r, size)
 		if err == nil || body == nil || body.err != nil {
 			return err // a broken answer: retried (see attempt)
 		}
