@@ -75,6 +75,11 @@ func newScanner(r io.Reader) *scanner {
 	return &scanner{r: r, buf: make([]byte, scanBufferSize), intern: map[string]string{}}
 }
 
+// newBytesScanner reads data, which it never modifies; it shares no text.
+func newBytesScanner(data []byte) *scanner {
+	return &scanner{buf: data, end: len(data), rerr: io.EOF}
+}
+
 // fill reads more into the buffer, keeping the unread bytes; it reports
 // whether any came.
 func (s *scanner) fill() bool {
@@ -329,8 +334,8 @@ func (s *scanner) str() (string, error) {
 // interned reads a string, sharing one copy of each value read this way.
 func (s *scanner) interned() (string, error) {
 	b, err := s.stringBytes()
-	if err != nil {
-		return "", err
+	if err != nil || s.intern == nil {
+		return string(b), err
 	}
 	if v, ok := s.intern[string(b)]; ok {
 		return v, nil
@@ -629,73 +634,114 @@ func describeByte(c byte) string {
 // when known, to size the slice once), making each device with conv as it
 // is read.
 func decodeDeviceList(r io.Reader, size int64, conv func(*deviceJSON) Device) ([]Device, error) {
-	const member = "devices"
 	s := newScanner(r)
+	var out []Device
+	err := s.envelope("devices", func() error {
+		var err error
+		out, err = s.devices(size, conv)
+		return err
+	})
+	return out, err
+}
+
+// decodeDeviceAnswer reads the answer data about one device, in its member
+// "device"; nil when the member is null.
+func decodeDeviceAnswer(data []byte) (*Device, error) {
+	s := newBytesScanner(data)
+	var out *Device
+	err := s.envelope("device", func() error {
+		c, err := s.next()
+		if err != nil {
+			return err
+		}
+		if c == 'n' {
+			return s.literal("null")
+		}
+		var w deviceJSON
+		if err := s.device(&w); err != nil {
+			return err
+		}
+		d := ownPlace(&w)
+		out = &d
+		return nil
+	})
+	return out, err
+}
+
+// ownPlace makes the device w with a Place of its own.
+func ownPlace(w *deviceJSON) Device {
+	p := w.place()
+	return w.device(&p)
+}
+
+// envelope reads the answer: one JSON object, whose first member named
+// member read reads; its other members are skipped, and nothing but white
+// space may follow it.
+func (s *scanner) envelope(member string, read func() error) error {
 	c, ok := s.skipSpace()
 	if !ok {
-		return nil, s.endError()
+		return s.endError()
 	}
 	if c != '{' {
-		return nil, fmt.Errorf("the answer is not a JSON object but %s", describeByte(c))
+		return fmt.Errorf("the answer is not a JSON object but %s", describeByte(c))
 	}
 	s.pos++
-	var out []Device
 	found := false
 	c, err := s.next()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if c == '}' {
 		s.pos++
 	}
 	for c != '}' {
 		if c != '"' {
-			return nil, s.syntax("%q where a key was expected", c)
+			return s.syntax("%q where a key was expected", c)
 		}
 		key, err := s.stringBytes()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		mine := !found && string(key) == member
 		if err := s.expect(':'); err != nil {
-			return nil, err
+			return err
 		}
 		if mine {
 			found = true
-			if out, err = s.devices(size, conv); err != nil {
-				return nil, err
+			if err := read(); err != nil {
+				return err
 			}
 		} else if err := s.skip(); err != nil {
-			return nil, err
+			return err
 		}
 		if c, err = s.next(); err != nil {
-			return nil, err
+			return err
 		}
 		s.pos++
 		switch c {
 		case ',':
 			if c, err = s.next(); err != nil {
-				return nil, err
+				return err
 			}
 			if c != '"' {
-				return nil, s.syntax("%q where a key was expected", c)
+				return s.syntax("%q where a key was expected", c)
 			}
 		case '}':
 		default:
 			s.pos--
-			return nil, s.syntax("%q after a member", c)
+			return s.syntax("%q after a member", c)
 		}
 	}
 	if !found {
-		return nil, fmt.Errorf("the answer has no %q member", member)
+		return fmt.Errorf("the answer has no %q member", member)
 	}
 	if _, more := s.skipSpace(); more {
-		return nil, errors.New("unexpected data after the JSON object")
+		return errors.New("unexpected data after the JSON object")
 	}
 	if s.rerr != nil && s.rerr != io.EOF {
-		return nil, s.rerr
+		return s.rerr
 	}
-	return out, nil
+	return nil
 }
 
 // devices reads the array of devices at the current byte.

@@ -12,13 +12,6 @@ import (
 	"unsafe"
 )
 
-// ownPlace makes a device with a Place of its own, as Device.UnmarshalJSON
-// does.
-func ownPlace(w *deviceJSON) Device {
-	p := w.place()
-	return w.device(&p)
-}
-
 // checkDeviceListAsJSON decodes data with decodeDeviceList (whole, and one
 // byte per read, so that every value crosses the buffer's end) and with
 // encoding/json, and fails unless both accept it with the same devices or
@@ -42,6 +35,68 @@ func checkDeviceListAsJSON(t *testing.T, data []byte) bool {
 		}
 	}
 	return wantErr == nil
+}
+
+// checkDeviceAnswerAsJSON decodes data as the answer about one device with
+// decodeDeviceAnswer and with encoding/json, and fails unless both accept
+// it with the same device (or none, for null) or both refuse it. It
+// returns whether they accepted it.
+func checkDeviceAnswerAsJSON(t *testing.T, data []byte) bool {
+	t.Helper()
+	var want *Device
+	wantErr := decodeEnvelope(data, "device", &want)
+	got, err := decodeDeviceAnswer(data)
+	if (err == nil) != (wantErr == nil) {
+		t.Fatalf("scanner error %v, encoding/json error %v, for %q", err, wantErr, data)
+	}
+	if err == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("scanner %+v, encoding/json %+v, for %q", got, want, data)
+	}
+	return wantErr == nil
+}
+
+// The answer about one device (a create's, an update's, a read's) reads as
+// encoding/json reads it, with the same rules as the list.
+func TestDecodeDeviceAnswerReadsAsEncodingJSON(t *testing.T) {
+	for _, in := range []string{
+		`{"device":{"id":"d","name":"n\u00e9","Fleet_Name":"f","identities":[{"a":1}],"x":[null]}}`,
+		`{"device":null}`, `{"device":{}}`, `{"other":1,"device":{"id":"a"},"device":{"id":"b"}}`,
+		"{\"device\":{\"id\":\"\xff\",\"id\":null}}",
+	} {
+		if !checkDeviceAnswerAsJSON(t, []byte(in)) {
+			t.Errorf("refused %q", in)
+		}
+	}
+	for _, in := range []string{
+		``, `{}`, `{"devices":{}}`, `{"device":[]}`, `{"device":"d"}`, `{"device":{"id":2}}`, `{"device":{},}`,
+		`{"device":{}} x`, `{"device":{"id":"d"}`, `{"device":{"identities":[}}`,
+	} {
+		if checkDeviceAnswerAsJSON(t, []byte(in)) {
+			t.Errorf("accepted %q", in)
+		}
+	}
+	full := `{"device":{"id":"d","name":"\ud83d\ude00","identities":{"k":[1.5,true]}},"after":null}`
+	for i := range len(full) {
+		if checkDeviceAnswerAsJSON(t, []byte(full[:i])) {
+			t.Errorf("accepted the first %d bytes %q", i, full[:i])
+		}
+	}
+}
+
+// The device's texts are its own: the answer's bytes go back to a pool of
+// buffers and are written over.
+func TestDecodeDeviceAnswerKeepsNoBytesOfTheAnswer(t *testing.T) {
+	data := []byte(`{"device":{"id":"dev-1","name":"n","fleet_id":"f","created_at":"c","phys_id":"p","identities":[1]}}`)
+	d, err := decodeDeviceAnswer(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range data {
+		data[i] = 'x'
+	}
+	if d.ID != "dev-1" || d.Name != "n" || d.FleetID() != "f" || d.CreatedAt != "c" || d.PhysID != "p" || string(d.Identities) != "[1]" {
+		t.Fatalf("the device changed with the answer's bytes: %+v, place %+v", d, d.Place)
+	}
 }
 
 // The scanner reads what encoding/json reads, as encoding/json does: keys

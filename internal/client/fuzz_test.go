@@ -68,6 +68,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		}
 		// The device list's scanner reads it as encoding/json does.
 		checkDeviceListAsJSON(t, data)
+		checkDeviceAnswerAsJSON(t, data)
 		calls := 0
 		n, err := streamResult(bytes.NewReader(data), func(DataPoint) error {
 			calls++

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -653,5 +654,40 @@ func TestKeyMaskedInProviderLogs(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "***") {
 		t.Errorf("no masked value in the log:\n%s", out.String())
+	}
+}
+
+// The client's log adapter masks the key in the message, in text and
+// error fields, and whole in the fields that name a key; the positive
+// control writes the same entry without it, and the check sees the key.
+func TestClientLoggerMasksTheKey(t *testing.T) {
+	const key = "zdmk_0123456789abcdef0123456789abcdef01234567"
+	entry := func() (string, map[string]any) {
+		return "request with " + key, map[string]any{
+			"path": "/v3/workspaces/ws-" + key, "error": errors.New("refused for " + key),
+			"X-API-KEY": "anything", "api_key": "other", "attempt": 1,
+		}
+	}
+	var out bytes.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &out)
+	msg, fields := entry()
+	clientLogger(key)(ctx, msg, fields)
+	if n := countLeaks(out.Bytes(), key); n > 0 {
+		t.Errorf("the key is in the entry %d times:\n%s", n, out.String())
+	}
+	for _, hidden := range []string{"anything", "other"} {
+		if strings.Contains(out.String(), hidden) {
+			t.Errorf("the value %q of a field naming a key is in the entry:\n%s", hidden, out.String())
+		}
+	}
+	if got := strings.Count(out.String(), "***"); got < 5 {
+		t.Errorf("%d masked values in the entry, want 5:\n%s", got, out.String())
+	}
+
+	var plain bytes.Buffer
+	msg, fields = entry()
+	tflog.Debug(tflogtest.RootLogger(context.Background(), &plain), msg, fields)
+	if countLeaks(plain.Bytes(), key) == 0 {
+		t.Fatalf("the unmasked entry shows no key: the check above could not see one:\n%s", plain.String())
 	}
 }
