@@ -93,7 +93,7 @@ func (s *scanner) fill() bool {
 	n := copy(s.buf, s.buf[s.pos:s.end])
 	s.offset += int64(s.pos)
 	s.pos, s.end = 0, n
-	for s.end < len(s.buf) {
+	for empty := 0; s.end < len(s.buf); empty++ {
 		m, err := s.r.Read(s.buf[s.end:])
 		s.end += m
 		if err != nil {
@@ -101,6 +101,10 @@ func (s *scanner) fill() bool {
 			break
 		}
 		if m > 0 {
+			break
+		}
+		if empty == 100 { // as bufio does with a reader that gives nothing
+			s.rerr = io.ErrNoProgress
 			break
 		}
 	}

@@ -246,3 +246,21 @@ func BenchmarkDecodeDeviceList(b *testing.B) {
 		}
 	})
 }
+
+// emptyReader answers every read with nothing and no error.
+type emptyReader struct{ reads int }
+
+func (r *emptyReader) Read([]byte) (int, error) {
+	r.reads++
+	return 0, nil
+}
+
+// A reader that gives nothing, without an error, ends the decoding with
+// io.ErrNoProgress rather than spinning.
+func TestDecodeDeviceListStopsOnAReaderThatGivesNothing(t *testing.T) {
+	r := &emptyReader{}
+	_, err := decodeDeviceList(io.MultiReader(strings.NewReader(`{"devices":[`), r), -1, ownPlace)
+	if !errors.Is(err, io.ErrNoProgress) || r.reads == 0 {
+		t.Fatalf("err = %v after %d empty reads, want io.ErrNoProgress", err, r.reads)
+	}
+}
