@@ -362,29 +362,26 @@ func (s *scanner) skip() error {
 			if len(open) == maxScanDepth {
 				return s.syntax("nested deeper than %d", maxScanDepth)
 			}
-			s.pos++
+			close := byte(']')
 			if c == '{' {
-				open = append(open, '}')
-			} else {
-				open = append(open, ']')
+				close = '}'
 			}
-			if c2, err := s.next(); err != nil {
+			empty, err := s.enter(close)
+			if err != nil {
 				return err
-			} else if c2 == open[len(open)-1] {
-				s.pos++
-				open = open[:len(open)-1]
+			}
+			if empty {
 				break
 			}
+			open = append(open, close)
 			if c == '{' {
-				if err := s.key(); err != nil {
+				if err := s.skipKey(); err != nil {
 					return err
 				}
 			}
 			continue
 		case c == '"':
-			if _, err := s.stringBytes(); err != nil {
-				return err
-			}
+			_, err = s.stringBytes()
 		case c == 't':
 			err = s.literal("true")
 		case c == 'f':
@@ -400,46 +397,80 @@ func (s *scanner) skip() error {
 			return err
 		}
 		// After a value: the next of its container, or its end.
-		for {
-			if len(open) == 0 {
-				return nil
-			}
-			c, err := s.next()
+		for len(open) > 0 {
+			top := open[len(open)-1]
+			more, err := s.after(top, "a value")
 			if err != nil {
 				return err
 			}
-			s.pos++
-			if c == open[len(open)-1] {
+			if !more {
 				open = open[:len(open)-1]
 				continue
 			}
-			if c != ',' {
-				s.pos--
-				return s.syntax("%q after a value", c)
-			}
-			if open[len(open)-1] == '}' {
-				if err := s.key(); err != nil {
+			if top == '}' {
+				if err := s.skipKey(); err != nil {
 					return err
 				}
 			}
 			break
 		}
+		if len(open) == 0 {
+			return nil
+		}
 	}
 }
 
-// key reads the key of a member and its colon, for skip.
-func (s *scanner) key() error {
+// key reads the key of a member, valid until the next read (the colon
+// after it is the caller's to read, once done with the key).
+func (s *scanner) key() ([]byte, error) {
 	c, err := s.next()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if c != '"' {
-		return s.syntax("%q where a key was expected", c)
+		return nil, s.syntax("%q where a key was expected", c)
 	}
-	if _, err := s.stringBytes(); err != nil {
+	return s.stringBytes()
+}
+
+// skipKey reads past the key of a member and its colon.
+func (s *scanner) skipKey() error {
+	if _, err := s.key(); err != nil {
 		return err
 	}
 	return s.expect(':')
+}
+
+// enter moves past the opening bracket at the current byte, and reports
+// whether close follows it at once (an empty object or array, then read
+// whole).
+func (s *scanner) enter(close byte) (bool, error) {
+	s.pos++
+	c, err := s.next()
+	if err != nil || c != close {
+		return false, err
+	}
+	s.pos++
+	return true, nil
+}
+
+// after reads what follows a member or element (what names it, for the
+// message): a comma, when more follow (true), or close, the end of its
+// container (false).
+func (s *scanner) after(close byte, what string) (bool, error) {
+	c, err := s.next()
+	if err != nil {
+		return false, err
+	}
+	switch c {
+	case ',':
+		s.pos++
+		return true, nil
+	case close:
+		s.pos++
+		return false, nil
+	}
+	return false, s.syntax("%q after %s", c, what)
 }
 
 // number reads past a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
@@ -554,24 +585,13 @@ func (s *scanner) device(w *deviceJSON) error {
 	default:
 		return s.syntax("%q where a device was expected", c)
 	}
-	s.pos++
-	if c, err := s.next(); err != nil {
+	if empty, err := s.enter('}'); err != nil || empty {
 		return err
-	} else if c == '}' {
-		s.pos++
-		return nil
 	}
 	texts := [...]*string{&w.ID, &w.Name, &w.AccountID, &w.FleetID, &w.FleetName, &w.WorkspaceID,
 		&w.WorkspaceName, &w.CreatedAt, &w.PhysID}
 	for {
-		c, err := s.next()
-		if err != nil {
-			return err
-		}
-		if c != '"' {
-			return s.syntax("%q where a key was expected", c)
-		}
-		key, err := s.stringBytes()
+		key, err := s.key()
 		if err != nil {
 			return err
 		}
@@ -579,7 +599,7 @@ func (s *scanner) device(w *deviceJSON) error {
 		if err := s.expect(':'); err != nil {
 			return err
 		}
-		c, err = s.next()
+		c, err := s.next()
 		if err != nil {
 			return err
 		}
@@ -600,18 +620,8 @@ func (s *scanner) device(w *deviceJSON) error {
 		if err != nil {
 			return err
 		}
-		c, err = s.next()
-		if err != nil {
+		if more, err := s.after('}', "a member"); err != nil || !more {
 			return err
-		}
-		s.pos++
-		switch c {
-		case ',':
-		case '}':
-			return nil
-		default:
-			s.pos--
-			return s.syntax("%q after a member", c)
 		}
 	}
 }
@@ -689,20 +699,13 @@ func (s *scanner) envelope(member string, read func() error) error {
 	if c != '{' {
 		return fmt.Errorf("the answer is not a JSON object but %s", describeByte(c))
 	}
-	s.pos++
-	found := false
-	c, err := s.next()
+	empty, err := s.enter('}')
 	if err != nil {
 		return err
 	}
-	if c == '}' {
-		s.pos++
-	}
-	for c != '}' {
-		if c != '"' {
-			return s.syntax("%q where a key was expected", c)
-		}
-		key, err := s.stringBytes()
+	found := false
+	for more := !empty; more; {
+		key, err := s.key()
 		if err != nil {
 			return err
 		}
@@ -712,28 +715,15 @@ func (s *scanner) envelope(member string, read func() error) error {
 		}
 		if mine {
 			found = true
-			if err := read(); err != nil {
-				return err
-			}
-		} else if err := s.skip(); err != nil {
+			err = read()
+		} else {
+			err = s.skip()
+		}
+		if err != nil {
 			return err
 		}
-		if c, err = s.next(); err != nil {
+		if more, err = s.after('}', "a member"); err != nil {
 			return err
-		}
-		s.pos++
-		switch c {
-		case ',':
-			if c, err = s.next(); err != nil {
-				return err
-			}
-			if c != '"' {
-				return s.syntax("%q where a key was expected", c)
-			}
-		case '}':
-		default:
-			s.pos--
-			return s.syntax("%q after a member", c)
 		}
 	}
 	if !found {
@@ -760,13 +750,9 @@ func (s *scanner) devices(size int64, conv func(*deviceJSON) Device) ([]Device, 
 	if c != '[' {
 		return nil, fmt.Errorf("the \"devices\" member is %s, not an array", describeByte(c))
 	}
-	s.pos++
 	var out []Device
-	if c, err := s.next(); err != nil {
-		return nil, err
-	} else if c == ']' {
-		s.pos++
-		return out, nil
+	if empty, err := s.enter(']'); err != nil || empty {
+		return out, err
 	}
 	w := new(deviceJSON) // one for all: conv copies what it keeps
 	for {
@@ -779,18 +765,12 @@ func (s *scanner) devices(size int64, conv func(*deviceJSON) Device) ([]Device, 
 			out = make([]Device, 0, size/max(s.offset+int64(s.pos)-start, 1)+1)
 		}
 		out = append(out, conv(w))
-		c, err := s.next()
+		more, err := s.after(']', "a device")
 		if err != nil {
 			return nil, err
 		}
-		s.pos++
-		switch c {
-		case ',':
-		case ']':
+		if !more {
 			return out, nil
-		default:
-			s.pos--
-			return nil, s.syntax("%q after a device", c)
 		}
 	}
 }
