@@ -89,6 +89,13 @@ type scaleRun struct {
 	FloorState  int64         `json:"floor_state_bytes"`
 }
 
+// atOnce is how many requests the create sends at once:
+// fleetDevicesParallelism in each resource, and Terraform applies
+// -parallelism resources at once.
+func (r scaleRun) atOnce() int {
+	return fleetDevicesParallelism * min(r.Spec.Resources, max(r.Parallelism, 1))
+}
+
 // lists is the number of device lists of the no-op plan.
 func (r scaleRun) lists() int64 {
 	return r.Plan.Requests["GET /v3/workspaces/{workspace_id}/devices"]
@@ -98,8 +105,7 @@ func (r scaleRun) lists() int64 {
 // Latency, fleetDevicesParallelism at a time in each resource, and
 // Terraform applies -parallelism resources at once.
 func (r scaleRun) networkFloor() time.Duration {
-	at := fleetDevicesParallelism * min(r.Spec.Resources, max(r.Parallelism, 1))
-	return time.Duration(int64(r.Spec.total()) * int64(r.Latency) / int64(at))
+	return time.Duration(int64(r.Spec.total()) * int64(r.Latency) / int64(r.atOnce()))
 }
 
 // requestFloor is the time the create's requests take as bare requests
@@ -109,8 +115,7 @@ func (r scaleRun) requestFloor() time.Duration {
 	if r.BareRequest <= 0 {
 		return 0
 	}
-	at := fleetDevicesParallelism * min(r.Spec.Resources, max(r.Parallelism, 1))
-	return time.Duration(int64(r.Spec.total()) * int64(r.BareRequest) / int64(at))
+	return time.Duration(int64(r.Spec.total()) * int64(r.BareRequest) / int64(r.atOnce()))
 }
 
 // leastCreate is the least time any provider can take for the create of
@@ -172,8 +177,7 @@ func (b *bench) runScale(ctx context.Context, s scaleSpec) (scaleRun, error) {
 		}
 		b.srv.SetFaults(localzdm.Faults{Latency: r.Latency})
 		if r.Latency > 0 && r.BareRequest == 0 {
-			at := fleetDevicesParallelism * min(r.Spec.Resources, max(r.Parallelism, 1))
-			if r.BareRequest, err = bareRequest(ctx, b.srv.BaseURL(), ws, at); err != nil {
+			if r.BareRequest, err = bareRequest(ctx, b.srv.BaseURL(), ws, r.atOnce()); err != nil {
 				return err
 			}
 		}
@@ -291,7 +295,7 @@ var scaleScenario = scenario{
 			if rf := r.requestFloor(); rf > 0 {
 				w("Bare requests at this latency, %d at once, took %.2f ms each here (what the local server and the loopback add "+
 					"to the latency): the create's requests alone take %s, %s the network floor.\n\n",
-					fleetDevicesParallelism*min(r.Spec.Resources, max(r.Parallelism, 1)), float64(r.BareRequest)/float64(time.Millisecond), secs(rf), times(ratio(rf, floor)))
+					r.atOnce(), float64(r.BareRequest)/float64(time.Millisecond), secs(rf), times(ratio(rf, floor)))
 			}
 			if least := r.leastCreate(); least > 0 {
 				w("Terraform plans before the requests and saves the state after them, so no provider creates one resource "+
