@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -265,7 +266,7 @@ func clientLogger(key string) func(ctx context.Context, msg string, fields map[s
 		for k, v := range fields {
 			switch v := v.(type) {
 			case string:
-				if k == "api_key" || strings.EqualFold(k, "x-api-key") {
+				if slices.ContainsFunc(keyFields, func(f string) bool { return strings.EqualFold(f, k) }) {
 					fields[k] = "***"
 				} else {
 					fields[k] = hide(v)
@@ -278,9 +279,12 @@ func clientLogger(key string) func(ctx context.Context, msg string, fields map[s
 	}
 }
 
+// keyFields are the names of log fields whose values are masked whole.
+var keyFields = []string{"api_key", "X-API-KEY", "x-api-key"}
+
 // maskKey returns ctx with every logged occurrence of key masked.
 func maskKey(ctx context.Context, key string) context.Context {
-	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, "api_key", "X-API-KEY", "x-api-key")
+	ctx = tflog.MaskFieldValuesWithFieldKeys(ctx, keyFields...)
 	if key == "" {
 		return ctx
 	}
