@@ -70,21 +70,20 @@ func (r *fleetDevicesResult) peakRSS() int64 {
 	return max(r.Create.RSS, r.Plan.RSS, r.Rename.RSS)
 }
 
-// fleetDevicesConfig is n devices in one zdm_fleet_devices, named
-// prefix-<index> (range() stops at 1,024 values: counted in thousands).
-func fleetDevicesConfig(n int, prefix string) string {
-	return requiredProviders + fmt.Sprintf(`
+// writeFleetDevicesConfig writes n devices in one zdm_fleet_devices, named
+// prefix-<index>, read from an inventory file, into cfg.
+func writeFleetDevicesConfig(cfg *config, n int, prefix string) error {
+	if err := cfg.writeInventory("inventory.csv", n, prefix+"-"); err != nil {
+		return err
+	}
+	return cfg.write("main.tf", requiredProviders+fmt.Sprintf(`
 provider "zdm" {}
-
-locals {
-  numbers = [for i in flatten([for k in range(%d) : [for j in range(1000) : k * 1000 + j]]) : i if i < %d]
-}
 
 resource "zdm_fleet_devices" "d" {
   parallelism = %d
-  devices     = { for i in local.numbers : format("k-%%06d", i) => "%s-${i}" }
+  devices     = %s
 }
-`, (n+999)/1000, n, fleetDevicesParallelism, prefix)
+`, fleetDevicesParallelism, inventoryDevices("inventory.csv")))
 }
 
 func (b *bench) runFleetDevices(ctx context.Context, n int) (*fleetDevicesResult, error) {
@@ -111,7 +110,7 @@ func (b *bench) runFleetDevices(ctx context.Context, n int) (*fleetDevicesResult
 	if err != nil {
 		return nil, err
 	}
-	if err := b.fleetDevicesSteps(ctx, cfg, ws, n, "fd", fleetDevicesConfig, &res.Create, &res.Plan, &res.Rename, parallelism); err != nil {
+	if err := b.fleetDevicesSteps(ctx, cfg, ws, n, "fd", writeFleetDevicesConfig, &res.Create, &res.Plan, &res.Rename, parallelism); err != nil {
 		return nil, fmt.Errorf("zdm_fleet_devices: %w", err)
 	}
 	if b.nullProvider != "" {
@@ -119,7 +118,7 @@ func (b *bench) runFleetDevices(ctx context.Context, n int) (*fleetDevicesResult
 		if err != nil {
 			return nil, err
 		}
-		if err := b.fleetDevicesSteps(ctx, ncfg, localzdm.Bootstrap{}, n, "fd", fleetDevicesConfig, &res.FloorCreate,
+		if err := b.fleetDevicesSteps(ctx, ncfg, localzdm.Bootstrap{}, n, "fd", writeFleetDevicesConfig, &res.FloorCreate,
 			&res.FloorPlan, &res.FloorRename, parallelism); err != nil {
 			return nil, fmt.Errorf("zdm_fleet_devices on the null provider: %w", err)
 		}
@@ -139,7 +138,7 @@ func (b *bench) runFleetDevices(ctx context.Context, n int) (*fleetDevicesResult
 	if err != nil {
 		return nil, err
 	}
-	if err := b.fleetDevicesSteps(ctx, bcfg, bws, base, "bd", devicesConfig, &res.BaselineCreate, &res.BaselinePlan,
+	if err := b.fleetDevicesSteps(ctx, bcfg, bws, base, "bd", mainOnly(devicesConfig), &res.BaselineCreate, &res.BaselinePlan,
 		&res.BaselineRename, parallelism); err != nil {
 		return nil, fmt.Errorf("zdm_device baseline: %w", err)
 	}
@@ -150,12 +149,12 @@ func (b *bench) runFleetDevices(ctx context.Context, n int) (*fleetDevicesResult
 }
 
 // fleetDevicesSteps creates n devices named prefix-<index> with the
-// configuration of render, plans with no change, and renames them all
-// (prefix "r"+prefix), checking the service after each apply (not on the
-// null provider, whose ws is empty).
+// configuration that write lays out, plans with no change, and renames
+// them all (prefix "r"+prefix), checking the service after each apply (not
+// on the null provider, whose ws is empty).
 func (b *bench) fleetDevicesSteps(ctx context.Context, cfg *config, ws localzdm.Bootstrap, n int, prefix string,
-	render func(int, string) string, create, plan, rename *measurement, parallelism string) error {
-	if err := cfg.write("main.tf", render(n, prefix)); err != nil {
+	write layout, create, plan, rename *measurement, parallelism string) error {
+	if err := write(cfg, n, prefix); err != nil {
 		return err
 	}
 	if _, err := b.terraform(ctx, cfg, okCodes, "init", "-no-color", "-input=false"); err != nil {
@@ -174,7 +173,7 @@ func (b *bench) fleetDevicesSteps(ctx context.Context, cfg *config, ws localzdm.
 		return err
 	}
 	plan.add(r)
-	if err := cfg.write("main.tf", render(n, "r"+prefix)); err != nil {
+	if err := write(cfg, n, "r"+prefix); err != nil {
 		return err
 	}
 	r, err = b.terraform(ctx, cfg, okCodes, "apply", "-no-color", "-input=false", "-auto-approve", parallelism)

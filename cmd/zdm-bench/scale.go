@@ -87,6 +87,9 @@ type scaleRun struct {
 	// measured): what the service and the loopback add to the latency.
 	BareRequest time.Duration `json:"bare_request_ns,omitempty"`
 	FloorState  int64         `json:"floor_state_bytes"`
+	// Forms is Terraform's evaluation of the devices' map in two forms
+	// (one resource only).
+	Forms *formCost `json:"forms,omitempty"`
 }
 
 // atOnce is how many requests the create sends at once:
@@ -144,22 +147,29 @@ type scaleResult struct {
 }
 
 // scaleConfig is r zdm_fleet_devices of n devices each in the default
-// fleet, named s<resource>-<index> (range() stops at 1,024 values: counted
-// in thousands).
+// fleet, named s<resource>-<index>, each read from an inventory file of
+// its own (inventory-<resource>.csv, written by writeScaleConfig).
 func scaleConfig(s scaleSpec) string {
 	return requiredProviders + fmt.Sprintf(`
 provider "zdm" {}
 
-locals {
-  numbers = [for i in flatten([for k in range(%d) : [for j in range(1000) : k * 1000 + j]]) : i if i < %d]
-}
-
 resource "zdm_fleet_devices" "d" {
   count       = %d
   parallelism = %d
-  devices     = { for i in local.numbers : format("k-%%07d", i) => "s${count.index}-${i}" }
+  devices     = %s
 }
-`, (s.Devices+999)/1000, s.Devices, s.Resources, fleetDevicesParallelism)
+`, s.Resources, fleetDevicesParallelism, inventoryDevices("inventory-${count.index}.csv"))
+}
+
+// writeScaleConfig writes the configuration of s and its inventories into
+// cfg.
+func writeScaleConfig(cfg *config, s scaleSpec) error {
+	for r := range s.Resources {
+		if err := cfg.writeInventory(fmt.Sprintf("inventory-%d.csv", r), s.Devices, fmt.Sprintf("s%d-", r)); err != nil {
+			return err
+		}
+	}
+	return cfg.write("main.tf", scaleConfig(s))
 }
 
 func (b *bench) runScale(ctx context.Context, s scaleSpec) (scaleRun, error) {
@@ -169,7 +179,7 @@ func (b *bench) runScale(ctx context.Context, s scaleSpec) (scaleRun, error) {
 		return r, err
 	}
 	create := func(cfg *config, create *measurement, state *int64) error {
-		if err := cfg.write("main.tf", scaleConfig(s)); err != nil {
+		if err := writeScaleConfig(cfg, s); err != nil {
 			return err
 		}
 		if _, err := b.terraform(ctx, cfg, okCodes, "init", "-no-color", "-input=false"); err != nil {
@@ -203,6 +213,13 @@ func (b *bench) runScale(ctx context.Context, s scaleSpec) (scaleRun, error) {
 		}
 		plan.add(res)
 		return nil
+	}
+	if s.Resources == 1 {
+		if r.Forms, err = b.measureForms(ctx, s.Devices); err != nil {
+			return r, err
+		}
+		logf("Terraform's evaluation of a map of %s devices: %s with keys formatted from numbers, %s from an inventory file",
+			num(s.Devices), secs(r.Forms.Formatted.Wall), secs(r.Forms.Inventory.Wall))
 	}
 	cfg, err := b.newConfig("scale-"+s.String(), ws, false)
 	if err != nil {
@@ -283,6 +300,15 @@ var scaleScenario = scenario{
 				mib(r.Plan.RSS), mib(r.Create.RSS), float64(r.StateBytes)/float64(r.Spec.total()))
 		}
 		w("\n")
+		for _, r := range res.Scale.Runs {
+			if f := r.Forms; f != nil {
+				w("Each resource reads its devices from an inventory file (`csvdecode`), as a fleet's devices come from a list "+
+					"kept elsewhere. Terraform evaluates the map in every walk of every plan and apply, and the form matters: "+
+					"a plan of a configuration holding only a map of %s devices took %s with keys formatted from numbers "+
+					"(`range()` and `format()`) and %s from the inventory (%s).\n\n", num(f.Devices), secs(f.Formatted.Wall),
+					secs(f.Inventory.Wall), times(ratio(f.Formatted.Wall, f.Inventory.Wall)))
+			}
+		}
 		for _, r := range res.Scale.Runs {
 			if r.Latency <= 0 {
 				continue
