@@ -62,6 +62,8 @@
 //	-devices-health-error-payload J     payload of an error health point (default {"ok":false})
 //	-devices-health-silent-fraction F   share of the devices that publish no health point
 //	-devices-health-error-fraction F    share of the devices that publish the error tag instead
+//	-rate-limit N               requests per second allowed per API key (0: none; the admin API's rate_limit)
+//	-rate-limit-headers FORM    quota headers on every answer under the limit: ietf, draft or x
 //	-v                          log every request
 //
 // # Simulated devices
@@ -101,6 +103,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -158,6 +161,8 @@ type config struct {
 	devices           localzdm.DeviceBehavior
 	// healthPayload and healthErrorPayload are the JSON of the flags.
 	healthPayload, healthErrorPayload string
+	// faults are the rate limit and its quota headers.
+	faults localzdm.Faults
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -191,6 +196,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.healthErrorPayload, "devices-health-error-payload", localzdm.DefaultHealthErrorPayload, "payload of an error health point, a `JSON object`")
 	fs.Float64Var(&c.devices.HealthSilentFraction, "devices-health-silent-fraction", 0, "`share` (0 to 1) of the devices of a workspace that publish no health point")
 	fs.Float64Var(&c.devices.HealthErrorFraction, "devices-health-error-fraction", 0, "`share` (0 to 1) of the devices of a workspace that publish the error tag and payload instead")
+	fs.Float64Var(&c.faults.RateLimit, "rate-limit", 0, "requests per second allowed per API key, a token bucket holding one second of them (0: no limit); as the admin API's rate_limit")
+	fs.StringVar(&c.faults.RateLimitHeaders, "rate-limit-headers", "", "`form` of the quota headers sent on every answer under -rate-limit: ietf (RateLimit-Policy and RateLimit), draft (RateLimit-Limit, -Remaining, -Reset) or x (X-RateLimit-*); as the admin API's rate_limit_headers")
 	fs.BoolVar(&c.verbose, "v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -224,6 +231,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if err := c.checkHealth(); err != nil {
 		return nil, err
+	}
+	if r := c.faults.RateLimit; !(r >= 0) || math.IsInf(r, 0) {
+		return nil, fmt.Errorf("-rate-limit must be a finite number >= 0, got %g", r)
+	}
+	if err := localzdm.CheckQuotaForm("-rate-limit-headers", c.faults.RateLimitHeaders); err != nil {
+		return nil, message(err)
 	}
 	return &c, nil
 }
@@ -277,6 +290,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		DeviceBehavior: c.devices})
 	if err != nil {
 		return err
+	}
+	if c.faults != (localzdm.Faults{}) {
+		srv.SetFaults(c.faults)
 	}
 	if err := srv.Start(loopback(c.port), loopback(c.storagePort)); err != nil {
 		return errors.Join(err, srv.Close())

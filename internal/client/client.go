@@ -59,6 +59,10 @@ type Config struct {
 	RetryWaitMin time.Duration
 	// RetryWaitMax caps one wait, Retry-After included; default 30s.
 	RetryWaitMax time.Duration
+	// MaxRequestsPerSecond, when positive, is the most requests a second
+	// the client starts, both services together: they start at least
+	// 1/MaxRequestsPerSecond apart.
+	MaxRequestsPerSecond float64
 	// Logger, when set, receives one entry per attempt (method, path,
 	// status, attempt, duration) and per retry wait. It never receives
 	// headers or the key.
@@ -157,6 +161,12 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.waitMax < c.waitMin {
 		c.waitMax = c.waitMin
+	}
+	if most := newPaceMost(cfg.MaxRequestsPerSecond); most != nil {
+		c.mgmt.pace.most = most
+		if c.storage != nil {
+			c.storage.pace.most = most
+		}
 	}
 	if cfg.HTTPClient != nil {
 		hc := *cfg.HTTPClient

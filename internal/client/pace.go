@@ -64,6 +64,22 @@ import (
 // The refused request itself is retried by the retry rules: a 429 means the
 // service did not act, so even a POST is sent again; a dropped connection
 // never resends a POST.
+//
+// A service that says what is left of its quota (quota headers, quota.go)
+// is paced by what it says, from its first such answer, before any
+// refusal: the requests left until the reset are spread evenly until it,
+// none start once they are spent, and from the reset the quota of a window
+// is spread over the window. An answer counts the requests the service
+// had accepted when it answered, so the requests started after the one
+// answered are taken off what it says is left (those it counted already
+// are then taken off twice, which errs on the side of fewer). The latest
+// answer wins: an older request's answer that comes late is not used. A
+// 429 meanwhile only holds the requests for a long Retry-After; without
+// the headers the pacing above is unchanged.
+//
+// A configured most requests a second (Config.MaxRequestsPerSecond) holds,
+// paced or not, for the services of the client together: requests start at
+// least 1/most seconds apart (paceMost).
 const (
 	// paceWindow is the window of the accepted answers at the first
 	// refusal.
@@ -90,6 +106,10 @@ const (
 	// paceTick is the longest wait before a waiting request asks again
 	// (the rate may have grown).
 	paceTick = 500 * time.Millisecond
+	// paceShareGrowth is the growth of the share of a quota, per second.
+	paceShareGrowth = 0.02
+	// paceShareMin is the least share of a quota.
+	paceShareMin = 0.05
 )
 
 // Accepted answers are counted in paceBins bins of paceBin each, covering
@@ -127,6 +147,34 @@ type pacer struct {
 	// the start of the newest bin.
 	bins  [paceBins]int
 	binAt time.Time
+
+	// most spaces the starts of every service of the client; nil: no
+	// configured most.
+	most *paceMost
+	// starts counts the requests started; a request carries its number.
+	starts uint64
+
+	// The quota the service says is left (quota.go), from the answer to
+	// the request started qSeq-th, once qOn.
+	qOn        bool
+	qSeq       uint64
+	qRemaining float64       // requests left until qReset
+	qReset     time.Time     // when the quota is whole again
+	qLimit     float64       // the quota of a window; 0: not known
+	qWindow    time.Duration // its window
+	// qShare is the share of what is left this client spends: others on
+	// the key spend the same quota. A refusal of a request started since
+	// the last decrease (the qCut-th start) takes paceBeta off it; it
+	// grows back by paceShareGrowth a second.
+	qShare   float64
+	qCut     uint64
+	qShareAt time.Time
+}
+
+// paceTurn is where a request started in the pace: the round of the pace
+// and its number among the requests started.
+type paceTurn struct {
+	round, seq uint64
 }
 
 func (p *pacer) clock() time.Time {
@@ -146,33 +194,104 @@ func (p *pacer) reserve() float64 {
 	return t
 }
 
-// turn returns how long until ticket's turn at the current rate (0: now),
-// the round of the pace and the rate.
-func (p *pacer) turn(ticket float64) (time.Duration, uint64, float64) {
+// turn returns how long until ticket's turn at the current rate (0: now,
+// and the request is counted as started where the returned paceTurn says)
+// and the rate.
+func (p *pacer) turn(ticket float64) (time.Duration, paceTurn, float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.clock()
 	p.advance(now)
+	rate := p.current(now)
 	wait := time.Duration(0)
 	if now.Before(p.hold) {
 		wait = p.hold.Sub(now)
 	}
-	if p.rate > 0 && p.served < ticket {
-		wait += time.Duration((ticket - p.served) / p.rate * float64(time.Second))
+	if rate > 0 && p.served < ticket {
+		wait += time.Duration((ticket - p.served) / rate * float64(time.Second))
 	}
-	return wait, p.round, p.rate
+	if p.qOn && p.qRemaining < 1 && now.Before(p.qReset) {
+		wait = max(wait, p.qReset.Sub(now))
+	}
+	if wait <= 0 && p.most != nil {
+		wait = p.most.take(now)
+	}
+	if wait > 0 {
+		return wait, paceTurn{}, rate
+	}
+	return 0, p.startLocked(), rate
 }
 
-// advance follows the curve to now, and moves the served slots on at the
-// rate until now; they never run ahead of the tickets issued (an idle pace
-// saves nothing up).
+// paceMost spaces the starts of requests at least gap apart: the configured
+// most requests a second of a client, shared by its services.
+type paceMost struct {
+	mu   sync.Mutex
+	gap  time.Duration
+	next time.Time // the earliest next start
+}
+
+func newPaceMost(perSecond float64) *paceMost {
+	if !(perSecond > 0) || math.IsInf(perSecond, 1) {
+		return nil
+	}
+	return &paceMost{gap: time.Duration(min(float64(time.Second)/perSecond, float64(time.Hour)))}
+}
+
+// take starts a request at now and returns 0, or returns how long until one
+// may start.
+func (m *paceMost) take(now time.Time) time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if now.Before(m.next) {
+		return m.next.Sub(now)
+	}
+	m.next = now.Add(m.gap)
+	return 0
+}
+
+// start counts a request that starts without its turn (a wait that
+// returned early).
+func (p *pacer) start() paceTurn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.startLocked()
+}
+
+func (p *pacer) startLocked() paceTurn {
+	p.starts++
+	if p.qOn {
+		p.qRemaining--
+	}
+	return paceTurn{round: p.round, seq: p.starts}
+}
+
+// current returns the rate at now: the quota's while the service says it,
+// else the curve's; 0: not paced.
+func (p *pacer) current(now time.Time) float64 {
+	if !p.qOn {
+		return p.rate
+	}
+	if p.qRemaining < 1 {
+		return paceMin // held until the reset
+	}
+	return max(p.qShare*p.qRemaining/max(p.qReset.Sub(now).Seconds(), 0.001), paceMin)
+}
+
+// advance follows the quota and the curve to now, and moves the served
+// slots on at the rate until now; they never run ahead of the tickets
+// issued (an idle pace saves nothing up).
 func (p *pacer) advance(now time.Time) {
+	p.renew(now)
+	if p.qOn && now.After(p.qShareAt) {
+		p.qShare = min(p.qShare+now.Sub(p.qShareAt).Seconds()*paceShareGrowth, 1)
+		p.qShareAt = now
+	}
 	from := maxTime(p.servedAt, p.hold)
-	switch {
-	case p.rate == 0:
+	switch rate := p.current(now); {
+	case rate == 0:
 		p.served = p.issued
 	case now.After(from):
-		p.served = min(p.issued, p.served+now.Sub(from).Seconds()*p.rate)
+		p.served = min(p.issued, p.served+now.Sub(from).Seconds()*rate)
 	}
 	p.servedAt = maxTime(p.servedAt, now)
 	if p.rate == 0 || p.slow {
@@ -186,14 +305,69 @@ func (p *pacer) advance(now time.Time) {
 	p.rate = max(rate, paceMin)
 }
 
-// refused records a 429 answer to a request started in round, and its
+// renew makes the quota whole at its reset: the quota of a window when the
+// service said it, else the pacing by quota ends until the next answer.
+func (p *pacer) renew(now time.Time) {
+	if !p.qOn || now.Before(p.qReset) {
+		return
+	}
+	if p.qLimit < 1 || p.qWindow <= 0 {
+		p.qOn = false
+		return
+	}
+	n := now.Sub(p.qReset)/p.qWindow + 1
+	p.qReset = p.qReset.Add(n * p.qWindow)
+	p.qRemaining = p.qLimit
+}
+
+// quota records the quota an answer to the request started at t says is
+// left.
+func (p *pacer) quota(t paceTurn, q quota) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t.seq < p.qSeq {
+		return // a later request's answer said more recent news
+	}
+	now := p.clock()
+	p.advance(now)
+	left := q.remaining - float64(p.starts-t.seq)
+	reset := now.Add(q.reset)
+	// A reset is said in whole seconds, rounded up: an answer that leaves
+	// no more than was known is of the same window, whose reset is the
+	// earliest said.
+	if !p.qOn || !p.qReset.After(now) || left > p.qRemaining || reset.Before(p.qReset) {
+		p.qReset = reset
+	}
+	if !p.qOn && p.qShare == 0 {
+		p.qShare, p.qShareAt = 1, now
+	}
+	p.qOn, p.qSeq = true, t.seq
+	p.qRemaining = left
+	p.qLimit, p.qWindow = 0, 0
+	if q.limit >= 1 {
+		p.qLimit, p.qWindow = q.limit, q.window
+		if p.qWindow <= 0 {
+			p.qWindow = max(q.reset, time.Second)
+		}
+	}
+	p.advance(now)
+}
+
+// refused records a 429 answer to a request started at t, and its
 // Retry-After (when has).
-func (p *pacer) refused(round uint64, retryAfter time.Duration, has bool) {
+func (p *pacer) refused(t paceTurn, retryAfter time.Duration, has bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.clock()
 	p.advance(now)
+	round := t.round
 	switch {
+	case p.qOn:
+		// The quota paces, and others spend it too.
+		if t.seq > p.qCut {
+			p.qShare = max(p.qShare*(1-paceBeta), paceShareMin)
+			p.qCut = p.starts
+		}
 	case p.rate == 0:
 		p.rate = max(p.acceptedRate(now, paceWindow), paceMin)
 		p.wmax, p.slow = p.rate, true
@@ -219,9 +393,8 @@ func (p *pacer) refused(round uint64, retryAfter time.Duration, has bool) {
 	}
 }
 
-// accepted records an answer other than 429 to a request started in
-// round.
-func (p *pacer) accepted(round uint64) {
+// accepted records an answer other than 429 to a request started at t.
+func (p *pacer) accepted(t paceTurn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.clock()
@@ -230,7 +403,7 @@ func (p *pacer) accepted(round uint64) {
 	p.bins[0]++
 	switch {
 	case p.rate == 0:
-	case round == 0:
+	case t.round == 0:
 		// An answer to a request sent before the first refusal: the rate
 		// is the accepted answers of the last window.
 		p.wmax = max(p.wmax, p.acceptedRate(now, paceWindow))
@@ -282,5 +455,7 @@ func (c *Client) Rate() float64 {
 	p := &c.mgmt.pace
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.rate
+	now := p.clock()
+	p.advance(now)
+	return p.current(now)
 }

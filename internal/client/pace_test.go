@@ -33,6 +33,13 @@ import (
 // The random draws come from a seeded generator: a run is deterministic,
 // and nothing sleeps.
 
+// simLimiter is the service's rate limit: take consumes a request at now,
+// or returns the Retry-After of its refusal; either way it says what is
+// left of the quota as the quota headers would.
+type simLimiter interface {
+	take(now time.Time) (time.Duration, bool, quota)
+}
+
 // simBucket is a token bucket of rate requests a second holding one second
 // of them.
 type simBucket struct {
@@ -41,20 +48,58 @@ type simBucket struct {
 }
 
 // take consumes a token at now, or returns the Retry-After the local server
-// would send (whole seconds, at least one).
-func (b *simBucket) take(now time.Time) (time.Duration, bool) {
+// would send (whole seconds, at least one). The quota is the local
+// server's headers: the whole tokens left, and the whole seconds until the
+// bucket is full.
+func (b *simBucket) take(now time.Time) (time.Duration, bool, quota) {
 	capacity := max(b.rate, 1)
 	if b.last.IsZero() {
 		b.tokens, b.last = capacity, now
 	}
 	b.tokens = min(capacity, b.tokens+now.Sub(b.last).Seconds()*b.rate)
 	b.last = now
-	if b.tokens >= 1 {
+	ok := b.tokens >= 1
+	if ok {
 		b.tokens--
-		return 0, true
+	}
+	q := quota{remaining: math.Floor(b.tokens), limit: capacity, window: time.Second,
+		reset: time.Duration(math.Ceil((capacity-b.tokens)/b.rate)) * time.Second}
+	if ok {
+		return 0, true, q
 	}
 	secs := math.Ceil((1 - b.tokens) / b.rate)
-	return time.Duration(max(secs, 1)) * time.Second, false
+	return time.Duration(max(secs, 1)) * time.Second, false, q
+}
+
+// simWindow is a fixed window limit: limit requests in each window from the
+// start of the clock, the reset said in whole seconds rounded up.
+type simWindow struct {
+	limit  int
+	window time.Duration
+	start  time.Time
+	n      int // requests of the current window
+	at     time.Time
+}
+
+func (w *simWindow) take(now time.Time) (time.Duration, bool, quota) {
+	if w.start.IsZero() {
+		w.start = now
+	}
+	from := w.start.Add(now.Sub(w.start) / w.window * w.window)
+	if !from.Equal(w.at) {
+		w.at, w.n = from, 0
+	}
+	left := from.Add(w.window).Sub(now)
+	reset := time.Duration(math.Ceil(left.Seconds())) * time.Second
+	ok := w.n < w.limit
+	if ok {
+		w.n++
+	}
+	q := quota{remaining: float64(w.limit - w.n), reset: reset, limit: float64(w.limit), window: w.window}
+	if ok {
+		return 0, true, q
+	}
+	return reset, false, q
 }
 
 // Figures of a simulated apply.
@@ -77,7 +122,7 @@ type simEvent struct {
 	ticket  float64
 	attempt int  // 0: a new request; n: the retry after attempt n
 	setup   bool // the fleet's create, before the devices'
-	round   uint64
+	round   paceTurn
 }
 
 type simQueue []simEvent
@@ -108,7 +153,8 @@ type simProcess struct {
 	left     int // new requests not yet sent
 	accepted int // device creates accepted
 	start    time.Time
-	done     time.Time // the end of the apply
+	done     time.Time   // the end of the apply
+	sent     []time.Time // the start of each request
 }
 
 type simResult struct {
@@ -135,10 +181,29 @@ func (r simResult) refusedShare() float64 {
 // send whenever they are ready.
 func simulate(t *testing.T, paced bool, procs, units int, rate float64, seed uint64) simResult {
 	t.Helper()
+	return simulateWith(t, simOptions{paced: paced, procs: procs, units: units, limiter: &simBucket{rate: rate}, seed: seed})
+}
+
+// simOptions are the cases of a simulation.
+type simOptions struct {
+	paced        bool
+	procs, units int
+	limiter      simLimiter
+	seed         uint64
+	// quota: the service sends its quota headers and the pacers read
+	// them.
+	quota bool
+	// most is each process's configured most requests a second; 0: none.
+	most float64
+}
+
+func simulateWith(t *testing.T, o simOptions) simResult {
+	t.Helper()
+	paced, procs, units, seed := o.paced, o.procs, o.units, o.seed
 	rnd := rand.New(rand.NewPCG(seed, 1)) //nolint:gosec // G404: a seeded, repeatable simulation, not a secret.
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
-	bucket := &simBucket{rate: rate}
+	bucket := o.limiter
 	ps := make([]*simProcess, procs)
 	var q simQueue
 	seq := 0
@@ -151,6 +216,7 @@ func simulate(t *testing.T, paced bool, procs, units int, rate float64, seed uin
 		at := start.Add(simStartup + time.Duration(rnd.Float64()*float64(simStagger)*float64(i)))
 		ps[i] = &simProcess{left: units, start: at}
 		ps[i].pace.now = func() time.Time { return now }
+		ps[i].pace.most = newPaceMost(o.most)
 		push(simEvent{at: at, proc: i, setup: true})
 	}
 	// answers are the answers on their way: the service decides halfway
@@ -162,7 +228,8 @@ func simulate(t *testing.T, paced bool, procs, units int, rate float64, seed uin
 		retryAfter time.Duration
 		attempt    int
 		setup      bool
-		round      uint64
+		round      paceTurn
+		quota      quota
 	}
 	var answers []answer
 	res := simResult{procs: ps}
@@ -183,6 +250,9 @@ func simulate(t *testing.T, paced bool, procs, units int, rate float64, seed uin
 			now = a.at
 			p := ps[a.proc]
 			res.requests++
+			if paced && o.quota {
+				p.pace.quota(a.round, a.quota)
+			}
 			if a.ok {
 				if paced {
 					p.pace.accepted(a.round)
@@ -204,7 +274,7 @@ func simulate(t *testing.T, paced bool, procs, units int, rate float64, seed uin
 					p.pace.refused(a.round, a.retryAfter, true)
 				}
 				res.refused++
-				if a.round == 0 {
+				if a.round.round == 0 && !o.quota {
 					res.refusedUnpaced++
 				}
 				push(simEvent{at: now.Add(max(a.retryAfter, simBackoff(rnd, a.attempt))), proc: a.proc,
@@ -243,9 +313,10 @@ func simulate(t *testing.T, paced bool, procs, units int, rate float64, seed uin
 			e.round = round
 		}
 		latency := simLatencyMin + time.Duration(rnd.Float64()*float64(simLatencyMax-simLatencyMin))
-		ra, ok := bucket.take(now.Add(latency / 2))
+		p.sent = append(p.sent, now)
+		ra, ok, q := bucket.take(now.Add(latency / 2))
 		answers = append(answers, answer{at: now.Add(latency), sent: now, proc: e.proc, ok: ok, retryAfter: ra,
-			attempt: e.attempt, setup: e.setup, round: e.round})
+			attempt: e.attempt, setup: e.setup, round: e.round, quota: q})
 	}
 	for _, p := range ps {
 		res.accepted += p.accepted
@@ -380,7 +451,7 @@ func TestPacingStartsAtARefusalAndNeverResendsADroppedPOST(t *testing.T) {
 func TestPacingServesWaitingRequestsAtTheNewRate(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	p := &pacer{now: func() time.Time { return now }}
-	p.refused(0, time.Second, true) // pacing starts, at paceMin
+	p.refused(paceTurn{}, time.Second, true) // pacing starts, at paceMin
 	if p.rate != paceMin {
 		t.Fatalf("rate %g after a refusal with nothing accepted, want %g", p.rate, paceMin)
 	}
@@ -402,23 +473,140 @@ func TestPacingServesWaitingRequestsAtTheNewRate(t *testing.T) {
 func TestPacingDecreasesDoNotCascade(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	p := &pacer{now: func() time.Time { return now }}
-	p.refused(0, time.Second, true)
+	p.refused(paceTurn{}, time.Second, true)
 	step := 50 * time.Millisecond // 20 accepted answers a second
 	for i := 0; i < 160; i++ {
 		if i == 20 {
-			p.refused(p.round, time.Second, true) // ends the slow start
+			p.refused(paceTurn{round: p.round}, time.Second, true) // ends the slow start
 		}
 		now = now.Add(step)
-		p.accepted(p.round)
+		p.accepted(paceTurn{round: p.round})
 	}
 	for range 5 {
 		now = now.Add(time.Millisecond)
-		p.refused(p.round, time.Second, true)
+		p.refused(paceTurn{round: p.round}, time.Second, true)
 	}
 	if low := (1 - paceBeta) * 20 * 0.95; p.rate < low {
 		t.Errorf("rate %.2f after five refusals in a row at 20 accepted a second, want at least %.2f", p.rate, low)
 	}
 	if p.rate > 20 {
 		t.Errorf("rate %.2f after five refusals in a row at 20 accepted a second, want a decrease", p.rate)
+	}
+}
+
+// simQuotaLimiters are the limits that send quota headers: the local
+// server's token bucket, and a fixed window whose reset is said in whole
+// seconds rounded up.
+func simQuotaLimiters() map[string]func() simLimiter {
+	return map[string]func() simLimiter{
+		"token bucket": func() simLimiter { return &simBucket{rate: 20} },
+		"fixed window": func() simLimiter { return &simWindow{limit: 20, window: time.Second} },
+	}
+}
+
+// Paced by the quota the service says is left, an apply is never refused:
+// it spreads what is left until the reset, and starts nothing once it is
+// spent. Without reading the headers (the control), the same apply is
+// refused before it paces.
+func TestPacingToQuotaHeadersNeverExceedsThem(t *testing.T) {
+	for name, limiter := range simQuotaLimiters() {
+		t.Run(name, func(t *testing.T) {
+			for _, seed := range simSeeds {
+				res := simulateWith(t, simOptions{paced: true, quota: true, procs: 1, units: 1000, limiter: limiter(), seed: seed})
+				t.Logf("run %d: %d requests, %d refused, %.1f s, useful %.1f%% of the limit",
+					seed, res.requests, res.refused, res.elapsed.Seconds(), 100*res.useful(20))
+				if res.accepted != 1000 {
+					t.Fatalf("accepted %d creates, want 1000", res.accepted)
+				}
+				if res.refused != 0 {
+					t.Errorf("run %d: %d requests refused under quota headers, want none", seed, res.refused)
+				}
+				if u := res.useful(20); u < 0.9 {
+					t.Errorf("run %d: useful work is %.1f%% of the limit, want at least 90%%", seed, 100*u)
+				}
+			}
+			control := simulateWith(t, simOptions{paced: true, procs: 1, units: 1000, limiter: limiter(), seed: 1})
+			if control.refused == 0 {
+				t.Fatal("the apply that does not read the headers was never refused: the test could not see a refusal")
+			}
+		})
+	}
+}
+
+// Several applies on one key, each paced by the quota headers, share the
+// limit: the figures of DESIGN.md, and bounds on every run.
+func TestPacingToQuotaHeadersShared(t *testing.T) {
+	for _, procs := range []int{2, 4, 8} {
+		t.Run(fmt.Sprintf("%d applies", procs), func(t *testing.T) {
+			var useful, refused float64
+			for _, seed := range simSeeds {
+				res := simulateWith(t, simOptions{paced: true, quota: true, procs: procs, units: 1000, limiter: &simBucket{rate: 20}, seed: seed})
+				if res.accepted != procs*1000 {
+					t.Fatalf("accepted %d creates, want %d", res.accepted, procs*1000)
+				}
+				useful += res.useful(20) / float64(len(simSeeds))
+				refused += res.refusedShare() / float64(len(simSeeds))
+			}
+			t.Logf("%d applies, mean of %d runs: useful %.1f%%, refused %.1f%%", procs, len(simSeeds), 100*useful, 100*refused)
+			if useful < 0.95 {
+				t.Errorf("useful work is %.1f%% of the limit on average, want at least 95%%", 100*useful)
+			}
+			if want := map[int]float64{2: 0.01, 4: 0.01, 8: 0.10}[procs]; refused > want {
+				t.Errorf("%.1f%% of the requests were refused on average, want at most %.0f%%", 100*refused, 100*want)
+			}
+		})
+	}
+}
+
+// A configured most requests a second holds under any pace: consecutive
+// requests start at least 1/most apart, before any refusal, under the
+// curve and under quota headers that allow more. Without it (the control)
+// requests start closer.
+func TestPacingHoldsTheConfiguredMost(t *testing.T) {
+	const most = 5.0
+	gap := time.Duration(float64(time.Second) / most)
+	closest := func(res simResult) time.Duration {
+		c := time.Duration(math.MaxInt64)
+		for _, p := range res.procs {
+			for i := 1; i < len(p.sent); i++ {
+				c = min(c, p.sent[i].Sub(p.sent[i-1]))
+			}
+		}
+		return c
+	}
+	for _, quota := range []bool{false, true} {
+		res := simulateWith(t, simOptions{paced: true, quota: quota, procs: 1, units: 200, limiter: &simBucket{rate: 20}, seed: 1, most: most})
+		if res.accepted != 200 {
+			t.Fatalf("accepted %d creates, want 200", res.accepted)
+		}
+		if c := closest(res); c < gap {
+			t.Errorf("quota headers %v: two requests started %s apart, want at least %s", quota, c, gap)
+		}
+		if r := float64(len(res.procs[0].sent)-1) / res.procs[0].sent[len(res.procs[0].sent)-1].Sub(res.procs[0].sent[0]).Seconds(); r < 0.95*most {
+			t.Errorf("quota headers %v: %.2f requests a second, want close to %g", quota, r, most)
+		}
+	}
+	control := simulateWith(t, simOptions{paced: true, procs: 1, units: 200, limiter: &simBucket{rate: 20}, seed: 1})
+	if c := closest(control); c >= gap {
+		t.Fatalf("without a most, requests started at least %s apart: the test could not see a closer start", c)
+	}
+}
+
+// The most is shared by the services of a client.
+func TestClientMostIsSharedByItsServices(t *testing.T) {
+	c, err := New(Config{BaseURL: "https://api.example.com", StorageURL: "https://storage.example.com", APIKey: "k", MaxRequestsPerSecond: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.mgmt.pace.most == nil || c.mgmt.pace.most != c.storage.pace.most {
+		t.Fatal("the services of a client do not share one most")
+	}
+	if c.mgmt.pace.most.gap != 250*time.Millisecond {
+		t.Errorf("gap %s at 4 requests a second, want 250ms", c.mgmt.pace.most.gap)
+	}
+	for _, v := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if newPaceMost(v) != nil {
+			t.Errorf("MaxRequestsPerSecond %g sets a most", v)
+		}
 	}
 }

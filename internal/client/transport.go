@@ -38,7 +38,8 @@ type request struct {
 
 	// Set by do.
 	url  *url.URL
-	path string // escaped, for messages and logs
+	path string   // escaped, for messages and logs
+	turn paceTurn // of the attempt in the pace of its service
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -118,6 +119,7 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 	}
 	for attempt := 1; ; attempt++ {
 		round, err := c.pace(ctx, stop, rq)
+		rq.turn = round
 		if err != nil {
 			if attempt == 1 {
 				return nil, c.notSentError(rq, err)
@@ -170,7 +172,7 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 
 // pace waits for the request's turn in the pace of its service (pace.go),
 // and returns the round of the pace it starts in.
-func (c *Client) pace(ctx, stop context.Context, rq *request) (uint64, error) {
+func (c *Client) pace(ctx, stop context.Context, rq *request) (paceTurn, error) {
 	p := &rq.base.pace
 	ticket := p.reserve()
 	for {
@@ -189,7 +191,7 @@ func (c *Client) pace(ctx, stop context.Context, rq *request) (uint64, error) {
 		if time.Since(start) < d/2 {
 			// The wait returned early (a Sleep hook that does not
 			// sleep): go now rather than ask again and again.
-			return round, stop.Err()
+			return p.start(), stop.Err()
 		}
 	}
 }
@@ -324,6 +326,9 @@ func (c *Client) attempt(ctx context.Context, rq *request, u *url.URL, path stri
 	}
 	defer func() { _ = resp.Body.Close() }()
 	c.clock.observe(resp.Header.Get("Date"), time.Now())
+	if q, ok := parseQuota(resp.Header, time.Now()); ok {
+		rq.base.pace.quota(rq.turn, q)
+	}
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		res := c.errorAnswer(rq, path, resp)

@@ -30,7 +30,7 @@ func TestAdminInputStrict(t *testing.T) {
 	}{
 		// Unknown fields.
 		{"faults typo", "PUT", "/faults", `{"errorrate":0.5}`, 400, `unknown field "errorrate" in the request body; did you mean "error_rate"?`},
-		{"faults unknown", "PUT", "/faults", `{"error_rate":0.5,"jitter":"1s"}`, 400, `unknown field "jitter" in the request body; the fields are latency, error_rate, rate_limit, retry_after, no_retry_after, drop_after_create, hang`},
+		{"faults unknown", "PUT", "/faults", `{"error_rate":0.5,"jitter":"1s"}`, 400, `unknown field "jitter" in the request body; the fields are latency, error_rate, rate_limit, retry_after, no_retry_after, drop_after_create, hang, rate_limit_headers`},
 		{"account", "POST", "/accounts", `{"name":"a","owner":"b"}`, 400, `unknown field "owner" in the request body; the fields are name`},
 		{"bootstrap", "POST", "/bootstrap", `{"nam":"x"}`, 400, `unknown field "nam"`},
 		{"storage", "PUT", "/workspaces/" + ws + "/storage", `{"enable":true}`, 400, `unknown field "enable" in the request body; did you mean "enabled"?`},

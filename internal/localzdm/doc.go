@@ -210,7 +210,11 @@
 // before faults apply (faulted requests count too); requests matching no
 // route count under "METHOD (no route)". Faults (see Faults) apply to API
 // requests before any state change, except DropAfterCreate, which closes the
-// connection without answering after a successful POST acted.
+// connection without answering after a successful POST acted. With a rate
+// limit, rate_limit_headers ("ietf", "draft" or "x"; flag
+// -rate-limit-headers) sends the quota headers of that form on every API
+// answer, 429s included: the limit of a one-second window, the whole
+// requests left in the key's bucket and the whole seconds until it is full.
 //
 // Request faults (AddRequestFault, POST /admin/faults/requests; listed with
 // their hits by RequestFaults and GET /admin/faults/requests, removed by

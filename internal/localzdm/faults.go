@@ -32,6 +32,16 @@ const (
 	FaultNotFound = faults.FaultNotFound
 )
 
+// Forms of the quota headers (Faults.RateLimitHeaders).
+const (
+	QuotaIETF  = faults.QuotaIETF
+	QuotaDraft = faults.QuotaDraft
+	QuotaX     = faults.QuotaX
+)
+
+// CheckQuotaForm checks a form of the quota headers; name names the setting.
+func CheckQuotaForm(name, form string) error { return faults.CheckQuotaForm(name, form) }
+
 // Limits of the admin API's input.
 const (
 	// MaxFaultDelay bounds every duration of the admin input but a request

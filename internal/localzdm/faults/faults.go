@@ -76,6 +76,10 @@ type Faults struct {
 	// NoRetryAfter leaves the Retry-After header out of 429 and 503
 	// answers, as services that only say "too many requests" do.
 	NoRetryAfter bool
+	// RateLimitHeaders is the form of the quota headers sent on every API
+	// answer while RateLimit holds, counted per API key as the limit is:
+	// QuotaIETF, QuotaDraft or QuotaX; "" sends none.
+	RateLimitHeaders string
 	// DropAfterCreate makes every successful POST of the API act, then close
 	// the connection without answering.
 	DropAfterCreate bool
@@ -94,6 +98,7 @@ type faultsJSON struct {
 	NoRetryAfter    bool    `json:"no_retry_after"`
 	DropAfterCreate bool    `json:"drop_after_create"`
 	Hang            bool    `json:"hang"`
+	RateLimitHdrs   string  `json:"rate_limit_headers"`
 }
 
 // MarshalJSON renders durations as Go duration strings.
@@ -101,6 +106,7 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 	return json.Marshal(faultsJSON{
 		Latency: f.Latency.String(), ErrorRate: f.ErrorRate, RateLimit: f.RateLimit,
 		RetryAfter: f.RetryAfter.String(), NoRetryAfter: f.NoRetryAfter, DropAfterCreate: f.DropAfterCreate, Hang: f.Hang,
+		RateLimitHdrs: f.RateLimitHeaders,
 	})
 }
 
@@ -120,7 +126,7 @@ func (f *Faults) UnmarshalJSON(data []byte) error {
 	}
 	*f = Faults{
 		Latency: lat, ErrorRate: in.ErrorRate, RateLimit: in.RateLimit, RetryAfter: ra, NoRetryAfter: in.NoRetryAfter,
-		DropAfterCreate: in.DropAfterCreate, Hang: in.Hang,
+		DropAfterCreate: in.DropAfterCreate, Hang: in.Hang, RateLimitHeaders: in.RateLimitHdrs,
 	}
 	return nil
 }
@@ -139,7 +145,50 @@ func (f Faults) Validate() error {
 	case math.IsNaN(f.RateLimit) || math.IsInf(f.RateLimit, 0) || f.RateLimit < 0:
 		return apierr.InvalidArgument("\"rate_limit\" must be a finite number >= 0, got %g", f.RateLimit)
 	}
-	return nil
+	return CheckQuotaForm("\"rate_limit_headers\"", f.RateLimitHeaders)
+}
+
+// Forms of the quota headers (Faults.RateLimitHeaders).
+const (
+	// QuotaIETF sends the IETF httpapi RateLimit header fields:
+	// RateLimit-Policy: "default";q=LIMIT;w=1 and
+	// RateLimit: "default";r=LEFT;t=RESET.
+	QuotaIETF = "ietf"
+	// QuotaDraft sends the earlier drafts' RateLimit-Limit,
+	// RateLimit-Remaining and RateLimit-Reset.
+	QuotaDraft = "draft"
+	// QuotaX sends X-RateLimit-Limit, X-RateLimit-Remaining and
+	// X-RateLimit-Reset.
+	QuotaX = "x"
+)
+
+// CheckQuotaForm checks a form of the quota headers; name names the setting.
+func CheckQuotaForm(name, form string) error {
+	switch form {
+	case "", QuotaIETF, QuotaDraft, QuotaX:
+		return nil
+	}
+	return apierr.InvalidArgument("%s must be \"\" (none), %q, %q or %q, got %q", name, QuotaIETF, QuotaDraft, QuotaX, form)
+}
+
+// setQuota writes the quota headers of form: the limit of a one-second
+// window, the whole requests left and the whole seconds until the bucket
+// is full.
+func setQuota(h http.Header, form string, limit, left, reset float64) {
+	l, r, t := strconv.FormatFloat(math.Floor(limit), 'f', -1, 64), strconv.Itoa(int(left)), strconv.Itoa(int(math.Ceil(reset)))
+	switch form {
+	case QuotaIETF:
+		h.Set("RateLimit-Policy", `"default";q=`+l+";w=1")
+		h.Set("RateLimit", `"default";r=`+r+";t="+t)
+	case QuotaDraft:
+		h.Set("RateLimit-Limit", l)
+		h.Set("RateLimit-Remaining", r)
+		h.Set("RateLimit-Reset", t)
+	case QuotaX:
+		h.Set("X-RateLimit-Limit", l)
+		h.Set("X-RateLimit-Remaining", r)
+		h.Set("X-RateLimit-Reset", t)
+	}
 }
 
 // SetFaults replaces the fault settings; the zero Faults disables them all.
@@ -196,7 +245,12 @@ func (s *Set) Inject(w http.ResponseWriter, r *http.Request) bool {
 		}
 	}
 	if f.RateLimit > 0 {
-		if wait, ok := s.limiter.take(r.Header.Get("X-API-KEY"), f.RateLimit); !ok {
+		wait, ok, left := s.limiter.take(r.Header.Get("X-API-KEY"), f.RateLimit)
+		if f.RateLimitHeaders != "" {
+			capacity := max(f.RateLimit, 1)
+			setQuota(w.Header(), f.RateLimitHeaders, capacity, math.Floor(left), (capacity-left)/f.RateLimit)
+		}
+		if !ok {
 			s.refused.Add(1)
 			secs := retryAfterSeconds(f.RetryAfter, int(math.Ceil(wait.Seconds())))
 			if !f.NoRetryAfter {
@@ -258,8 +312,9 @@ func (l *rateLimiter) reset() {
 	l.mu.Unlock()
 }
 
-// take consumes a token of key's bucket, or reports how long until one is free.
-func (l *rateLimiter) take(key string, rate float64) (time.Duration, bool) {
+// take consumes a token of key's bucket, or reports how long until one is
+// free; either way it returns the tokens left.
+func (l *rateLimiter) take(key string, rate float64) (time.Duration, bool, float64) {
 	capacity := max(rate, 1)
 	now := time.Now()
 	l.mu.Lock()
@@ -273,7 +328,7 @@ func (l *rateLimiter) take(key string, rate float64) (time.Duration, bool) {
 	b.last = now
 	if b.tokens >= 1 {
 		b.tokens--
-		return 0, true
+		return 0, true, b.tokens
 	}
-	return time.Duration((1 - b.tokens) / rate * float64(time.Second)), false
+	return time.Duration((1 - b.tokens) / rate * float64(time.Second)), false, b.tokens
 }
