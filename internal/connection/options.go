@@ -19,6 +19,7 @@ const (
 	EnvRequestTimeout = "ZDM_REQUEST_TIMEOUT"
 	EnvMaxRetries     = "ZDM_MAX_RETRIES"
 	EnvInsecureHTTP   = "ZDM_INSECURE_HTTP"
+	EnvMaxRequests    = "ZDM_MAX_REQUESTS_PER_SECOND"
 )
 
 // Bounds of max_retries.
@@ -61,6 +62,29 @@ func ParseMaxRetries(s string) (int, error) {
 		return 0, fmt.Errorf("%d is outside %d..%d", n, MinRetries, MaxRetries)
 	}
 	return n, nil
+}
+
+// MaxRequestsPerSecondTop bounds max_requests_per_second (a larger value is
+// no bound a service would hold).
+const MaxRequestsPerSecondTop = 100000
+
+// CheckMaxRequestsPerSecond is the one rule of max_requests_per_second: a
+// number greater than 0, at most MaxRequestsPerSecondTop.
+func CheckMaxRequestsPerSecond(f float64) error {
+	if !(f > 0) || f > MaxRequestsPerSecondTop {
+		return fmt.Errorf("%s must be a number greater than 0 and at most %d: the most requests a second "+
+			"this configuration sends, such as the key's limit divided by the jobs that share the key", strconv.FormatFloat(f, 'g', -1, 64), MaxRequestsPerSecondTop)
+	}
+	return nil
+}
+
+// ParseMaxRequestsPerSecond parses a ZDM_MAX_REQUESTS_PER_SECOND value.
+func ParseMaxRequestsPerSecond(s string) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	return f, CheckMaxRequestsPerSecond(f)
 }
 
 // ParseBool parses a ZDM_INSECURE_HTTP value.

@@ -111,6 +111,30 @@ func (Duration) ValidateString(_ context.Context, req validator.StringRequest, r
 	}
 }
 
+// MaxRequestsPerSecond validates max_requests_per_second
+// (connection.CheckMaxRequestsPerSecond).
+type MaxRequestsPerSecond struct{}
+
+var _ validator.Float64 = MaxRequestsPerSecond{}
+
+func (MaxRequestsPerSecond) Description(context.Context) string {
+	return "must be a number greater than 0"
+}
+
+func (v MaxRequestsPerSecond) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (MaxRequestsPerSecond) ValidateFloat64(_ context.Context, req validator.Float64Request, resp *validator.Float64Response) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := connection.CheckMaxRequestsPerSecond(req.ConfigValue.ValueFloat64()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+			"The value of "+req.Path.String()+" "+err.Error()+".")
+	}
+}
+
 // Rfc3339 validates a time in RFC 3339 format.
 type Rfc3339 struct{}
 

@@ -141,6 +141,12 @@ var badInputs = []badInput{
 	{name: "provider/max_retries negative", attr: "max_retries",
 		provider: map[string]string{"max_retries": `-1`},
 		want:     []string{`max_retries value must be between 0 and 20, got: -1`}},
+	{name: "provider/max_requests_per_second zero", attr: "max_requests_per_second",
+		provider: map[string]string{"max_requests_per_second": `0`},
+		want:     []string{`Invalid max_requests_per_second`, `0 must be a number greater than 0`, `divided by the jobs`}},
+	{name: "provider/max_requests_per_second negative", attr: "max_requests_per_second",
+		provider: map[string]string{"max_requests_per_second": `-2.5`},
+		want:     []string{`Invalid max_requests_per_second`, `-2.5 must be a number greater than 0`}},
 
 	// Resources.
 	{name: "zdm_workspace/name empty", attr: "name",

@@ -25,13 +25,14 @@ import (
 
 // providerModel maps the provider block.
 type providerModel struct {
-	BaseURL        types.String `tfsdk:"base_url"`
-	StorageURL     types.String `tfsdk:"storage_url"`
-	APIKey         types.String `tfsdk:"api_key"`
-	WorkspaceID    types.String `tfsdk:"workspace_id"`
-	RequestTimeout types.String `tfsdk:"request_timeout"`
-	MaxRetries     types.Int64  `tfsdk:"max_retries"`
-	InsecureHTTP   types.Bool   `tfsdk:"insecure_http"`
+	BaseURL        types.String  `tfsdk:"base_url"`
+	StorageURL     types.String  `tfsdk:"storage_url"`
+	APIKey         types.String  `tfsdk:"api_key"`
+	WorkspaceID    types.String  `tfsdk:"workspace_id"`
+	RequestTimeout types.String  `tfsdk:"request_timeout"`
+	MaxRetries     types.Int64   `tfsdk:"max_retries"`
+	InsecureHTTP   types.Bool    `tfsdk:"insecure_http"`
+	MaxRequests    types.Float64 `tfsdk:"max_requests_per_second"`
 }
 
 func (p *zdmProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
@@ -78,6 +79,16 @@ func (p *zdmProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(connection.MinRetries, connection.MaxRetries)},
 			},
+			"max_requests_per_second": schema.Float64Attribute{
+				MarkdownDescription: "The most requests a second this provider configuration sends, both services together, " +
+					"whether or not the service refuses any: requests start at least `1 / max_requests_per_second` seconds apart. " +
+					"For jobs that share one API key, and so its rate limit, without seeing each other: give each the limit " +
+					"divided by the jobs that run at once (a limit of 20 requests a second shared by 8 jobs: `2.5`). " +
+					"A number greater than 0. Unset, the provider sends as fast as the service accepts, and paces itself to its " +
+					"rate limit once it refuses a request or says what is left of it. Falls back to `" + connection.EnvMaxRequests + "`.",
+				Optional:   true,
+				Validators: []validator.Float64{kit.MaxRequestsPerSecond{}},
+			},
 			"insecure_http": schema.BoolAttribute{
 				MarkdownDescription: "Allow plain `http` addresses for hosts that are not loopback addresses. " +
 					"Defaults to `false`. Falls back to `" + connection.EnvInsecureHTTP + "`.",
@@ -95,7 +106,7 @@ func (p *zdmProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	}
 	if cfg.BaseURL.IsUnknown() || cfg.StorageURL.IsUnknown() || cfg.APIKey.IsUnknown() ||
 		cfg.WorkspaceID.IsUnknown() || cfg.RequestTimeout.IsUnknown() || cfg.MaxRetries.IsUnknown() ||
-		cfg.InsecureHTTP.IsUnknown() {
+		cfg.InsecureHTTP.IsUnknown() || cfg.MaxRequests.IsUnknown() {
 		// Known only at apply time: Terraform configures the provider again then.
 		tflog.Debug(ctx, "provider configuration has unknown values; configuring later")
 		return
@@ -110,23 +121,25 @@ func (p *zdmProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	key := settings.apiKey
 	ctx = maskKey(ctx, key)
 	c, err := client.New(client.Config{
-		BaseURL:        settings.baseURL,
-		StorageURL:     settings.storageURL,
-		APIKey:         key,
-		UserAgent:      userAgent(p.version, req.TerraformVersion, os.Getenv("TF_APPEND_USER_AGENT")),
-		RequestTimeout: settings.requestTimeout,
-		MaxRetries:     settings.clientRetries(),
-		Logger:         clientLogger(key),
+		BaseURL:              settings.baseURL,
+		StorageURL:           settings.storageURL,
+		APIKey:               key,
+		UserAgent:            userAgent(p.version, req.TerraformVersion, os.Getenv("TF_APPEND_USER_AGENT")),
+		RequestTimeout:       settings.requestTimeout,
+		MaxRetries:           settings.clientRetries(),
+		Logger:               clientLogger(key),
+		MaxRequestsPerSecond: settings.maxRequests,
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot create the ZDM client", err.Error())
 		return
 	}
 	tflog.Debug(ctx, "configured the ZDM client", map[string]any{
-		"base_url":     settings.baseURL,
-		"storage_url":  settings.storageURL,
-		"workspace_id": settings.workspaceID,
-		"max_retries":  settings.maxRetries,
+		"base_url":                settings.baseURL,
+		"storage_url":             settings.storageURL,
+		"workspace_id":            settings.workspaceID,
+		"max_retries":             settings.maxRetries,
+		"max_requests_per_second": settings.maxRequests,
 	})
 
 	data := &connection.ProviderData{Client: c, WorkspaceID: settings.workspaceID, HasStorage: settings.storageURL != "",
@@ -146,6 +159,7 @@ type settings struct {
 	maxRetries                               int
 	maxRetriesSet                            bool
 	insecureHTTP                             bool
+	maxRequests                              float64 // 0: none
 }
 
 // resolveSettings applies the environment fallbacks (looked up with lookup)
@@ -223,6 +237,17 @@ func resolveSettings(cfg providerModel, lookup func(string) (string, bool)) (set
 				describeSource("max_retries", connection.EnvMaxRetries, true)+" "+err.Error()+".")
 		}
 		s.maxRetries, s.maxRetriesSet = n, true
+	}
+
+	if !cfg.MaxRequests.IsNull() {
+		s.maxRequests = cfg.MaxRequests.ValueFloat64()
+	} else if e, ok := lookup(connection.EnvMaxRequests); ok && e != "" {
+		f, err := connection.ParseMaxRequestsPerSecond(e)
+		if err != nil {
+			diags.AddAttributeError(path.Root("max_requests_per_second"), "Invalid "+connection.EnvMaxRequests,
+				describeSource("max_requests_per_second", connection.EnvMaxRequests, true)+" "+err.Error()+".")
+		}
+		s.maxRequests = f
 	}
 	return s, diags
 }

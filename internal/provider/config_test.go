@@ -113,7 +113,7 @@ func nullConfig() providerModel {
 	return providerModel{
 		BaseURL: types.StringNull(), StorageURL: types.StringNull(), APIKey: types.StringNull(),
 		WorkspaceID: types.StringNull(), RequestTimeout: types.StringNull(), MaxRetries: types.Int64Null(),
-		InsecureHTTP: types.BoolNull(),
+		InsecureHTTP: types.BoolNull(), MaxRequests: types.Float64Null(),
 	}
 }
 
@@ -144,13 +144,14 @@ func TestResolveSettingsEnvFallback(t *testing.T) {
 		connection.EnvRequestTimeout: "2m",
 		connection.EnvMaxRetries:     "0",
 		connection.EnvInsecureHTTP:   "true",
+		connection.EnvMaxRequests:    " 2.5 ",
 	}))
 	if diags.HasError() {
 		t.Fatalf("unexpected errors: %v", diags)
 	}
 	if s.baseURL != "http://api.internal:8080" || s.storageURL != "http://storage.internal:8081/v3" ||
 		s.apiKey != "k-env" || s.workspaceID != "wks-env" || s.requestTimeout != 2*time.Minute ||
-		!s.insecureHTTP || s.clientRetries() != -1 {
+		!s.insecureHTTP || s.clientRetries() != -1 || s.maxRequests != 2.5 {
 		t.Errorf("settings from the environment = %+v", s)
 	}
 }
@@ -163,15 +164,16 @@ func TestResolveSettingsConfigWins(t *testing.T) {
 	cfg.WorkspaceID = types.StringValue("wks-cfg")
 	cfg.MaxRetries = types.Int64Value(3)
 	cfg.InsecureHTTP = types.BoolValue(false)
+	cfg.MaxRequests = types.Float64Value(4)
 	s, diags := resolveSettings(cfg, env(map[string]string{
 		connection.EnvBaseURL: "http://ignored.example.com", connection.EnvAPIKey: "k-env", connection.EnvWorkspaceID: "wks-env",
-		connection.EnvMaxRetries: "not a number", connection.EnvInsecureHTTP: "not a bool",
+		connection.EnvMaxRetries: "not a number", connection.EnvInsecureHTTP: "not a bool", connection.EnvMaxRequests: "0",
 	}))
 	if diags.HasError() {
 		t.Fatalf("unexpected errors: %v", diags)
 	}
 	if s.baseURL != "https://api.example.com" || s.apiKey != "k-cfg" || s.workspaceID != "wks-cfg" ||
-		s.clientRetries() != 3 || s.insecureHTTP || s.storageURL != "" {
+		s.clientRetries() != 3 || s.insecureHTTP || s.storageURL != "" || s.maxRequests != 4 {
 		t.Errorf("settings = %+v", s)
 	}
 }
@@ -184,12 +186,13 @@ func TestResolveSettingsInvalidEnv(t *testing.T) {
 		connection.EnvRequestTimeout: "soon",
 		connection.EnvMaxRetries:     "99",
 		connection.EnvInsecureHTTP:   "maybe",
+		connection.EnvMaxRequests:    "0",
 	}))
 	text := ""
 	for _, d := range diags {
 		text += d.Summary() + ": " + d.Detail() + "\n"
 	}
-	for _, want := range []string{connection.EnvBaseURL, connection.EnvRequestTimeout, connection.EnvMaxRetries, connection.EnvInsecureHTTP} {
+	for _, want := range []string{connection.EnvBaseURL, connection.EnvRequestTimeout, connection.EnvMaxRetries, connection.EnvInsecureHTTP, connection.EnvMaxRequests} {
 		if !strings.Contains(text, want) {
 			t.Errorf("errors do not mention %s:\n%s", want, text)
 		}
@@ -197,7 +200,21 @@ func TestResolveSettingsInvalidEnv(t *testing.T) {
 	if strings.Contains(text, "secret-key-value") {
 		t.Errorf("errors show the API key:\n%s", text)
 	}
-	if diags.ErrorsCount() != 4 {
-		t.Errorf("got %d errors, want 4:\n%s", diags.ErrorsCount(), text)
+	if diags.ErrorsCount() != 5 {
+		t.Errorf("got %d errors, want 5:\n%s", diags.ErrorsCount(), text)
+	}
+}
+
+func TestParseMaxRequestsPerSecond(t *testing.T) {
+	for in, want := range map[string]float64{"2.5": 2.5, " 20 ": 20, "0.01": 0.01, "100000": 100000} {
+		if got, err := connection.ParseMaxRequestsPerSecond(in); err != nil || got != want {
+			t.Errorf("ParseMaxRequestsPerSecond(%q) = %g, %v; want %g", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]string{"": "not a number", "fast": "not a number", "0": "greater than 0", "-2": "greater than 0",
+		"NaN": "greater than 0", "Inf": "at most 100000", "100001": "at most 100000"} {
+		if _, err := connection.ParseMaxRequestsPerSecond(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseMaxRequestsPerSecond(%q) = %v, want an error containing %q", in, err, want)
+		}
 	}
 }

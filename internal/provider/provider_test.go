@@ -31,6 +31,7 @@ func TestProviderSchemaDescriptions(t *testing.T) {
 	envs := map[string]string{
 		"base_url": connection.EnvBaseURL, "storage_url": connection.EnvStorageURL, "api_key": connection.EnvAPIKey, "workspace_id": connection.EnvWorkspaceID,
 		"request_timeout": connection.EnvRequestTimeout, "max_retries": connection.EnvMaxRetries, "insecure_http": connection.EnvInsecureHTTP,
+		"max_requests_per_second": connection.EnvMaxRequests,
 	}
 	for name, a := range resp.Schema.Attributes {
 		if !regexp.MustCompile("`" + envs[name] + "`").MatchString(a.GetMarkdownDescription()) {
@@ -86,6 +87,42 @@ data "zdm_workspaces" "all" {}
 					max_retries = 21`),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)max_retries.*between 0 and 20`),
+			},
+		},
+	})
+}
+
+// max_requests_per_second is accepted by the CLI and the provider reads with
+// it; the environment variable is validated at plan when the attribute is
+// not set (the attribute itself: TestAccBadInput).
+func TestAccProviderMaxRequestsPerSecond(t *testing.T) {
+	e := acctest.NewEnv(t)
+	block := func(attrs string) string {
+		return fmt.Sprintf(`
+provider "zdm" {
+  base_url = %q
+  api_key  = %q
+  %s
+}
+data "zdm_workspaces" "all" {}
+`, e.Server.BaseURL(), e.Bootstrap.APIKey, attrs)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				Config: block(`max_requests_per_second = 2.5`),
+				Check:  resource.TestCheckResourceAttrSet("data.zdm_workspaces.all", "workspaces.#"),
+			},
+			{
+				PreConfig:   func() { t.Setenv(connection.EnvMaxRequests, "0") },
+				Config:      block(``),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid ` + connection.EnvMaxRequests + `.*max_requests_per_second.*greater than 0`),
+			},
+			{
+				// The attribute wins over the variable.
+				Config: block(`max_requests_per_second = 40`),
 			},
 		},
 	})
