@@ -67,8 +67,8 @@ import (
 //
 // A service that says what is left of its quota (quota headers, quota.go)
 // is paced by what it says, from its first such answer, before any
-// refusal: the requests left until the reset are spread evenly until it,
-// none start once they are spent, and from the reset the quota of a window
+// refusal: the requests left until the reset are spread evenly until it
+// (over paceQuotaHorizon at most), none start once they are spent, and from the reset the quota of a window
 // is spread over the window. An answer counts the requests the service
 // had accepted when it answered, so the requests started after the one
 // answered are taken off what it says is left (those it counted already
@@ -106,6 +106,10 @@ const (
 	// paceTick is the longest wait before a waiting request asks again
 	// (the rate may have grown).
 	paceTick = 500 * time.Millisecond
+	// paceQuotaHorizon is the longest time what is left of a quota is
+	// spread over: a quota of an hour is not spent at a request every
+	// second while an apply waits.
+	paceQuotaHorizon = 10 * time.Second
 	// paceShareGrowth is the growth of the share of a quota, per second.
 	paceShareGrowth = 0.02
 	// paceShareMin is the least share of a quota.
@@ -274,7 +278,7 @@ func (p *pacer) current(now time.Time) float64 {
 	if p.qRemaining < 1 {
 		return paceMin // held until the reset
 	}
-	return max(p.qShare*p.qRemaining/max(p.qReset.Sub(now).Seconds(), 0.001), paceMin)
+	return max(p.qShare*p.qRemaining/min(max(p.qReset.Sub(now).Seconds(), 0.001), paceQuotaHorizon.Seconds()), paceMin)
 }
 
 // advance follows the quota and the curve to now, and moves the served

@@ -610,3 +610,25 @@ func TestClientMostIsSharedByItsServices(t *testing.T) {
 		}
 	}
 }
+
+// A quota of a long window is spread over paceQuotaHorizon at most, and
+// once it is spent nothing starts before its reset.
+func TestPacingToALongQuota(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &pacer{now: func() time.Time { return now }}
+	_, first, _ := p.turn(p.reserve())
+	p.quota(first, quota{remaining: 4999, reset: time.Hour, limit: 5000, window: time.Hour})
+	if r := p.current(now); r < 499 {
+		t.Errorf("pace %g requests a second with 4,999 left for an hour, want at least 499", r)
+	}
+	_, second, _ := p.turn(p.reserve())
+	p.quota(second, quota{remaining: 0, reset: time.Hour, limit: 5000, window: time.Hour})
+	now = now.Add(time.Second)
+	if d, _, _ := p.turn(p.reserve()); d < time.Hour-2*time.Second {
+		t.Errorf("a request waits %s with nothing left for an hour, want about an hour", d)
+	}
+	now = now.Add(time.Hour)
+	if d, _, _ := p.turn(p.reserve()); d > time.Second {
+		t.Errorf("a request waits %s after the reset of the quota", d)
+	}
+}
