@@ -49,9 +49,11 @@ func fotaEvent(d *device, f *fota, dir string, at time.Time) event {
 	})
 }
 
-// emitLocked queues an event batch for w's webhook, if it has one; s.st.Mu must
-// be held, which keeps batches in the order of the changes they report.
+// emitLocked records the sends among events (Sends) and queues an event
+// batch for w's webhook, if it has one; s.st.Mu must be held, which keeps
+// batches in the order of the changes they report.
 func (s *Server) emitLocked(w *workspace, events []event) {
+	s.recordSendsLocked(events)
 	if w == nil || w.Webhook == "" || len(events) == 0 {
 		return
 	}
