@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/zdm/terraform-provider-zdm/internal/modelcheck"
@@ -29,6 +31,7 @@ func main() {
 	shrink := flag.Bool("shrink", true, "shrink a failing sequence")
 	budget := flag.Duration("budget", 0, "stop starting sequences after this long (0: no limit)")
 	verbose := flag.Bool("v", false, "print each step")
+	skip := flag.String("skip", "", "operations not to draw, comma-separated (such as job-taint,fleet-taint: holes already known)")
 	flag.Parse()
 	if *terraform == "" {
 		fmt.Fprintln(os.Stderr, "zdm-modelcheck: -terraform (or TF_ACC_TERRAFORM_PATH) is required")
@@ -36,10 +39,17 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	os.Exit(run(ctx, *terraform, *host, *seed, *n, *sequences, *short, *mutant, *shrink, *budget, *verbose))
+	ops := modelcheck.LongOps
+	if *short {
+		ops = modelcheck.ShortOps
+	}
+	ops = slices.DeleteFunc(slices.Clone(ops), func(op modelcheck.Op) bool {
+		return slices.Contains(strings.Split(*skip, ","), string(op))
+	})
+	os.Exit(run(ctx, *terraform, *host, *seed, *n, *sequences, ops, *mutant, *shrink, *budget, *verbose))
 }
 
-func run(ctx context.Context, terraform, host string, seed int64, n, sequences int, short, mutant, shrink bool,
+func run(ctx context.Context, terraform, host string, seed int64, n, sequences int, ops []modelcheck.Op, mutant, shrink bool,
 	budget time.Duration, verbose bool) int {
 	work, err := os.MkdirTemp("", "zdm-modelcheck-")
 	if err != nil {
@@ -55,10 +65,7 @@ func run(ctx context.Context, terraform, host string, seed int64, n, sequences i
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	opts := modelcheck.Options{Terraform: terraform, ProviderDir: work, Host: host, Ops: modelcheck.LongOps, WorkDir: work}
-	if short {
-		opts.Ops = modelcheck.ShortOps
-	}
+	opts := modelcheck.Options{Terraform: terraform, ProviderDir: work, Host: host, Ops: ops, WorkDir: work}
 	if verbose {
 		opts.Log = func(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 	}
