@@ -38,7 +38,8 @@ const (
 	OpAdopt        Op = "import-orphans"       // import each configured device the service has and the state lacks
 	OpFaultsCreate Op = "device-add-faults"    // A: key, B: name, C: fault (error_rate, drop_answer, reset)
 	OpJobValue     Op = "job-value"            // A: job key, B: new value
-	OpJobAdd       Op = "job-add"              // A: job key, B: device key, C: job name, D: value
+	OpJobAdd       Op = "job-add"              // A: job key, B: device key, C: job name, D: value (fresh)
+	OpJobAddBack   Op = "job-add-back"         // OpJobAdd of a removed job: same device, name and value
 	OpJobRemove    Op = "job-remove"           // A: job key
 	OpJobTaint     Op = "job-taint"            // A: job key
 	OpJobReplace   Op = "job-replace"          // A: job key
@@ -59,7 +60,7 @@ const (
 var (
 	ShortOps = []Op{OpDevRename, OpDevKeyMoved, OpDevKeyBare, OpDevFleet, OpDevTaint, OpDevReplace, OpDevStateRm,
 		OpDevAdd, OpDevRemove, OpAdopt, OpFaultsCreate, OpJobValue, OpJobAdd, OpJobRemove, OpFDRename, OpFDAdd}
-	LongOps = append(slices.Clone(ShortOps), OpJobTaint, OpJobReplace, OpFDKey, OpFDRemove, OpFleetRename,
+	LongOps = append(slices.Clone(ShortOps), OpJobAddBack, OpJobTaint, OpJobReplace, OpFDKey, OpFDRemove, OpFleetRename,
 		OpFleetTaint, OpInterrupt, OpRestart)
 )
 
@@ -183,7 +184,7 @@ func (m *model) edit(s Step) bool {
 		}
 		j.value = s.B
 		m.jobs[s.A] = j
-	case OpJobAdd:
+	case OpJobAdd, OpJobAddBack:
 		if _, taken := m.jobs[s.A]; taken {
 			return false
 		}
@@ -329,13 +330,16 @@ func (g *gen) try(op Op) (Step, bool) {
 		return s, hasJob
 	case OpJobAdd:
 		s.A = g.name("j")
-		if len(m.retiredJobs) > 0 && r.Intn(2) == 0 {
-			j := m.retiredJobs[r.Intn(len(m.retiredJobs))]
-			s.B, s.C, s.D = j.device, j.name, j.value // the same job again: nothing may be sent
-		} else {
-			s.B, s.C, s.D = dev, []string{"configure", "mode", "reboot"}[r.Intn(3)], g.name("v")
-		}
+		s.B, s.C, s.D = dev, []string{"configure", "mode", "reboot"}[r.Intn(3)], g.name("v")
 		return s, hasDev
+	case OpJobAddBack:
+		if len(m.retiredJobs) == 0 {
+			return s, false
+		}
+		j := m.retiredJobs[r.Intn(len(m.retiredJobs))]
+		s.A = g.name("j")
+		s.B, s.C, s.D = j.device, j.name, j.value // the same job again: the device has it
+		return s, true
 	case OpJobRemove, OpJobTaint, OpJobReplace:
 		s.A = jk
 		return s, hasJob
