@@ -140,6 +140,7 @@ func Run(ctx context.Context, opts Options, steps []Step) (*Result, error) {
 			return r.res, fmt.Errorf("step %d %s: check: %w", i, s, err)
 		}
 		if len(r.res.Violations) > 0 && r.opts.StopAtFirst {
+			r.res.Steps = steps[:i+1] // the steps run
 			break
 		}
 	}
