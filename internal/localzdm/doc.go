@@ -208,7 +208,9 @@
 // Every API request (both services, not the admin API) is counted under
 // "METHOD /v3/route/pattern", e.g. "GET /v3/workspaces/{workspace_id}/devices",
 // before faults apply (faulted requests count too); requests matching no
-// route count under "METHOD (no route)". Faults (see Faults) apply to API
+// route count under "METHOD (no route)". Sends lists every job and firmware
+// update sent to a device, single or fleet-wide, in order (not persisted),
+// where the device's own records keep only the last of each. Faults (see Faults) apply to API
 // requests before any state change, except DropAfterCreate, which closes the
 // connection without answering after a successful POST acted. With a rate
 // limit, rate_limit_headers ("ietf", "draft" or "x"; flag

@@ -70,6 +70,8 @@ type Server struct {
 	total    atomic.Int64
 
 	hooks *webhook.Queue
+	// sends are the jobs and FOTA sent to devices (Sends; guarded by st.Mu).
+	sends []Send
 
 	closing   chan struct{}
 	closeOnce sync.Once

@@ -29,6 +29,17 @@ type event = webhook.Event
 // WebhookStats describes webhook delivery since the start or the last Reset.
 type WebhookStats = webhook.Stats
 
+// Send is a job or firmware update sent to a device (see Sends).
+type Send = webhook.Send
+
+// Sends returns every job and firmware update sent to a device since the
+// server started, in order (not persisted).
+func (s *Server) Sends() []Send {
+	s.st.Mu.RLock()
+	defer s.st.Mu.RUnlock()
+	return append([]Send(nil), s.sends...)
+}
+
 func deviceEvent(d *device, typ, dir string, at time.Time, payload any) event {
 	return event{
 		TS: store.Timestamp(at), WorkspaceID: d.WorkspaceID, FleetID: d.FleetID, DeviceID: d.ID,
@@ -49,9 +60,11 @@ func fotaEvent(d *device, f *fota, dir string, at time.Time) event {
 	})
 }
 
-// emitLocked queues an event batch for w's webhook, if it has one; s.st.Mu must
-// be held, which keeps batches in the order of the changes they report.
+// emitLocked records the sends among events (Sends) and queues an event
+// batch for w's webhook, if it has one; s.st.Mu must be held, which keeps
+// batches in the order of the changes they report.
 func (s *Server) emitLocked(w *workspace, events []event) {
+	s.sends = append(s.sends, webhook.SendsOf(events)...)
 	if w == nil || w.Webhook == "" || len(events) == 0 {
 		return
 	}

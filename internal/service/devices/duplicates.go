@@ -49,7 +49,7 @@ type nameClash struct{ name, id string }
 // by name and ID, and the fleet it looked in.
 func existingNames(ctx context.Context, d *connection.ProviderData, ws, fleet string, names map[string]bool,
 	held map[string]bool) ([]nameClash, string, error) {
-	if len(names) == 0 {
+	if len(names) == 0 || mutantNoGate {
 		return nil, fleet, nil
 	}
 	if fleet == "" {

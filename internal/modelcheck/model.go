@@ -1,0 +1,435 @@
+// Package modelcheck searches random sequences of Terraform operations for
+// duplicates and resends: a seeded generator picks operations over a small
+// configuration space (fleets, devices by for_each key, the devices of one
+// zdm_fleet_devices, device jobs), runs each through the real Terraform
+// CLI with the provider binary built from the repository (dev_overrides)
+// against an in-process zdm-local, and checks the service after every
+// step: no device name twice in a fleet, no fleet name twice in the
+// workspace, no job (name, value) or firmware (id, version) sent twice to
+// one device (localzdm's Sends), and, after an apply that succeeded without
+// faults, an empty second plan and every device of the state in the
+// service. A sequence that breaks one is shrunk by dropping steps while it
+// still breaks one. See DESIGN.md, "Model checking".
+package modelcheck
+
+import (
+	"fmt"
+	"math/rand"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Op is the kind of a step.
+type Op string
+
+// The operations. Each step edits the configuration (maybe not at all)
+// and runs Terraform commands; see Runner.exec.
+const (
+	OpDevRename    Op = "device-rename"        // A: key, B: new name
+	OpDevKeyMoved  Op = "device-key-moved"     // A: key, B: new key; with a moved block
+	OpDevKeyBare   Op = "device-key-bare"      // A: key, B: new key; no moved block (the gate must refuse)
+	OpDevFleet     Op = "device-fleet"         // A: key, B: fleet key ("" default)
+	OpDevTaint     Op = "device-taint"         // A: key; taint, apply, untaint when refused
+	OpDevReplace   Op = "device-replace"       // A: key; apply -replace
+	OpDevStateRm   Op = "device-state-rm"      // A: key; state rm, import it back, apply
+	OpDevAdd       Op = "device-add"           // A: key, B: name, C: fleet key
+	OpDevRemove    Op = "device-remove"        // A: key
+	OpAdopt        Op = "import-orphans"       // import each configured device the service has and the state lacks
+	OpFaultsCreate Op = "device-add-faults"    // A: key, B: name, C: fault (error_rate, drop_answer, reset)
+	OpJobValue     Op = "job-value"            // A: job key, B: new value
+	OpJobAdd       Op = "job-add"              // A: job key, B: device key, C: job name, D: value (fresh)
+	OpJobAddBack   Op = "job-add-back"         // OpJobAdd of a removed job: same device, name and value
+	OpJobRemove    Op = "job-remove"           // A: job key
+	OpJobTaint     Op = "job-taint"            // A: job key
+	OpJobReplace   Op = "job-replace"          // A: job key
+	OpFDRename     Op = "fleet-devices-rename" // A: key, B: new name
+	OpFDKey        Op = "fleet-devices-key"    // A: key, B: new key (same name)
+	OpFDAdd        Op = "fleet-devices-add"    // A: key, B: name
+	OpFDRemove     Op = "fleet-devices-remove" // A: key
+	OpFleetRename  Op = "fleet-rename"         // A: fleet key, B: new name (a new fleet)
+	OpFleetTaint   Op = "fleet-taint"          // A: fleet key
+	OpInterrupt    Op = "interrupt"            // A: key, B: name; add a device, SIGINT the apply after N ms
+	OpRestart      Op = "service-restart"      // restart zdm-local on its state file, then apply
+)
+
+// ShortOps are the operations whose gates hold on main: the fixed-seed run
+// of make test uses them. LongOps add those that exercise the other
+// gates (fleet names, zdm_fleet_devices keys, job records, interrupts,
+// restarts).
+var (
+	ShortOps = []Op{OpDevRename, OpDevKeyMoved, OpDevKeyBare, OpDevFleet, OpDevTaint, OpDevReplace, OpDevStateRm,
+		OpDevAdd, OpDevRemove, OpAdopt, OpFaultsCreate, OpJobValue, OpJobAdd, OpJobRemove, OpFDRename, OpFDAdd}
+	LongOps = append(slices.Clone(ShortOps), OpJobAddBack, OpJobTaint, OpJobReplace, OpFDKey, OpFDRemove, OpFleetRename,
+		OpFleetTaint, OpInterrupt, OpRestart)
+)
+
+// Step is one operation with its arguments, fixed when generated so that a
+// sequence replays (and shrinks) without the generator. An argument naming
+// a key that no longer exists makes the edit a no-op.
+type Step struct {
+	Op         Op
+	A, B, C, D string
+	N          int
+}
+
+func (s Step) String() string {
+	args := []string{}
+	for _, a := range []string{s.A, s.B, s.C, s.D} {
+		if a != "" {
+			args = append(args, a)
+		}
+	}
+	if s.N != 0 {
+		args = append(args, fmt.Sprint(s.N))
+	}
+	return string(s.Op) + "(" + strings.Join(args, ", ") + ")"
+}
+
+type device struct{ name, fleet string }
+
+type job struct{ device, name, value string }
+
+type moved struct{ from, to string }
+
+// model is the configuration Terraform is given, and what was dropped from
+// it (for edits that bring a name or a job back).
+type model struct {
+	fleets  map[string]string // zdm_fleet.f key -> name
+	devices map[string]device // zdm_device.d key -> name, fleet key
+	fd      map[string]string // zdm_fleet_devices.fd devices: key -> name
+	fdFleet string            // fleet key of zdm_fleet_devices.fd
+	jobs    map[string]job    // zdm_device_job.j key
+	moved   []moved           // moved blocks of zdm_device.d
+	// retired are devices dropped from the configuration (still in the
+	// service), retiredJobs jobs dropped from it.
+	retired     []device
+	retiredFD   []string
+	retiredJobs []job
+}
+
+func newModel() *model {
+	return &model{
+		fleets:  map[string]string{"f1": "fleet-1", "f2": "fleet-2"},
+		devices: map[string]device{"k1": {"dev-1", "f1"}, "k2": {"dev-2", ""}, "k3": {"dev-3", "f2"}},
+		fd:      map[string]string{"s1": "fd-1", "s2": "fd-2"},
+		fdFleet: "f1",
+		jobs:    map[string]job{"j1": {"k1", "configure", "v-1"}, "j2": {"k2", "mode", "v-2"}},
+	}
+}
+
+// edit applies the configuration change of s, reporting whether it applied
+// (false: its keys are gone, the step only runs its commands).
+func (m *model) edit(s Step) bool {
+	switch s.Op {
+	case OpDevRename:
+		d, ok := m.devices[s.A]
+		if !ok {
+			return false
+		}
+		d.name = s.B
+		m.devices[s.A] = d
+	case OpDevKeyMoved, OpDevKeyBare:
+		d, ok := m.devices[s.A]
+		if _, taken := m.devices[s.B]; !ok || taken {
+			return false
+		}
+		delete(m.devices, s.A)
+		m.devices[s.B] = d
+		for k, j := range m.jobs {
+			if j.device == s.A {
+				j.device = s.B
+				m.jobs[k] = j
+			}
+		}
+		if s.Op == OpDevKeyMoved {
+			m.moved = append(m.moved, moved{s.A, s.B})
+		}
+	case OpDevFleet:
+		d, ok := m.devices[s.A]
+		if _, fleet := m.fleets[s.B]; !ok || (s.B != "" && !fleet) {
+			return false
+		}
+		d.fleet = s.B
+		m.devices[s.A] = d
+	case OpDevAdd, OpFaultsCreate, OpInterrupt:
+		if _, taken := m.devices[s.A]; taken {
+			return false
+		}
+		fleet := s.C
+		if s.Op != OpDevAdd {
+			fleet = ""
+		}
+		if _, ok := m.fleets[fleet]; fleet != "" && !ok {
+			return false
+		}
+		m.devices[s.A] = device{s.B, fleet}
+	case OpDevRemove:
+		d, ok := m.devices[s.A]
+		if !ok {
+			return false
+		}
+		delete(m.devices, s.A)
+		m.retired = append(m.retired, d)
+		for k, j := range m.jobs {
+			if j.device == s.A {
+				delete(m.jobs, k)
+				m.retiredJobs = append(m.retiredJobs, j)
+			}
+		}
+	case OpJobValue:
+		j, ok := m.jobs[s.A]
+		if !ok {
+			return false
+		}
+		j.value = s.B
+		m.jobs[s.A] = j
+	case OpJobAdd, OpJobAddBack:
+		if _, taken := m.jobs[s.A]; taken {
+			return false
+		}
+		if _, ok := m.devices[s.B]; !ok {
+			return false
+		}
+		for _, j := range m.jobs {
+			if j.device == s.B && j.name == s.C {
+				return false
+			}
+		}
+		m.jobs[s.A] = job{s.B, s.C, s.D}
+	case OpJobRemove:
+		j, ok := m.jobs[s.A]
+		if !ok {
+			return false
+		}
+		delete(m.jobs, s.A)
+		m.retiredJobs = append(m.retiredJobs, j)
+	case OpFDRename:
+		if _, ok := m.fd[s.A]; !ok {
+			return false
+		}
+		m.fd[s.A] = s.B
+	case OpFDKey:
+		n, ok := m.fd[s.A]
+		if _, taken := m.fd[s.B]; !ok || taken {
+			return false
+		}
+		delete(m.fd, s.A)
+		m.fd[s.B] = n
+	case OpFDAdd:
+		if _, taken := m.fd[s.A]; taken {
+			return false
+		}
+		m.fd[s.A] = s.B
+	case OpFDRemove:
+		n, ok := m.fd[s.A]
+		if !ok || len(m.fd) == 1 {
+			return false
+		}
+		delete(m.fd, s.A)
+		m.retiredFD = append(m.retiredFD, n)
+	case OpFleetRename:
+		if _, ok := m.fleets[s.A]; !ok {
+			return false
+		}
+		m.fleets[s.A] = s.B
+	default:
+		return false
+	}
+	return true
+}
+
+// gen generates steps from a seed, keeping its own model to pick
+// arguments that apply.
+type gen struct {
+	r     *rand.Rand
+	m     *model
+	ops   []Op
+	fresh int
+}
+
+func (g *gen) name(prefix string) string {
+	g.fresh++
+	return fmt.Sprintf("%s-%d", prefix, 100+g.fresh)
+}
+
+func pick[V any](r *rand.Rand, m map[string]V) (string, bool) {
+	if len(m) == 0 {
+		return "", false
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys[r.Intn(len(keys))], true
+}
+
+func (g *gen) fleetKey() string {
+	k, _ := pick(g.r, g.m.fleets)
+	if g.r.Intn(3) == 0 {
+		return ""
+	}
+	return k
+}
+
+// next returns a step that applies to the generator's model.
+func (g *gen) next() Step {
+	for {
+		s, ok := g.try(g.ops[g.r.Intn(len(g.ops))])
+		if ok && (s.Op == OpAdopt || s.Op == OpRestart || s.Op == OpDevTaint || s.Op == OpDevReplace ||
+			s.Op == OpDevStateRm || s.Op == OpJobTaint || s.Op == OpJobReplace || s.Op == OpFleetTaint || g.m.edit(s)) {
+			return s
+		}
+	}
+}
+
+func (g *gen) try(op Op) (Step, bool) {
+	r, m := g.r, g.m
+	dev, hasDev := pick(r, m.devices)
+	jk, hasJob := pick(r, m.jobs)
+	fk, hasFD := pick(r, m.fd)
+	s := Step{Op: op}
+	switch op {
+	case OpDevRename:
+		s.A, s.B = dev, g.name("dev")
+		return s, hasDev
+	case OpDevKeyMoved, OpDevKeyBare:
+		s.A, s.B = dev, g.name("k")
+		return s, hasDev
+	case OpDevFleet:
+		s.A, s.B = dev, g.fleetKey()
+		return s, hasDev && m.devices[dev].fleet != s.B
+	case OpDevTaint, OpDevReplace, OpDevStateRm:
+		s.A = dev
+		return s, hasDev
+	case OpDevAdd:
+		s.A = g.name("k")
+		if len(m.retired) > 0 && r.Intn(2) == 0 {
+			d := m.retired[r.Intn(len(m.retired))]
+			s.B, s.C = d.name, d.fleet // the same name in the same fleet: the gate must refuse
+		} else {
+			s.B, s.C = g.name("dev"), g.fleetKey()
+		}
+		return s, true
+	case OpFaultsCreate, OpInterrupt:
+		s.A, s.B = g.name("k"), g.name("dev")
+		if op == OpFaultsCreate {
+			s.C = []string{"error_rate", "drop_answer", "reset"}[r.Intn(3)]
+		} else {
+			s.N = 50 + r.Intn(1500)
+		}
+		return s, true
+	case OpDevRemove:
+		s.A = dev
+		return s, hasDev && len(m.devices) > 1
+	case OpAdopt, OpRestart:
+		return s, true
+	case OpJobValue:
+		s.A, s.B = jk, g.name("v")
+		return s, hasJob
+	case OpJobAdd:
+		s.A = g.name("j")
+		s.B, s.C, s.D = dev, []string{"configure", "mode", "reboot"}[r.Intn(3)], g.name("v")
+		return s, hasDev
+	case OpJobAddBack:
+		if len(m.retiredJobs) == 0 {
+			return s, false
+		}
+		j := m.retiredJobs[r.Intn(len(m.retiredJobs))]
+		s.A = g.name("j")
+		s.B, s.C, s.D = j.device, j.name, j.value // the same job again: the device has it
+		return s, true
+	case OpJobRemove, OpJobTaint, OpJobReplace:
+		s.A = jk
+		return s, hasJob
+	case OpFDRename:
+		s.A, s.B = fk, g.name("fd")
+		return s, hasFD
+	case OpFDKey:
+		s.A, s.B = fk, g.name("s")
+		return s, hasFD
+	case OpFDAdd:
+		s.A = g.name("s")
+		if len(m.retiredFD) > 0 && r.Intn(2) == 0 {
+			s.B = m.retiredFD[r.Intn(len(m.retiredFD))]
+		} else {
+			s.B = g.name("fd")
+		}
+		return s, true
+	case OpFDRemove:
+		s.A = fk
+		return s, hasFD && len(m.fd) > 1
+	case OpFleetRename, OpFleetTaint:
+		s.A, _ = pick(r, m.fleets)
+		s.B = g.name("fleet")
+		if op == OpFleetTaint {
+			s.B = ""
+		}
+		return s, true
+	}
+	return s, false
+}
+
+// Generate returns n steps drawn from ops with the seed.
+func Generate(seed int64, n int, ops []Op) []Step {
+	g := &gen{r: rand.New(rand.NewSource(seed)), m: newModel(), ops: ops}
+	out := make([]Step, 0, n)
+	for range n {
+		out = append(out, g.next())
+	}
+	return out
+}
+
+// hcl renders the configuration of m after the provider block.
+func (m *model) hcl() string {
+	var b strings.Builder
+	fleetRef := func(k string) string {
+		if _, ok := m.fleets[k]; k == "" || !ok {
+			return "null"
+		}
+		return fmt.Sprintf("zdm_fleet.f[%q].id", k)
+	}
+	b.WriteString("resource \"zdm_fleet\" \"f\" {\n  for_each = {\n")
+	for _, k := range sortedKeys(m.fleets) {
+		fmt.Fprintf(&b, "    %q = %q\n", k, m.fleets[k])
+	}
+	b.WriteString("  }\n  name = each.value\n}\n\n")
+	b.WriteString("resource \"zdm_device\" \"d\" {\n  for_each = {\n")
+	for _, k := range sortedKeys(m.devices) {
+		d := m.devices[k]
+		fmt.Fprintf(&b, "    %q = { name = %q, fleet_id = %s }\n", k, d.name, fleetRef(d.fleet))
+	}
+	b.WriteString("  }\n  name     = each.value.name\n  fleet_id = each.value.fleet_id\n}\n\n")
+	for _, mv := range m.moved {
+		fmt.Fprintf(&b, "moved {\n  from = zdm_device.d[%q]\n  to   = zdm_device.d[%q]\n}\n\n", mv.from, mv.to)
+	}
+	b.WriteString("resource \"zdm_fleet_devices\" \"fd\" {\n")
+	if ref := fleetRef(m.fdFleet); ref != "null" {
+		fmt.Fprintf(&b, "  fleet_id = %s\n", ref)
+	}
+	b.WriteString("  devices = {\n")
+	for _, k := range sortedKeys(m.fd) {
+		fmt.Fprintf(&b, "    %q = %q\n", k, m.fd[k])
+	}
+	b.WriteString("  }\n}\n\n")
+	b.WriteString("resource \"zdm_device_job\" \"j\" {\n  for_each = {\n")
+	for _, k := range sortedKeys(m.jobs) {
+		j := m.jobs[k]
+		if _, ok := m.devices[j.device]; !ok {
+			continue
+		}
+		fmt.Fprintf(&b, "    %q = { device_id = zdm_device.d[%q].id, name = %q, v = %q }\n", k, j.device, j.name, j.value)
+	}
+	b.WriteString("  }\n  device_id = each.value.device_id\n  name      = each.value.name\n  value     = jsonencode({ v = each.value.v })\n}\n")
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
