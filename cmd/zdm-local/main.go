@@ -176,7 +176,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&c.listen, "listen", "127.0.0.1", "`address` (IP or host name) both services listen on; one that is not loopback needs -allow-remote")
-	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow a -listen address that is not loopback (such as 0.0.0.0 in a container): the admin API has no key, so anyone who reaches it controls the server")
+	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow a -listen address that is not loopback (such as 0.0.0.0 in a container): the services answer plain HTTP, with no TLS, to anyone who reaches the address (the admin API, which has no key, still answers loopback clients only)")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")
 	fs.IntVar(&c.port, "port", 0, "management service `port` on the -listen address (0 picks a free one)")
 	fs.IntVar(&c.storagePort, "storage-port", 0, "storage service `port` on the -listen address (0 picks a free one)")
@@ -291,8 +291,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	logger := log.New(stderr, "", log.LstdFlags)
 	if !isLoopback(c.listen) {
-		logger.Printf("zdm-local: WARNING: listening on %s, which is not loopback: the admin API (faults, resets, "+
-			"device behavior) has no key, so anyone who reaches this address controls the server", c.listen)
+		logger.Printf("zdm-local: WARNING: listening on %s, which is not loopback: anyone who reaches this address "+
+			"can use the services, over plain HTTP (the API key travels unencrypted); the admin API, which has no key, "+
+			"still answers loopback clients only", c.listen)
 	}
 	srv, err := localzdm.New(localzdm.Options{StateFile: c.stateFile, Sync: c.sync, Logger: logger, LogRequests: c.verbose,
 		DeviceBehavior: c.devices})
@@ -334,8 +335,8 @@ func checkListen(host string, allowRemote bool) error {
 		return fmt.Errorf("-listen must be an IP address or a host name without a port, got %q", host)
 	}
 	if !isLoopback(host) && !allowRemote {
-		return fmt.Errorf("-listen %s is not a loopback address: the admin API has no key, so anyone who reaches "+
-			"it controls the server; add -allow-remote to listen there anyway (in a container or a CI service)", host)
+		return fmt.Errorf("-listen %s is not a loopback address: anyone who reaches it could use the services, over "+
+			"plain HTTP; add -allow-remote to listen there anyway (in a container or a CI service)", host)
 	}
 	return nil
 }

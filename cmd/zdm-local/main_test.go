@@ -230,7 +230,7 @@ func TestListenFlag(t *testing.T) {
 		{[]string{"-listen", "::1"}, ""},
 		{[]string{"-listen", "localhost"}, ""},
 		{[]string{"-listen", "127.0.0.2"}, ""},
-		{[]string{"-listen", "0.0.0.0"}, "-listen 0.0.0.0 is not a loopback address: the admin API has no key"},
+		{[]string{"-listen", "0.0.0.0"}, "-listen 0.0.0.0 is not a loopback address: anyone who reaches it"},
 		{[]string{"-listen", "10.1.2.3"}, "add -allow-remote"},
 		{[]string{"-listen", "0.0.0.0", "-allow-remote"}, ""},
 		{[]string{"-listen", "127.0.0.1:8080"}, "-listen 127.0.0.1:8080 is not a loopback address"},
@@ -249,8 +249,8 @@ func TestListenFlag(t *testing.T) {
 	}
 }
 
-// TestRunAllowRemote: a server on every address warns that the admin API
-// has no key, and serves there.
+// TestRunAllowRemote: a server on every address warns that anyone who
+// reaches it can use it, and serves there.
 func TestRunAllowRemote(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var stdout, stderr syncBuffer
