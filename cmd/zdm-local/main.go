@@ -104,6 +104,7 @@ import (
 	"io"
 	"log"
 	"math"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -127,7 +128,7 @@ func main() {
 
 const usageHeader = `Usage: zdm-local [flags]
 
-Runs the local ZDM management and storage services on 127.0.0.1 and prints
+Runs the local ZDM management and storage services on 127.0.0.1 (-listen) and prints
 export ZDM_...= lines (base URLs, admin URL, API key, workspace and account
 IDs). Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
 
@@ -150,7 +151,13 @@ turns that off.
 Flags:
 `
 
+// version is set by the release build (goreleaser and make: -X main.version=...).
+var version = "dev"
+
 type config struct {
+	listen            string
+	allowRemote       bool
+	showVersion       bool
 	port, storagePort int
 	stateFile         string
 	sync              bool
@@ -173,8 +180,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		fmt.Fprint(fs.Output(), usageHeader)
 		fs.PrintDefaults()
 	}
-	fs.IntVar(&c.port, "port", 0, "management service `port` on 127.0.0.1 (0 picks a free one)")
-	fs.IntVar(&c.storagePort, "storage-port", 0, "storage service `port` on 127.0.0.1 (0 picks a free one)")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1", "`address` (IP or host name) both services listen on; one that is not loopback needs -allow-remote")
+	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow a -listen address that is not loopback (such as 0.0.0.0 in a container): the services answer plain HTTP, with no TLS, to anyone who reaches the address (the admin API, which has no key, still answers loopback clients only)")
+	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")
+	fs.IntVar(&c.port, "port", 0, "management service `port` on the -listen address (0 picks a free one)")
+	fs.IntVar(&c.storagePort, "storage-port", 0, "storage service `port` on the -listen address (0 picks a free one)")
 	fs.StringVar(&c.stateFile, "state-file", "", "keep all state in this `file` across restarts (locked while in use; an answered change survives kill -9)")
 	fs.BoolVar(&c.sync, "sync", false, "with -state-file, fsync each change before answering: an answered change survives an OS crash or power loss too (without it, the last second can be lost)")
 	fs.StringVar(&c.envFile, "env-file", "", "write the export ZDM_...= lines to this `file` (mode 0600)")
@@ -209,6 +219,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if p < 0 || p > 65535 {
 			return nil, fmt.Errorf("%s must be between 0 and 65535, got %d", name, p)
 		}
+	}
+	if err := checkListen(c.listen, c.allowRemote); err != nil {
+		return nil, err
 	}
 	if c.sync && c.stateFile == "" {
 		return nil, errors.New("-sync needs -state-file")
@@ -285,7 +298,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
+	if c.showVersion {
+		_, err := fmt.Fprintf(stdout, "zdm-local %s\n", version)
+		return err
+	}
 	logger := log.New(stderr, "", log.LstdFlags)
+	if !isLoopback(c.listen) {
+		logger.Printf("zdm-local: WARNING: listening on %s, which is not loopback: anyone who reaches this address "+
+			"can use the services, over plain HTTP (the API key travels unencrypted); the admin API, which has no key, "+
+			"still answers loopback clients only", c.listen)
+	}
 	srv, err := localzdm.New(localzdm.Options{StateFile: c.stateFile, Sync: c.sync, Logger: logger, LogRequests: c.verbose,
 		DeviceBehavior: c.devices})
 	if err != nil {
@@ -294,7 +316,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.faults != (localzdm.Faults{}) {
 		srv.SetFaults(c.faults)
 	}
-	if err := srv.Start(loopback(c.port), loopback(c.storagePort)); err != nil {
+	if err := srv.Start(net.JoinHostPort(c.listen, strconv.Itoa(c.port)), net.JoinHostPort(c.listen, strconv.Itoa(c.storagePort))); err != nil {
 		return errors.Join(err, srv.Close())
 	}
 	b, err := srv.EnsureBootstrap(c.bootstrap)
@@ -322,8 +344,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return srv.Close()
 }
 
-func loopback(port int) string {
-	return "127.0.0.1:" + strconv.Itoa(port)
+// checkListen checks -listen: an IP or a host name, loopback unless
+// allowRemote.
+func checkListen(host string, allowRemote bool) error {
+	if strings.TrimSpace(host) == "" || strings.ContainsAny(host, "/ []") {
+		return fmt.Errorf("-listen must be an IP address or a host name without a port, got %q", host)
+	}
+	if !isLoopback(host) && !allowRemote {
+		return fmt.Errorf("-listen %s is not a loopback address: anyone who reaches it could use the services, over "+
+			"plain HTTP; add -allow-remote to listen there anyway (in a container or a CI service)", host)
+	}
+	return nil
+}
+
+// isLoopback reports whether host is a loopback IP or "localhost".
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func envLines(srv *localzdm.Server, b localzdm.Bootstrap) string {

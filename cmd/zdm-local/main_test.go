@@ -219,6 +219,70 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
+// TestListenFlag: -listen is loopback by default; another address needs
+// -allow-remote, and the error says why.
+func TestListenFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // "" accepts
+	}{
+		{nil, ""},
+		{[]string{"-listen", "::1"}, ""},
+		{[]string{"-listen", "localhost"}, ""},
+		{[]string{"-listen", "127.0.0.2"}, ""},
+		{[]string{"-listen", "0.0.0.0"}, "-listen 0.0.0.0 is not a loopback address: anyone who reaches it"},
+		{[]string{"-listen", "10.1.2.3"}, "add -allow-remote"},
+		{[]string{"-listen", "0.0.0.0", "-allow-remote"}, ""},
+		{[]string{"-listen", "127.0.0.1:8080"}, "-listen 127.0.0.1:8080 is not a loopback address"},
+		{[]string{"-listen", ""}, "-listen must be an IP address or a host name"},
+		{[]string{"-listen", "[::1]"}, "-listen must be an IP address or a host name"},
+	} {
+		c, err := parseFlags(tc.args, io.Discard)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("parseFlags(%q) = %v, want it accepted", tc.args, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("parseFlags(%q) = %v, want an error containing %q", tc.args, err, tc.want)
+		case tc.args == nil && c.listen != "127.0.0.1":
+			t.Errorf("default -listen = %q, want 127.0.0.1", c.listen)
+		}
+	}
+}
+
+// TestRunAllowRemote: a server on every address warns that anyone who
+// reaches it can use it, and serves there.
+func TestRunAllowRemote(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-listen", "0.0.0.0", "-allow-remote"}, &stdout, &stderr) }()
+	for !strings.Contains(stdout.String(), "ZDM_BASE_URL") {
+		select {
+		case err := <-done:
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if strings.Contains(stdout.String(), "http://127.0.0.1:") {
+		t.Errorf("stdout = %s, want the services on every address, not 127.0.0.1", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "WARNING: listening on 0.0.0.0") {
+		t.Errorf("stderr = %s, want a warning", stderr.String())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVersionFlag: -version prints the version stamped by the build.
+func TestVersionFlag(t *testing.T) {
+	var stdout bytes.Buffer
+	if err := run(t.Context(), []string{"-version"}, &stdout, io.Discard); err != nil || stdout.String() != "zdm-local dev\n" {
+		t.Fatalf("-version: %q, %v", stdout.String(), err)
+	}
+}
+
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{
 		"http://127.0.0.1:80": "http://127.0.0.1:80",

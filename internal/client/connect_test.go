@@ -88,6 +88,41 @@ func TestHTTPSToPlainHTTPNotRetried(t *testing.T) {
 	}
 }
 
+// TestHTTPSToHTMLServerNotRetried: a plain-HTTP server that answers the
+// TLS hello with an HTML page, not an HTTP status line ("tls: first record
+// does not look like a TLS handshake"), fails at once too, naming base_url
+// and http://.
+func TestHTTPSToHTMLServerNotRetried(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	var accepted atomic.Int64
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			_, _ = conn.Read(make([]byte, 1024))
+			_, _ = conn.Write([]byte("<html><body><h1>400 Bad Request</h1></body></html>\n"))
+			_ = conn.Close()
+		}
+	}()
+	retries, err := connectTest(t, testConfig("https://"+ln.Addr().String()))
+	for _, want := range []string{"first record does not look like a TLS handshake", "cannot connect",
+		"answers plain HTTP, not HTTPS", "use an http:// address", "base_url"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want %q", err, want)
+		}
+	}
+	if retries != 0 || accepted.Load() != 1 {
+		t.Errorf("%d retries, %d connections; want 0 and 1", retries, accepted.Load())
+	}
+}
+
 // TestStorageConnectionNamesStorageURL: a refused connection to the
 // storage service names storage_url and ZDM_STORAGE_URL.
 func TestStorageConnectionNamesStorageURL(t *testing.T) {

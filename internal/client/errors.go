@@ -31,6 +31,13 @@ const ambiguousHint = "the service may have acted on it: the object may have bee
 const UnauthorizedHint = "the service refused the API key (wrong, expired or revoked): check api_key in the " +
 	"provider block, or the ZDM_API_KEY environment variable when api_key is not set"
 
+// NoRouteHint ends the message of a 404 that says the server serves no such
+// path (as opposed to an object it does not have): the address points at
+// another service, most often base_url and storage_url swapped.
+const NoRouteHint = "the server serves no such path: check that base_url (or ZDM_BASE_URL) is the address of the " +
+	"management API and storage_url (or ZDM_STORAGE_URL) the address of the time-series storage service, not " +
+	"swapped, and that no proxy answers in their place"
+
 // maxExcerpt is the largest body excerpt or message, in bytes, an APIError
 // carries.
 const maxExcerpt = 512
@@ -84,6 +91,9 @@ func (e *APIError) Error() string {
 	if e.StatusCode == http.StatusUnauthorized {
 		b.WriteString("; " + UnauthorizedHint)
 	}
+	if e.NoRoute() {
+		b.WriteString("; " + NoRouteHint)
+	}
 	if e.scrub != nil {
 		return e.scrub(b.String())
 	}
@@ -94,6 +104,17 @@ func (e *APIError) Error() string {
 // 504 may have been processed.
 func (e *APIError) Is(target error) bool {
 	return target == ErrAmbiguous && e.ambiguous
+}
+
+// NoRoute reports whether e is a 404 of a path the server does not serve
+// ("no route for GET /v3/...", Go's "404 page not found"), rather than of
+// an object it does not hold.
+func (e *APIError) NoRoute() bool {
+	if e.StatusCode != http.StatusNotFound {
+		return false
+	}
+	text := strings.ToLower(e.Message + " " + e.Body)
+	return strings.Contains(text, "no route") || strings.Contains(text, "404 page not found")
 }
 
 // IsNotFound reports whether err is (or wraps) an APIError with status 404.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -482,7 +483,8 @@ func (e *callbackError) Unwrap() error { return e.err }
 // connectHint explains an error of a request that could not reach the
 // service at all, and how to fix it: nothing listens at the address, its
 // host name is unknown, or an https:// address points at a plain-HTTP
-// server. ok is false for any other error (which may be transient).
+// server (which answers the TLS hello with HTTP, or with no TLS record).
+// ok is false for any other error (which may be transient).
 func connectHint(err error, b *baseURL) (hint string, ok bool) {
 	setting := "the service address"
 	host := ""
@@ -490,13 +492,14 @@ func connectHint(err error, b *baseURL) (hint string, ok bool) {
 		setting, host = b.setting, b.host
 	}
 	var dnsErr *net.DNSError
+	var record tls.RecordHeaderError // a server answering the TLS hello with no TLS at all (an HTML page)
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Sprintf("nothing accepts connections at %s: check that the service (or zdm-local) runs there, "+
 			"and the host and port of %s", host, setting), true
 	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return fmt.Sprintf("the host %q is unknown: check the host name of %s", dnsErr.Name, setting), true
-	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") || errors.As(err, &record):
 		return fmt.Sprintf("the server at %s answers plain HTTP, not HTTPS: use an http:// address in %s, "+
 			"with insecure_http = true (or ZDM_INSECURE_HTTP=true), which plain HTTP requires", host, setting), true
 	}

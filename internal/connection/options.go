@@ -3,6 +3,7 @@ package connection
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -38,12 +39,28 @@ func CheckServiceURL(raw string, insecure bool) error {
 	return err
 }
 
+// MinPollInterval is the shortest poll_interval: each poll reads every
+// device still awaited, so a shorter one only spends the API's quota (a
+// poll_interval of "1ms" made 1,009 requests in 2 seconds). The tests poll
+// zdm-local at this minimum.
+const MinPollInterval = 100 * time.Millisecond
+
+// maxDurationText is the longest duration Go holds, rounded down to hours.
+const maxDurationText = "2562047h"
+
+// durationSyntax matches what time.ParseDuration accepts, whatever the
+// magnitude: a value it refuses that matches is too long, not misspelled.
+var durationSyntax = regexp.MustCompile(`^[-+]?((\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
+
 // ParseDuration is the one rule of the duration options (request_timeout,
 // timeout, poll_interval, a rollout's waits): a positive Go duration such
-// as "60s" or "2m".
+// as "60s" or "2m", at most about 292 years (2562047h).
 func ParseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil {
+		if durationSyntax.MatchString(strings.TrimSpace(s)) {
+			return 0, fmt.Errorf("%q is too long: the longest duration is %q (about 292 years)", s, maxDurationText)
+		}
 		return 0, fmt.Errorf("%q is not a duration such as \"30s\" or \"2m\"", s)
 	}
 	if d <= 0 {

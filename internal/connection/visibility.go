@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -142,10 +143,38 @@ func explainRefusal(err error, ws string) string {
 }
 
 // DescribeError is the text of an error of a request about workspace ws,
-// with the explanation of a 401 or 403.
+// with the explanation of a 401 or 403, or of a workspace that does not
+// exist.
 func DescribeError(err error, ws string) string {
 	if hint := explainRefusal(err, ws); hint != "" {
 		return err.Error() + ". " + hint
 	}
+	if WorkspaceNotFound(err, ws) {
+		return err.Error() + ". " + workspaceNotFoundHint(ws)
+	}
 	return err.Error()
+}
+
+// WorkspaceNotFound reports whether err is the 404 of workspace ws itself
+// or of one of its collections (its devices, fleets, ...), which exist for
+// every workspace: the workspace is unknown to this base_url and key. A 404
+// of one object in the workspace is not.
+func WorkspaceNotFound(err error, ws string) bool {
+	var apiErr *client.APIError
+	if ws == "" || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound || apiErr.NoRoute() {
+		return false
+	}
+	_, rest, ok := strings.Cut(apiErr.Path, "/workspaces/"+url.PathEscape(ws))
+	if !ok {
+		return false
+	}
+	rest, _, _ = strings.Cut(rest, "?")
+	return rest == "" || rest == "/" || (strings.HasPrefix(rest, "/") && !strings.Contains(rest[1:], "/"))
+}
+
+// workspaceNotFoundHint says what to check when workspace ws does not exist.
+func workspaceNotFoundHint(ws string) string {
+	return "The service has no workspace " + Quote(ws) + " (for this base_url and API key): check the workspace_id " +
+		"of the resource, or else workspace_id in the provider block (or the " + EnvWorkspaceID + " environment " +
+		"variable when workspace_id is not set); the data source zdm_workspaces lists the workspaces the key sees."
 }

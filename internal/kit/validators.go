@@ -2,6 +2,7 @@ package kit
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -88,12 +89,25 @@ func (ServiceURL) ValidateString(ctx context.Context, req validator.StringReques
 	}
 }
 
-// Duration checks request_timeout.
-type Duration struct{}
+// Duration checks a duration option (connection.ParseDuration), at least
+// Min when it is set.
+type Duration struct {
+	// Min is the shortest value allowed, and Why the reason told to users
+	// of a shorter one.
+	Min time.Duration
+	Why string
+}
+
+// PollInterval checks a poll_interval: at least connection.MinPollInterval.
+var PollInterval = Duration{Min: connection.MinPollInterval, Why: "each poll reads every device still awaited, " +
+	"so polling more often only spends the API's request quota"}
 
 var _ validator.String = Duration{}
 
-func (Duration) Description(context.Context) string {
+func (v Duration) Description(context.Context) string {
+	if v.Min > 0 {
+		return fmt.Sprintf(`must be a duration of at least %q, such as "30s" or "2m"`, v.Min.String())
+	}
 	return `must be a positive duration such as "30s" or "2m"`
 }
 
@@ -101,11 +115,15 @@ func (v Duration) MarkdownDescription(ctx context.Context) string {
 	return v.Description(ctx)
 }
 
-func (Duration) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v Duration) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if _, err := connection.ParseDuration(req.ConfigValue.ValueString()); err != nil {
+	d, err := connection.ParseDuration(req.ConfigValue.ValueString())
+	if err == nil && d < v.Min {
+		err = fmt.Errorf("%q is shorter than the minimum, %q: %s", req.ConfigValue.ValueString(), v.Min.String(), v.Why)
+	}
+	if err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
 			"The value of "+req.Path.String()+" "+err.Error()+".")
 	}

@@ -607,6 +607,33 @@ resource "zdm_device" "d" { name = "d" }`,
   }
 }`,
 		want: []string{`Invalid health_check.payload_field`, `has an empty key`}},
+	{name: "zdm_job_rollout/poll_interval below the minimum", attr: "poll_interval",
+		body: `resource "zdm_job_rollout" "r" {
+  workspace_id  = "wks-1"
+  all_fleets    = true
+  name          = "reboot"
+  waves         = ["100%"]
+  poll_interval = "1ms"
+}`,
+		want: []string{`Invalid poll_interval`, `"1ms" is shorter than the minimum, "100ms"`, `request quota`}},
+	{name: "zdm_fota_rollout/wave_timeout too long", attr: "wave_timeout",
+		body: `resource "zdm_fota_rollout" "r" {
+  workspace_id     = "wks-1"
+  all_fleets       = true
+  firmware_id      = "fw"
+  firmware_version = "2.0"
+  waves            = ["100%"]
+  wave_timeout     = "87600000h"
+}`,
+		want: []string{`Invalid wave_timeout`, `"87600000h" is too long`, `the longest duration is "2562047h"`}},
+	{name: "zdm_device_job/poll_interval below the minimum", attr: "poll_interval",
+		body: `resource "zdm_device_job" "j" {
+  device_id     = "dev-1"
+  name          = "reboot"
+  wait          = true
+  poll_interval = "50ms"
+}`,
+		want: []string{`Invalid poll_interval`, `"50ms" is shorter than the minimum, "100ms"`}},
 	{name: "zdm_job_rollout/health_check within not a duration", attr: "health_check",
 		body: `resource "zdm_job_rollout" "r" {
   workspace_id = "wks-1"

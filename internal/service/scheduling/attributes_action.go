@@ -78,7 +78,7 @@ func ActionTargetAttributes(what string) map[string]schema.Attribute {
 		"poll_interval": schema.StringAttribute{
 			MarkdownDescription: pollIntervalDoc("; at most `timeout`"),
 			Optional:            true,
-			Validators:          []validator.String{kit.Duration{}},
+			Validators:          []validator.String{kit.PollInterval},
 		},
 	}
 }
@@ -114,7 +114,7 @@ func RolloutActionAttributes(docs map[string]string) map[string]schema.Attribute
 			Validators:          []validator.Float64{float64validator.Between(0, 1)},
 		},
 		"wave_timeout":        str("wave_timeout", false, kit.Duration{}),
-		"poll_interval":       str("poll_interval", false, kit.Duration{}),
+		"poll_interval":       str("poll_interval", false, kit.PollInterval),
 		"pause_between_waves": str("pause_between_waves", false, kit.Duration{}),
 		"parallelism": schema.Int64Attribute{
 			MarkdownDescription: docs["parallelism"],

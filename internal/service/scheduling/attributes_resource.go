@@ -107,7 +107,7 @@ func waitAttributes(what string) map[string]schema.Attribute {
 		"poll_interval": schema.StringAttribute{
 			MarkdownDescription: pollIntervalDoc(""),
 			Optional:            true,
-			Validators:          []validator.String{kit.Duration{}},
+			Validators:          []validator.String{kit.PollInterval},
 		},
 	}
 }

@@ -110,8 +110,8 @@ func RolloutDocs(w RolloutWords) map[string]string {
 			"that have " + w.Thing + " once the wave is scheduled, counted from the start of the rollout. Percentages " +
 			"and counts must each grow, and the last wave must be `\"100%\"`. Example: `[\"1%\", \"10%\", \"50%\", " +
 			"\"100%\"]`. A percentage is rounded up, so the first wave holds at least one device.",
-		"poll_interval": "How often the devices of a wave are read while waiting. Defaults to `\"10s\"`; must not " +
-			"be longer than `wave_timeout`.",
+		"poll_interval": "How often the devices of a wave are read while waiting. Defaults to `\"10s\"`; at least `\"100ms\"` " +
+			"and not longer than `wave_timeout`.",
 		"pause_between_waves": "How long to wait after a wave passed its health gate before starting the next, " +
 			"such as `\"15m\"`. No pause by default.",
 		"parallelism":  "How many devices are read or scheduled at once (1 to 64; default 16).",
@@ -198,7 +198,7 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 		"poll_interval": schema.StringAttribute{
 			MarkdownDescription: doc("poll_interval", ""),
 			Optional:            true,
-			Validators:          []validator.String{kit.Duration{}},
+			Validators:          []validator.String{kit.PollInterval},
 		},
 		"pause_between_waves": schema.StringAttribute{
 			MarkdownDescription: doc("pause_between_waves", ""),
@@ -364,7 +364,7 @@ func RolloutSpec(ctx context.Context, in RolloutInputs, cmd rollout.Command, dia
 		Waves:           waves,
 		MaxFailureRatio: in.MaxFailureRatio.ValueFloat64(),
 		WaveTimeout:     rolloutDuration(in.WaveTimeout, defaultWaveTimeout),
-		PollInterval:    rolloutDuration(in.PollInterval, defaultRolloutPoll),
+		PollInterval:    max(rolloutDuration(in.PollInterval, defaultRolloutPoll), connection.MinPollInterval),
 		Pause:           rolloutDuration(in.PauseBetweenWaves, 0),
 		Parallel:        StatusParallelism(in.Parallelism),
 		Health:          rolloutgates.Health(ctx, in.HealthCheck, diags),

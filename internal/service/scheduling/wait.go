@@ -50,7 +50,7 @@ func ParseWaitOptions(wait types.Bool, timeout, interval types.String) waitOptio
 		o.Timeout = d
 	}
 	if d, err := connection.ParseDuration(interval.ValueString()); err == nil && !interval.IsNull() {
-		o.Interval = d
+		o.Interval = max(d, connection.MinPollInterval) // a value unknown at plan was not validated
 	}
 	return o
 }
@@ -133,7 +133,7 @@ func failureStatusesDoc(what, fails string) string {
 }
 
 func pollIntervalDoc(bound string) string {
-	return "With `wait`, the time between two polls of the devices, as a duration such as `\"30s\"`" + bound +
+	return "With `wait`, the time between two polls of the devices, as a duration such as `\"30s\"`, at least `\"100ms\"`" + bound +
 		". Defaults to `5s`. Each poll reads every device not done yet."
 }
 
@@ -242,7 +242,7 @@ func (w WaitModel) StatusWait(ctx context.Context, kind fleetstatus.Kind, firmwa
 	diags.Append(d...)
 	interval := defaultPollInterval
 	if v, err := connection.ParseDuration(w.PollInterval.ValueString()); err == nil && !w.PollInterval.IsNull() {
-		interval = v
+		interval = max(v, connection.MinPollInterval) // a value unknown at plan was not validated
 	}
 	return StatusWait{Kind: kind, Firmware: firmware, Success: w.successes(ctx, diags),
 		Failure: kit.SetStrings(ctx, w.FailureStatuses, diags), Timeout: timeout, Interval: interval}

@@ -1,0 +1,70 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+)
+
+// TestAccMessageWorkspaceNotFound: a workspace_id the service does not have
+// (a typo in the provider block or ZDM_WORKSPACE_ID) fails naming
+// workspace_id and ZDM_WORKSPACE_ID, not with a bare "404 workspace not
+// found". The control plans the same device in the real workspace.
+func TestAccMessageWorkspaceNotFound(t *testing.T) {
+	env := acctest.NewEnv(t)
+	provider := func(ws string) string {
+		return fmt.Sprintf(`
+provider "zdm" {
+  base_url     = %q
+  storage_url  = %q
+  api_key      = %q
+  workspace_id = %q
+}
+resource "zdm_device" "d" {
+  name = "sensor-01"
+}
+`, env.Server.BaseURL(), env.Server.StorageURL(), env.Bootstrap.APIKey, ws)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.Factories,
+		Steps: []resource.TestStep{{
+			Config:      provider("wks-00000000000000ff"),
+			ExpectError: errorPattern(`"wks-00000000000000ff"`, `workspace_id`, `ZDM_WORKSPACE_ID`),
+		}, {
+			Config:             provider(env.Bootstrap.WorkspaceID),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+// TestAccMessageURLsSwapped: base_url and storage_url swapped make the
+// storage service answer the management paths with "no route": the error
+// says to check both settings. The control reads the same data source with
+// the URLs in place.
+func TestAccMessageURLsSwapped(t *testing.T) {
+	env := acctest.NewEnv(t)
+	config := func(base, storage string) string {
+		return fmt.Sprintf(`
+provider "zdm" {
+  base_url     = %q
+  storage_url  = %q
+  api_key      = %q
+  workspace_id = %q
+}
+data "zdm_workspaces" "all" {}
+`, base, storage, env.Bootstrap.APIKey, env.Bootstrap.WorkspaceID)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.Factories,
+		Steps: []resource.TestStep{{
+			Config:      config(env.Server.StorageURL(), env.Server.BaseURL()),
+			ExpectError: errorPattern(`404`, `no such path`, `base_url`, `storage_url`, `swapped`),
+		}, {
+			Config: config(env.Server.BaseURL(), env.Server.StorageURL()),
+		}},
+	})
+}
