@@ -183,7 +183,10 @@ func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"fleet_ids": scheduling.FleetIDsAttribute("IDs of the fleets of `workspace_id` to update. With `workspace_id`, " +
 				"exactly one of `fleet_ids` and `all_fleets = true` must be set (an empty set is an error). Changing " +
 				"it alone sends the update only to the fleets it adds (the plan warns which): the devices of the fleets " +
-				"already targeted do not get it again. To send it again to every targeted device, change `triggers`."),
+				"already targeted do not get it again. Before any fleet-wide request of an update, each device of the " +
+				"fleets is read: when some already have this firmware and version (such as a device moved from a " +
+				"targeted fleet), it is sent only to the others, one request each. To send it again to every targeted " +
+				"device, change `triggers`."),
 			"all_fleets": scheduling.AllFleetsAttribute("the update (only with `workspace_id`)"),
 			"firmware_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the firmware to install. Changing it schedules the update again, in place.",

@@ -147,7 +147,10 @@ func (r *fleetJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"fleet_ids": scheduling.FleetIDsAttribute("IDs of the fleets whose devices run the job. Exactly one of `fleet_ids` " +
 				"and `all_fleets = true` must be set (an empty set is an error). Changing it alone sends the job only to " +
 				"the fleets it adds (the plan warns which): the devices of the fleets already targeted do not run it " +
-				"again, and fleets left out keep their job. To send it again to every targeted device, change `triggers`."),
+				"again, and fleets left out keep their job. Before any fleet-wide request of an update, each device of " +
+				"the fleets is read: when some already have the job with this value (such as a device moved from a " +
+				"targeted fleet), it is sent only to the others, one request each. To send it again to every targeted " +
+				"device, change `triggers`."),
 			"all_fleets": scheduling.AllFleetsAttribute("the job"),
 			"triggers":   scheduling.TriggersAttribute("schedule the job on the devices of the fleets"),
 			"devices": schema.ListAttribute{
