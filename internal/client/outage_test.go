@@ -55,8 +55,9 @@ func (r *restartable) start() {
 		return
 	}
 	r.addr = ln.Addr().String()
-	r.srv = &http.Server{Handler: r.h}
-	go func() { _ = r.srv.Serve(ln) }()
+	srv := &http.Server{Handler: r.h}
+	r.srv = srv
+	go func() { _ = srv.Serve(ln) }()
 }
 
 // stop closes the listener and every connection: dials are refused.
@@ -156,6 +157,10 @@ func TestOutagePOSTRetriedOnlyWhenRefused(t *testing.T) {
 		t.Fatalf("first request: %v", err)
 	}
 	srv.stop()
+	// The pooled connection of the first request was closed by the stop; a
+	// POST written to it before the client notices is ambiguous (checked
+	// below). Here the dial is what fails.
+	c.http.CloseIdleConnections()
 	if _, err := c.CreateWorkspace(t.Context(), "n", ""); err != nil {
 		t.Fatalf("POST during the restart: %v", err)
 	}
