@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
@@ -27,6 +28,7 @@ const (
 	DefaultMaxRetries     = 5
 	DefaultRetryWaitMin   = 500 * time.Millisecond
 	DefaultRetryWaitMax   = 30 * time.Second
+	DefaultOutageRetry    = 30 * time.Second
 )
 
 // maxIdleConnsPerHost is how many idle connections the default transport
@@ -63,6 +65,13 @@ type Config struct {
 	// the client starts, both services together: they start at least
 	// 1/MaxRequestsPerSecond apart.
 	MaxRequestsPerSecond float64
+	// OutageRetry bounds how long a request is retried while a service that
+	// answered earlier in this client's life refuses or resets its
+	// connections (a restart): default 30s, from the first such failure of
+	// the request, and never past the request's deadline. A service never
+	// reached fails at once. With retries disabled (MaxRetries < 0) nothing
+	// is retried.
+	OutageRetry time.Duration
 	// Logger, when set, receives one entry per attempt (method, path,
 	// status, attempt, duration) and per retry wait. It never receives
 	// headers or the key.
@@ -99,6 +108,7 @@ type Client struct {
 	retries int
 	waitMin time.Duration
 	waitMax time.Duration
+	outage  time.Duration
 	logger  func(ctx context.Context, msg string, fields map[string]any)
 	sleep   func(ctx context.Context, d time.Duration) error
 
@@ -127,6 +137,7 @@ func New(cfg Config) (*Client, error) {
 		retries:   cfg.MaxRetries,
 		waitMin:   cfg.RetryWaitMin,
 		waitMax:   cfg.RetryWaitMax,
+		outage:    cfg.OutageRetry,
 		logger:    cfg.Logger,
 		sleep:     cfg.Sleep,
 	}
@@ -155,6 +166,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.waitMax <= 0 {
 		c.waitMax = DefaultRetryWaitMax
+	}
+	if c.outage <= 0 {
+		c.outage = DefaultOutageRetry
 	}
 	if c.sleep == nil {
 		c.sleep = sleep
@@ -232,6 +246,10 @@ type baseURL struct {
 	setting string
 	// pace paces the requests to the service (see pace.go).
 	pace pacer
+	// reached is set by the first HTTP answer of the service (any status):
+	// from then on a refused or reset connection is an outage, retried for
+	// a bounded time (see transportFailure), not a wrong address.
+	reached atomic.Bool
 }
 
 func (b *baseURL) String() string { return b.normalizedText }

@@ -99,6 +99,10 @@ type attemptResult struct {
 	hasWait    bool
 	answered   bool // the service answered (any status)
 	refused    bool // it answered 429
+	// outage: a service that answered before refused or reset the
+	// connection (retry is set): retried for up to the client's outage
+	// bound rather than a number of times.
+	outage bool
 }
 
 // do sends rq, retrying according to the retry rules. With stream nil, the
@@ -118,6 +122,7 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 	if err := stop.Err(); err != nil {
 		return nil, c.notSentError(rq, err)
 	}
+	var outageSince time.Time // the first outage failure of this request
 	for attempt := 1; ; attempt++ {
 		round, err := c.pace(ctx, stop, rq)
 		rq.turn = round
@@ -145,17 +150,33 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 			return nil, &retryStopError{last: res.err, cause: err,
 				reason: fmt.Sprintf("not retried after %d attempts: the operation was interrupted", attempt)}
 		}
-		if attempt > c.retries {
+		var wait time.Duration
+		switch {
+		case res.outage && c.retries > 0:
+			// A restart of the service: retried for up to c.outage, in
+			// short waits so that its return is seen soon.
+			if outageSince.IsZero() {
+				outageSince = time.Now()
+			}
+			left := c.outage - time.Since(outageSince)
+			if left <= 0 {
+				return nil, &retryStopError{last: res.err, reason: fmt.Sprintf("gave up after %d attempts: the service, "+
+					"which answered earlier, refused or reset the connections for %s", attempt, c.outage)}
+			}
+			wait = min(c.backoff(attempt), outageWaitMax, left)
+		case attempt > c.retries:
 			if attempt == 1 {
 				return nil, res.err
 			}
 			return nil, &retryStopError{last: res.err, reason: fmt.Sprintf("gave up after %d attempts", attempt)}
-		}
-		// Retry-After is the least wait: a shorter one (such as "0") must not
-		// make the retries of a rate-limited request run back to back.
-		wait := c.backoff(attempt)
-		if res.hasWait {
-			wait = min(max(res.retryAfter, wait), c.waitMax)
+		default:
+			// Retry-After is the least wait: a shorter one (such as "0")
+			// must not make the retries of a rate-limited request run back
+			// to back.
+			wait = c.backoff(attempt)
+			if res.hasWait {
+				wait = min(max(res.retryAfter, wait), c.waitMax)
+			}
 		}
 		if deadline, ok := earliestDeadline(ctx, stop); ok && time.Until(deadline) < wait {
 			return nil, &retryStopError{last: res.err, cause: context.DeadlineExceeded,
@@ -325,6 +346,7 @@ func (c *Client) attempt(ctx context.Context, rq *request, u *url.URL, path stri
 		logDone(0, res.err)
 		return res
 	}
+	rq.base.reached.Store(true)
 	defer func() { _ = resp.Body.Close() }()
 	c.clock.observe(resp.Header.Get("Date"), time.Now())
 	if q, ok := parseQuota(resp.Header, time.Now()); ok {
@@ -433,11 +455,18 @@ func (c *Client) transportFailure(ctx, actx context.Context, rq *request, path s
 		}
 		e.errs = []error{unwrapURLError(err)}
 	}
+	// After the service answered once, a refused connection is a restart,
+	// not a wrong address: a dial that was refused delivered nothing, so
+	// any method is retried; a reset, only when the method is idempotent.
+	reached := rq.base != nil && rq.base.reached.Load()
 	if hint, ok := connectHint(err, rq.base); ok {
-		// The request never reached a ZDM service: another attempt would
-		// fail the same way, so none is made.
 		e.msg = "cannot connect"
 		e.hint = hint
+		if reached && errors.Is(err, syscall.ECONNREFUSED) {
+			return attemptResult{err: e, retry: true, outage: true}
+		}
+		// The request never reached a ZDM service: another attempt would
+		// fail the same way, so none is made.
 		return attemptResult{err: e}
 	}
 	if rq.method == http.MethodPost && wrote && !isDialError(err) {
@@ -447,8 +476,13 @@ func (c *Client) transportFailure(ctx, actx context.Context, rq *request, path s
 		}
 		return attemptResult{err: e}
 	}
-	return attemptResult{err: e, retry: true}
+	return attemptResult{err: e, retry: true, outage: reached && rq.method != http.MethodPost && errors.Is(err, syscall.ECONNRESET)}
 }
+
+// outageWaitMax caps each wait between the attempts of an outage (see
+// Config.OutageRetry): a restart takes seconds, and its end should be seen
+// soon.
+const outageWaitMax = 2 * time.Second
 
 // streamFailure wraps an error that happened while the body of a 2xx answer
 // was being consumed. These are not retried: part of the answer was used.

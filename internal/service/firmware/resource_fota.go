@@ -183,7 +183,10 @@ func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"fleet_ids": scheduling.FleetIDsAttribute("IDs of the fleets of `workspace_id` to update. With `workspace_id`, " +
 				"exactly one of `fleet_ids` and `all_fleets = true` must be set (an empty set is an error). Changing " +
 				"it alone sends the update only to the fleets it adds (the plan warns which): the devices of the fleets " +
-				"already targeted do not get it again. To send it again to every targeted device, change `triggers`."),
+				"already targeted do not get it again. Before any fleet-wide request of an update, each device of the " +
+				"fleets is read: when some already have this firmware and version (such as a device moved from a " +
+				"targeted fleet), it is sent only to the others, one request each. To send it again to every targeted " +
+				"device, change `triggers`."),
 			"all_fleets": scheduling.AllFleetsAttribute("the update (only with `workspace_id`)"),
 			"firmware_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the firmware to install. Changing it schedules the update again, in place.",
@@ -338,7 +341,7 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
 			return
 		}
-	} else if !r.schedule(ctx, &plan, "", nil, &resp.Diagnostics) {
+	} else if !r.schedule(ctx, &plan, "", nil, nil, &resp.Diagnostics) {
 		return
 	}
 	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
@@ -430,8 +433,11 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		}
 		return scheduling.FleetUpdate{Command: plan.command(*prior), Workspace: plan.WorkspaceID.ValueString(),
 			PriorFleets: prior.FleetIDs, PlanFleets: plan.FleetIDs, AllFleets: plan.AllFleets, PriorDevices: prior.Devices, PlanDevices: &plan.Devices,
-			Schedule:  func(added []string) bool { return r.schedule(ctx, plan, prior.ScheduledAt.ValueString(), added, diags) },
-			KeepPrior: keepPrior, Save: save,
+			Schedule: func(added []string, gate *scheduling.Gate) bool {
+				return r.schedule(ctx, plan, prior.ScheduledAt.ValueString(), added, gate, diags)
+			},
+			PriorScheduledAt: prior.ScheduledAt.ValueString(),
+			KeepPrior:        keepPrior, Save: save,
 			Wait:     func() bool { return r.wait(ctx, plan, true, diags) },
 			MarkWait: func(ok bool) { plan.markWait(ctx, resp.Private, ok, diags) }}
 	})
@@ -504,8 +510,10 @@ func (r *fotaResource) readFleetProgress(ctx context.Context, state *fotaModel, 
 // where it shows this request's scheduling (see schedule.go).
 //
 // only, when not nil, are the fleets to schedule on instead of the plan's
-// (the fleets a change of the targets alone adds).
-func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior string, only []string, diags *diag.Diagnostics) bool {
+// (the fleets a change of the targets alone adds). gate, on an update of a
+// fleet-wide update, sends only to the devices that lack it
+// (scheduling.SendFleetCommand).
+func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior string, only []string, gate *scheduling.Gate, diags *diag.Diagnostics) bool {
 	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
 	target := plan.target(ctx, diags)
 	if diags.HasError() {
@@ -513,41 +521,66 @@ func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior stri
 	}
 	summary := "Cannot schedule firmware " + fw + " " + ver + " on " + target
 	what := "firmware update " + fw + " " + ver
-	var f *client.FOTA
-	var err error
-	sent := time.Now()
-	wctx := client.FinishOnceSent(ctx)
-	var scope fleetstatus.Scope
 	if plan.deviceMode() {
-		f, err = r.data.Client.ScheduleFOTA(wctx, plan.DeviceID.ValueString(), fw, ver)
-	} else {
-		fleets := kit.SetStrings(ctx, plan.FleetIDs, diags)
-		if only != nil {
-			fleets = only
-		}
-		scheduling.ValidateFleetTargets(plan.FleetIDs, plan.AllFleets, "the firmware", diags)
-		if diags.HasError() {
+		sent := time.Now()
+		f, err := r.data.Client.ScheduleFOTA(client.FinishOnceSent(ctx), plan.DeviceID.ValueString(), fw, ver)
+		if f = r.answer(ctx, plan, f, err, sent, prior, fleetstatus.Scope{}, summary, what, diags); f == nil {
 			return false
 		}
-		scope = fleetstatus.Scope{WorkspaceID: plan.WorkspaceID.ValueString(), FleetIDs: fleets}
-		f, err = r.data.Client.ScheduleFleetFOTA(wctx, scope.WorkspaceID, fw, ver, fleets)
+		fotaFlatten(plan, f)
+		return true
 	}
-	switch {
-	case errors.Is(err, client.ErrNotSent):
-		diags.AddError(summary, scheduling.NotSent(what, err))
+	fleets := kit.SetStrings(ctx, plan.FleetIDs, diags)
+	if only != nil {
+		fleets = only
+	}
+	scheduling.ValidateFleetTargets(plan.FleetIDs, plan.AllFleets, "the firmware", diags)
+	if diags.HasError() {
 		return false
-	case errors.Is(err, client.ErrAmbiguous):
-		s := scheduling.SentSchedule{Cause: err, Sent: sent, Prior: prior}
-		if f = r.readBack(ctx, plan, s, scope, summary, what, diags); f == nil {
-			return false
+	}
+	scope := fleetstatus.Scope{WorkspaceID: plan.WorkspaceID.ValueString(), FleetIDs: fleets}
+	fleetWide := func() *scheduling.Sent {
+		sent := time.Now()
+		f, err := r.data.Client.ScheduleFleetFOTA(client.FinishOnceSent(ctx), scope.WorkspaceID, fw, ver, fleets)
+		if f = r.answer(ctx, plan, f, err, sent, prior, scope, summary, what, diags); f == nil {
+			return nil
 		}
-	case err != nil:
-		diags.AddError(summary, err.Error())
+		return &scheduling.Sent{Devices: f.Devices, ScheduledAt: f.ScheduledAt, Status: f.Status}
+	}
+	res := scheduling.SendFleetCommand(ctx, r.data, scheduling.FleetCommand{Scope: scope, Kind: fleetstatus.FOTA,
+		Matches: scheduling.FirmwareMatches(fw, ver), What: what, Prior: prior, Fleet: fleetWide,
+		Device: func(ctx context.Context, dev string) (string, string, error) {
+			f, err := r.data.Client.ScheduleFOTA(ctx, dev, fw, ver)
+			if err != nil {
+				return "", "", err
+			}
+			return f.ScheduledAt, f.Status, nil
+		}}, gate, diags)
+	if res == nil {
 		return false
 	}
+	f := &client.FOTA{ScheduledAt: res.ScheduledAt, Status: res.Status, Devices: res.Devices,
+		Value: client.FOTAValue{FirmwareID: fw, FirmwareVersion: ver}}
 	tflog.Trace(ctx, "scheduled firmware update", map[string]any{"target": target, "devices": len(f.Devices)})
 	fotaFlatten(plan, f)
 	return true
+}
+
+// answer checks the answer f, err of a scheduling request sent at sent:
+// it returns f, or what the read-back shows after a lost answer, or
+// reports the error and returns nil.
+func (r *fotaResource) answer(ctx context.Context, plan *fotaModel, f *client.FOTA, err error, sent time.Time, prior string, scope fleetstatus.Scope, summary, what string, diags *diag.Diagnostics) *client.FOTA {
+	switch {
+	case errors.Is(err, client.ErrNotSent):
+		diags.AddError(summary, scheduling.NotSent(what, err))
+		return nil
+	case errors.Is(err, client.ErrAmbiguous):
+		return r.readBack(ctx, plan, scheduling.SentSchedule{Cause: err, Sent: sent, Prior: prior}, scope, summary, what, diags)
+	case err != nil:
+		diags.AddError(summary, err.Error())
+		return nil
+	}
+	return f
 }
 
 // readBack resolves the ambiguous scheduling s of plan: it returns what the

@@ -147,7 +147,10 @@ func (r *fleetJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"fleet_ids": scheduling.FleetIDsAttribute("IDs of the fleets whose devices run the job. Exactly one of `fleet_ids` " +
 				"and `all_fleets = true` must be set (an empty set is an error). Changing it alone sends the job only to " +
 				"the fleets it adds (the plan warns which): the devices of the fleets already targeted do not run it " +
-				"again, and fleets left out keep their job. To send it again to every targeted device, change `triggers`."),
+				"again, and fleets left out keep their job. Before any fleet-wide request of an update, each device of " +
+				"the fleets is read: when some already have the job with this value (such as a device moved from a " +
+				"targeted fleet), it is sent only to the others, one request each. To send it again to every targeted " +
+				"device, change `triggers`."),
 			"all_fleets": scheduling.AllFleetsAttribute("the job"),
 			"triggers":   scheduling.TriggersAttribute("schedule the job on the devices of the fleets"),
 			"devices": schema.ListAttribute{
@@ -242,7 +245,7 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
 			return
 		}
-	} else if !r.schedule(ctx, &plan, "", nil, &resp.Diagnostics) {
+	} else if !r.schedule(ctx, &plan, "", nil, nil, &resp.Diagnostics) {
 		return
 	}
 	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
@@ -281,7 +284,10 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 			Command:   !jsonvalue.Equal(prior.valueText().ValueString(), plan.valueText().ValueString()) || !prior.Triggers.Equal(plan.Triggers),
 			Workspace: plan.WorkspaceID.ValueString(), PriorFleets: prior.FleetIDs, PlanFleets: plan.FleetIDs, AllFleets: plan.AllFleets,
 			PriorDevices: prior.Devices, PlanDevices: &plan.Devices,
-			Schedule: func(added []string) bool { return r.schedule(ctx, plan, prior.ScheduledAt.ValueString(), added, diags) },
+			Schedule: func(added []string, gate *scheduling.Gate) bool {
+				return r.schedule(ctx, plan, prior.ScheduledAt.ValueString(), added, gate, diags)
+			},
+			PriorScheduledAt: prior.ScheduledAt.ValueString(),
 			KeepPrior: func() bool {
 				plan.Devices, plan.ScheduledAt, plan.ID = prior.Devices, prior.ScheduledAt, prior.ID
 				plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
@@ -374,8 +380,9 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 // where it shows this request's scheduling (see schedule.go).
 //
 // only, when not nil, are the fleets to schedule on instead of the plan's
-// (the fleets a change of the targets alone adds).
-func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, prior string, only []string, diags *diag.Diagnostics) bool {
+// (the fleets a change of the targets alone adds). gate, on an update, sends
+// only to the devices that lack the job (scheduling.SendFleetCommand).
+func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, prior string, only []string, gate *scheduling.Gate, diags *diag.Diagnostics) bool {
 	ws := plan.WorkspaceID.ValueString()
 	fleets := kit.SetStrings(ctx, plan.FleetIDs, diags)
 	if only != nil {
@@ -391,34 +398,53 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
 		return false
 	}
-	sent := time.Now()
-	job, err := r.data.Client.ScheduleFleetJob(client.FinishOnceSent(ctx), ws, name, fleets, value)
 	summary := "Cannot schedule job " + connection.Quote(name) + " on " + kit.DescribeFleets(ws, fleets)
-	switch {
-	case errors.Is(err, client.ErrNotSent):
-		diags.AddError(summary, scheduling.NotSent("job", err))
-		return false
-	case errors.Is(err, client.ErrAmbiguous):
-		s := scheduling.SentSchedule{Cause: err, Sent: sent, Prior: prior}
-		scope := fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets}
-		what := "job " + connection.Quote(name)
-		check := scheduling.FleetStatusCheck(scope, name)
-		have, lack, at, rerr := scheduling.ReadBackFleet(ctx, r.data, s, scope, fleetstatus.Job(name), scheduling.JobMatches(string(value)))
+	scope := fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets}
+	what := "job " + connection.Quote(name)
+	matches := scheduling.JobMatches(string(value))
+	fleetWide := func() *scheduling.Sent {
+		sent := time.Now()
+		job, err := r.data.Client.ScheduleFleetJob(client.FinishOnceSent(ctx), ws, name, fleets, value)
 		switch {
-		case rerr != nil:
-			diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
-				"reading the devices back failed: "+rerr.Error(), check))
-			return false
-		case len(have) == 0:
-			diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
-				fmt.Sprintf("none of the %d devices of the fleets shows it scheduled since the request", len(lack)), check))
-			return false
+		case errors.Is(err, client.ErrNotSent):
+			diags.AddError(summary, scheduling.NotSent("job", err))
+			return nil
+		case errors.Is(err, client.ErrAmbiguous):
+			s := scheduling.SentSchedule{Cause: err, Sent: sent, Prior: prior}
+			check := scheduling.FleetStatusCheck(scope, name)
+			have, lack, at, rerr := scheduling.ReadBackFleet(ctx, r.data, s, scope, fleetstatus.Job(name), matches)
+			switch {
+			case rerr != nil:
+				diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
+					"reading the devices back failed: "+rerr.Error(), check))
+				return nil
+			case len(have) == 0:
+				diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
+					fmt.Sprintf("none of the %d devices of the fleets shows it scheduled since the request", len(lack)), check))
+				return nil
+			}
+			diags.AddWarning(scheduling.AdoptedFleetWarning(s, what, have, lack))
+			return &scheduling.Sent{Devices: have, ScheduledAt: at, Value: value}
+		case err != nil:
+			diags.AddError(summary, err.Error())
+			return nil
 		}
-		diags.AddWarning(scheduling.AdoptedFleetWarning(s, what, have, lack))
-		job = &client.Job{Name: name, ScheduledAt: at, Value: value, Devices: have}
-	case err != nil:
-		diags.AddError(summary, err.Error())
+		return &scheduling.Sent{Devices: job.Devices, ScheduledAt: job.ScheduledAt, Status: job.Status, Value: job.Value}
+	}
+	job := scheduling.SendFleetCommand(ctx, r.data, scheduling.FleetCommand{Scope: scope, Kind: fleetstatus.Job(name),
+		Matches: matches, What: what, Prior: prior, Fleet: fleetWide,
+		Device: func(ctx context.Context, dev string) (string, string, error) {
+			j, err := r.data.Client.ScheduleJob(ctx, dev, name, value)
+			if err != nil {
+				return "", "", err
+			}
+			return j.ScheduledAt, j.Status, nil
+		}}, gate, diags)
+	if job == nil {
 		return false
+	}
+	if job.Value == nil {
+		job.Value = value
 	}
 	tflog.Trace(ctx, "scheduled fleet job", map[string]any{"workspace_id": ws, "name": name, "devices": len(job.Devices)})
 	plan.ID = types.StringValue(kit.DeviceJobID(ws, name))

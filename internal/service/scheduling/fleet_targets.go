@@ -80,7 +80,9 @@ func addedFleets(ctx context.Context, c *client.Client, ws string, prior, planne
 	return added
 }
 
-// FleetsToSend tells what an update of a fleet-wide scheduling sends: after
+// FleetsToSend tells which fleets an update of a fleet-wide scheduling sends
+// to (the gate of SendFleetCommand then reads their devices and sends only
+// to those that lack the command): after
 // a change of the command (command true), every targeted fleet (send, with
 // only nil); after a change of the targets alone, the fleets it adds (send,
 // with only those), or nothing when it adds none. ok is false, with an
@@ -111,7 +113,8 @@ func WarnTargetsOnly(ctx context.Context, what string, prior, planned types.Set,
 		detail = "The " + what + " was scheduled on every fleet of the workspace: nothing is sent; the devices keep it."
 	case all.ValueBool():
 		detail = "Only the fleets of the workspace other than " + strings.Join(had, ", ") + " get the " + what +
-			" (they are listed at apply): the devices of " + strings.Join(had, ", ") + " already have it and do not run it again."
+			" (they are listed at apply), and only their devices that lack it" + gateHint(what) + " The devices of " +
+			strings.Join(had, ", ") + " already have it and do not run it again."
 	default:
 		var added []string
 		for _, id := range kit.SetStrings(ctx, planned, diags) {
@@ -122,12 +125,23 @@ func WarnTargetsOnly(ctx context.Context, what string, prior, planned types.Set,
 		if len(added) == 0 {
 			detail = "No fleet is added: nothing is sent; the devices of the fleets left out keep the " + what + "."
 		} else {
-			detail = "Only the added fleets " + strings.Join(added, ", ") + " get the " + what + "; the devices of " +
-				strings.Join(had, ", ") + " already have it and do not run it again."
+			detail = "Only the added fleets " + strings.Join(added, ", ") + " get the " + what + ", and only their " +
+				"devices that lack it" + gateHint(what) + " The devices of " + strings.Join(had, ", ") +
+				" already have it and do not run it again."
 		}
 	}
 	diags.AddAttributeWarning(path.Root("fleet_ids"), "Only added fleets get the "+what,
 		detail+" To send it again to every targeted device, change triggers.")
+}
+
+// gateHint is the part of the warning of WarnTargetsOnly that tells what
+// the apply decides from the service (SendFleetCommand): the plan cannot
+// know it.
+func gateHint(what string) string {
+	return ": at apply, each device of the added fleets is read first, and a device that already has the " + what +
+		" (one moved there from a fleet that had it, or a device of a fleet removed earlier and added back) does " +
+		"not get it again; when any device has it, the others get it one request each instead of one fleet-wide " +
+		"request."
 }
 
 // MergeDevices is the sorted union of the devices of a list value and more.
@@ -156,8 +170,11 @@ type FleetUpdate struct {
 	PriorDevices types.List
 	PlanDevices  *types.List
 	// Schedule sends to every target (added nil) or to the added fleets,
-	// and tells whether the service shows it scheduled.
-	Schedule func(added []string) bool
+	// through gate (SendFleetCommand), and tells whether the service shows
+	// it scheduled.
+	Schedule func(added []string, gate *Gate) bool
+	// PriorScheduledAt is the state's scheduled_at, for the gate.
+	PriorScheduledAt string
 	// KeepPrior gives the plan the prior scheduling when nothing is sent,
 	// and tells whether the plan still waits for it.
 	KeepPrior func() bool
@@ -193,7 +210,7 @@ func UpdateFleetScheduling[M any](ctx context.Context, d *connection.ProviderDat
 		return
 	}
 	if send {
-		if !u.Schedule(added) {
+		if !u.Schedule(added, UpdateGate(u.Command, u.PriorScheduledAt)) {
 			// Nothing shown scheduled: the state keeps the prior scheduling.
 			resp.State.Raw = req.State.Raw.Copy()
 			return

@@ -767,3 +767,128 @@ action %q "a" {
 		},
 	})
 }
+
+// TestAccScheduleFleetGate: the service is the ledger of fleet-wide sends.
+// A device moved out of a targeted fleet into a fleet that fleet_ids then
+// adds does not get the job or firmware update again, and neither do the
+// devices of a fleet removed from fleet_ids and added back: before the
+// fleet-wide request every device of the fleets is read, and the command
+// goes one request each to the devices that lack it (the positive control:
+// the fleet's other device, and a device created in the re-added fleet, get
+// it exactly once).
+func TestAccScheduleFleetGate(t *testing.T) {
+	s := newSchedEnv(t)
+	fleetA, devsA := acctest.NewFleetWithDevices(t, s.Env, "gate-a", "gate-a-0", "gate-a-1")
+	fleetB, devsB := acctest.NewFleetWithDevices(t, s.Env, "gate-b", "gate-b-0")
+	ws := s.Bootstrap.WorkspaceID
+	body := func(fleets string) string {
+		return fmt.Sprintf(`
+resource "zdm_fleet_job" "j" {
+  workspace_id = %q
+  fleet_ids    = [%s]
+  name         = "sync"
+}
+
+resource "zdm_fota" "u" {
+  workspace_id     = %q
+  fleet_ids        = [%s]
+  firmware_id      = "fw"
+  firmware_version = "1.0"
+}
+`, ws, fleets, ws, fleets)
+	}
+	api := acctest.APIClient(t, s.Env)
+	// scheduledAt is the scheduled_at of the job and of the update of dev
+	// ("" when it has none).
+	scheduledAt := func(dev string) (string, string) {
+		t.Helper()
+		var job, fota string
+		if j, err := api.GetJob(t.Context(), dev, "sync"); err == nil {
+			job = j.ScheduledAt
+		}
+		if f, err := api.GetFOTA(t.Context(), dev); err == nil {
+			fota = f.ScheduledAt
+		}
+		return job, fota
+	}
+	// expectSends checks the scheduling requests since the last reset:
+	// no fleet-wide request, and perDevice requests of each kind.
+	expectSends := func(what string, perDevice int64) {
+		t.Helper()
+		c := s.Server.Counters()
+		if c[acctest.FleetJobPOST] != 0 || c[acctest.FleetFOTAPOST] != 0 || c[acctest.JobPOST] != perDevice || c[acctest.FOTAPOST] != perDevice {
+			t.Errorf("%s: fleet-wide %d jobs, %d updates, per device %d jobs, %d updates; want no fleet-wide request and %d per device of each",
+				what, c[acctest.FleetJobPOST], c[acctest.FleetFOTAPOST], c[acctest.JobPOST], c[acctest.FOTAPOST], perDevice)
+		}
+	}
+	expectDevices := func(what string, want int) {
+		t.Helper()
+		st := s.stateValues(t)
+		for _, addr := range []string{"zdm_fleet_job.j", "zdm_fota.u"} {
+			if devices, _ := st[addr]["devices"].([]any); len(devices) != want {
+				t.Errorf("%s: %s devices = %v, want %d devices", what, addr, st[addr]["devices"], want)
+			}
+		}
+	}
+	apply := func() string {
+		return s.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
+	}
+	a, b, ab := strconv.Quote(fleetA), strconv.Quote(fleetB), strconv.Quote(fleetA)+", "+strconv.Quote(fleetB)
+	s.write(t, body(a))
+	s.init()
+	apply()
+	moved := devsA[0]
+	movedJob, movedFOTA := scheduledAt(moved)
+	stayJob, stayFOTA := scheduledAt(devsA[1])
+	if movedJob == "" || movedFOTA == "" {
+		t.Fatalf("the first apply did not schedule on %s: job %q, update %q", moved, movedJob, movedFOTA)
+	}
+
+	// A device of A moves to B outside Terraform; fleet_ids adds B.
+	if err := s.Server.MoveDevice(moved, fleetB); err != nil {
+		t.Fatal(err)
+	}
+	s.Server.ResetCounters()
+	s.write(t, body(ab))
+	out, code := s.plan()
+	if code != 2 {
+		t.Fatalf("plan exit code %d, want 2:\n%s", code, out)
+	}
+	expectOutput(t, "plan adding a fleet", out, `(?s)Only the added fleets `+fleetB+` get the job, and only their\s+devices\s+that\s+lack\s+it`)
+	out = apply()
+	expectOutput(t, "apply adding a fleet", out, `(?s)sent only to the devices that lack it`)
+	expectSends("apply adding the fleet of the moved device", 1)
+	if j, f := scheduledAt(moved); j != movedJob || f != movedFOTA {
+		t.Errorf("the moved device got the command again: job %s (was %s), update %s (was %s)", j, movedJob, f, movedFOTA)
+	}
+	if j, f := scheduledAt(devsB[0]); j == "" || f == "" {
+		t.Errorf("the added fleet's device %s lacks the command: job %q, update %q", devsB[0], j, f)
+	}
+	expectDevices("after adding B", 3)
+	if out, code := s.plan(); code != 0 {
+		t.Errorf("plan after adding a fleet: exit code %d, want 0:\n%s", code, out)
+	}
+
+	// [A, B] -> [B] -> [A, B]: the devices of A keep their command; a
+	// device created in A meanwhile gets it once.
+	s.write(t, body(b))
+	apply()
+	newDevs, err := s.Server.CreateDevices(ws, fleetA, []string{"gate-a-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Server.ResetCounters()
+	s.write(t, body(ab))
+	apply()
+	expectSends("apply adding back a removed fleet", 1)
+	if j, f := scheduledAt(devsA[1]); j != stayJob || f != stayFOTA {
+		t.Errorf("the device of the re-added fleet got the command again: job %s (was %s), update %s (was %s)", j, stayJob, f, stayFOTA)
+	}
+	if j, f := scheduledAt(newDevs[0]); j == "" || f == "" {
+		t.Errorf("the device created in the re-added fleet lacks the command: job %q, update %q", j, f)
+	}
+	expectDevices("after adding A back", 4)
+	if out, code := s.plan(); code != 0 {
+		t.Errorf("plan after adding A back: exit code %d, want 0:\n%s", code, out)
+	}
+}

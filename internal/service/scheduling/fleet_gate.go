@@ -1,0 +1,191 @@
+package scheduling
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/kit"
+)
+
+// The gate of the fleet-wide sends of an update (see DESIGN.md, "Device
+// commands are sent exactly as often as the configuration asks"): the
+// service is the ledger. Right before a fleet-wide request, every device of
+// the fleets it would reach is read (the fleet-status reader); the request
+// is sent only when none of them already holds the command. Otherwise the
+// command goes, one request each, to exactly the devices that lack it: a
+// device moved into an added fleet from a fleet that had the command, or
+// the devices of a fleet that was removed and added back, never run it
+// twice.
+
+// Gate tells how the gate of an update counts a device's record as the
+// command already there.
+type Gate struct {
+	// Since, when not "", counts only a record scheduled after it (a change
+	// of the command: the state's scheduling, at Since, is the old command;
+	// a later matching record was sent by an earlier attempt of this
+	// change). When "", any record of the command counts (a change of the
+	// targets alone: the command is the one the state records).
+	Since string
+}
+
+// UpdateGate is the gate of an update whose command changed (command) or
+// not, from the state's scheduled_at prior.
+func UpdateGate(command bool, prior string) *Gate {
+	if command {
+		return &Gate{Since: prior}
+	}
+	return &Gate{}
+}
+
+// Sent is what a scheduling reached: the devices that hold the command,
+// the latest scheduled_at, the status answered and, for a job, the value
+// the service answered (nil when not told).
+type Sent struct {
+	Devices     []string
+	ScheduledAt string
+	Status      string
+	Value       json.RawMessage
+}
+
+// FleetCommand is a fleet-wide send through the gate.
+type FleetCommand struct {
+	// Scope is the workspace and the fleets the request targets (none:
+	// every fleet of the workspace).
+	Scope fleetstatus.Scope
+	// Kind and Matches tell the command: the record read on each device,
+	// and whether it is this command (job value, firmware and version).
+	Kind    fleetstatus.Kind
+	Matches func(fleetstatus.Device) bool
+	// What names the command in messages ("job \"sync\"").
+	What string
+	// Prior is the state's scheduled_at, for the read-back of a
+	// per-device request whose answer was lost.
+	Prior string
+	// Fleet sends the fleet-wide request (with its own read-back); nil,
+	// with an error in diags, when it failed.
+	Fleet func() *Sent
+	// Device sends the command to one device on ctx (which finishes a
+	// request once sent).
+	Device func(ctx context.Context, dev string) (scheduledAt, status string, err error)
+}
+
+// SendFleetCommand sends c through gate: when gate is nil (a create) the
+// fleet-wide request is sent as is. Otherwise every device of the scope is
+// read first; with none holding the command, the fleet-wide request is
+// sent; else the command is sent one device at a time to those that lack
+// it, and the result holds the devices that had it and those it reached.
+// It returns nil, with an error in diags, when the read or a send failed:
+// the devices reached are named, and a new apply reads them again and does
+// not resend to them.
+func SendFleetCommand(ctx context.Context, d *connection.ProviderData, c FleetCommand, gate *Gate, diags *diag.Diagnostics) *Sent {
+	if gate == nil {
+		return c.Fleet()
+	}
+	target := kit.DescribeFleets(c.Scope.WorkspaceID, c.Scope.FleetIDs)
+	summary := "Cannot schedule the " + c.What + " on " + target
+	have, lack, at, err := gateFleet(ctx, d, c.Scope, c.Kind, c.Matches, gate.Since)
+	if err != nil {
+		diags.AddError(summary, "Before a fleet-wide request, the provider reads the "+c.Kind.String()+" of every device of "+
+			target+" so that no device runs it twice; that read failed, and nothing was sent: "+err.Error()+
+			". Applying again reads them again.")
+		return nil
+	}
+	tflog.Debug(ctx, "fleet-wide send gate", map[string]any{"what": c.What, "have": len(have), "lack": len(lack)})
+	if len(have) == 0 {
+		return c.Fleet()
+	}
+	detail := fmt.Sprintf("%d devices of %s already have the %s (%s): a fleet-wide request would run it on them again. ",
+		len(have), target, c.What, connection.Abbreviate(have))
+	if len(lack) == 0 {
+		detail += "Every device of the fleets has it: nothing is sent."
+	} else {
+		detail += fmt.Sprintf("It is sent to the %d other devices (%s), one request each; devices that join the "+
+			"fleets later do not get it until it is scheduled again.", len(lack), connection.Abbreviate(lack))
+	}
+	diags.AddWarning("The "+c.What+" is sent only to the devices that lack it", detail)
+	// scheduled_at is never set back: a later change of the command counts
+	// only records after it as already sent.
+	res := &Sent{Devices: slices.Clone(have), ScheduledAt: at, Status: client.JobStatusPending}
+	if c.Prior != "" && ScheduledLater(c.Prior, at) {
+		res.ScheduledAt = c.Prior
+	}
+	for i, dev := range lack {
+		got, ok := sendDevice(ctx, d, c, dev, summary, diags)
+		if !ok {
+			if len(res.Devices) > len(have) {
+				diags.AddError(summary, fmt.Sprintf("The %s reached %d of the %d devices that lacked it (%s) before "+
+					"this failure; %d were not sent to (%s). The state keeps its prior scheduling; applying again "+
+					"reads every device and sends only to those that still lack it.", c.What, len(res.Devices)-len(have),
+					len(lack), connection.Abbreviate(res.Devices[len(have):]), len(lack)-i, connection.Abbreviate(lack[i:])))
+			}
+			return nil
+		}
+		res.Devices = append(res.Devices, dev)
+		if res.ScheduledAt == "" || ScheduledLater(got.ScheduledAt, res.ScheduledAt) {
+			res.ScheduledAt = got.ScheduledAt
+		}
+	}
+	slices.Sort(res.Devices)
+	return res
+}
+
+// sendDevice sends the command of c to dev and returns what the service
+// shows; a lost answer is resolved by reading the device back.
+func sendDevice(ctx context.Context, d *connection.ProviderData, c FleetCommand, dev, summary string, diags *diag.Diagnostics) (fleetstatus.Device, bool) {
+	sent := time.Now()
+	at, status, err := c.Device(client.FinishOnceSent(ctx), dev)
+	switch {
+	case errors.Is(err, client.ErrNotSent):
+		diags.AddError(summary, NotSent(c.What, err))
+		return fleetstatus.Device{}, false
+	case errors.Is(err, client.ErrAmbiguous):
+		s := SentSchedule{Cause: err, Sent: sent, Prior: c.Prior}
+		got, ok, seen := ReadBackDevice(ctx, d, s, dev, c.Kind, c.Matches)
+		if !ok {
+			diags.AddError(summary, DeviceMaySchedule(d.Client, s, c.What, dev, seen,
+				FleetStatusCheck(fleetstatus.Scope{WorkspaceID: c.Scope.WorkspaceID, DeviceIDs: []string{dev}}, c.Kind.Job)))
+			return fleetstatus.Device{}, false
+		}
+		return got, true
+	case err != nil:
+		diags.AddError(summary, "Device "+dev+": "+err.Error())
+		return fleetstatus.Device{}, false
+	}
+	return fleetstatus.Device{ID: dev, Found: true, ScheduledAt: at, Status: status}, true
+}
+
+// gateFleet reads the record of kind on every device of scope and splits
+// them into the devices that hold the command (matches, and scheduled after
+// since when since is not "") and those that lack it, sorted, with the
+// latest scheduled_at of those that hold it. With no fleets in scope, only
+// the devices of a fleet count (a request to every fleet reaches no other).
+func gateFleet(ctx context.Context, d *connection.ProviderData, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, since string) (have, lack []string, at string, err error) {
+	res, err := readFleetStatus(ctx, d.Client, scope, kind, 0)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	for _, dev := range res.Devices {
+		switch {
+		case len(scope.FleetIDs) == 0 && dev.FleetID == "":
+			continue
+		case dev.Found && matches(dev) && (since == "" || ScheduledLater(dev.ScheduledAt, since)):
+			have = append(have, dev.ID)
+			if at == "" || ScheduledLater(dev.ScheduledAt, at) {
+				at = dev.ScheduledAt
+			}
+		default:
+			lack = append(lack, dev.ID)
+		}
+	}
+	return have, lack, at, nil
+}
