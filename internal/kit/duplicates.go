@@ -119,7 +119,7 @@ func (c DuplicateNames) Refuse(ctx context.Context, clashes []NameClash, err err
 			"), or give the new " + c.Kind + " another name. "
 	}
 	diags.AddAttributeError(c.Attr, "A "+c.Kind+" with this name already exists",
-		fmt.Sprintf("%s already has %s that this plan would create again, and this resource does not hold: %s. "+
+		fmt.Sprintf("%s already has %s of the name that this plan would create: %s. "+
 			"The API cannot delete a %s, so creating it would leave a second %s of that name forever (and every lookup "+
 			"of it by name would fail). Nothing was sent.\n\n"+
 			"If it is this resource's %s (after terraform taint, -replace, a renamed for_each key or a changed resource "+
