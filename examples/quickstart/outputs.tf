@@ -12,9 +12,13 @@ output "workspace_names" {
   value       = sort(data.zdm_workspaces.all.workspaces[*].name)
 }
 
+# The API cannot delete a fleet or a device, so a name may be held by more
+# than one of them (made outside this configuration, or with
+# allow_duplicate_names): the maps below group the IDs of each name ("..."),
+# where a plain "name => id" would fail with "Duplicate object key".
 output "fleets" {
-  description = "Fleet IDs by name in the key's workspace, the default fleet included."
-  value       = { for f in data.zdm_fleets.all.fleets : f.name => f.id }
+  description = "Fleet IDs by name in the key's workspace, the default fleet included (a list per name)."
+  value       = { for f in data.zdm_fleets.all.fleets : f.name => f.id... }
 }
 
 output "sensors_fleet_id" {
@@ -23,8 +27,8 @@ output "sensors_fleet_id" {
 }
 
 output "sensor_devices" {
-  description = "Devices of the sensors fleet: name => ID."
-  value       = { for d in data.zdm_devices.sensors.devices : d.name => d.id }
+  description = "Devices of the sensors fleet: name => IDs."
+  value       = { for d in data.zdm_devices.sensors.devices : d.name => d.id... }
 }
 
 output "gateway" {

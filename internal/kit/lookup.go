@@ -2,6 +2,7 @@ package kit
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -84,8 +85,11 @@ func CheckUnique(diags *diag.Diagnostics, kind, attr, want, scope string, ids []
 			"No "+kind+" with "+attr+" "+connection.Quote(want)+" exists in "+scope+".")
 	default:
 		diags.AddAttributeError(path.Root(attr), "Several "+kind+"s found",
-			"The "+kind+" "+attr+" "+connection.Quote(want)+" is not unique in "+scope+": it matches "+
-				strings.Join(ids, ", ")+". Look the "+kind+" up by id instead.")
+			fmt.Sprintf("The %s %s %s is not unique in %s: %d %ss have it, with the IDs %s. Pick one by its ID: "+
+				"set id = %s (or another of these IDs) instead of %s. The API cannot delete a %s, so a second %s of "+
+				"a name (made by a replacement, or outside Terraform) stays in the service.",
+				kind, attr, connection.Quote(want), scope, len(ids), kind, strings.Join(ids, ", "),
+				connection.Quote(ids[0]), attr, kind, kind))
 	}
 	return false
 }

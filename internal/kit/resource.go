@@ -89,7 +89,9 @@ func ReplacingNameAttribute(what, What string) schema.StringAttribute {
 func ReplacingDescriptionAttribute(what, What string) schema.StringAttribute {
 	return schema.StringAttribute{
 		MarkdownDescription: What + " description; defaults to the empty string. Changing it **replaces** " +
-			"the " + what + " (the old one stays in the service).",
+			"the " + what + " (the old one stays in the service, with the same name), so the plan refuses the change " +
+			"unless `" + AllowDuplicateNamesAttr + "` is `true`: keep the description, or give the new " + what +
+			" another name too.",
 		Optional:      true,
 		Computed:      true,
 		Default:       stringdefault.StaticString(""),

@@ -96,9 +96,12 @@ func TestAccAmbiguousOldTwin(t *testing.T) {
 		ProtoV6ProviderFactories: fe.Factories,
 		Steps: []resource.TestStep{{
 			PreConfig: func() { fe.Override.Store(faultNth(1, "/workspaces", reset)) },
+			// A second workspace of the name is asked for: without it the
+			// plan refuses the create before anything is sent.
 			Config: fe.Config("", `
 resource "zdm_workspace" "staging" {
-  name = "staging"
+  name                  = "staging"
+  allow_duplicate_names = true
 }
 `),
 			ExpectError: errorPattern(`Cannot create workspace "staging"`, `may have been created`,

@@ -71,5 +71,7 @@ func (r *fleetListResource) List(ctx context.Context, req list.ListRequest, stre
 	stream.Results = kit.StreamResults(ctx, req, all,
 		func(f *client.Fleet) bool { return name == "" || f.Name == name },
 		func(f *client.Fleet) (string, string, any) { return f.Name, f.ID, kit.NewInWorkspaceIdentity(ws, f.ID) },
-		kit.WithModel(ctx, func(f *client.Fleet) kit.FleetModel { return kit.FlattenFleet(f, ws) }))
+		kit.WithModel(ctx, func(f *client.Fleet) FleetResourceModel {
+			return FleetResourceModel{FleetModel: kit.FlattenFleet(f, ws)}
+		}))
 }

@@ -66,5 +66,7 @@ func (r *workspaceListResource) List(ctx context.Context, req list.ListRequest, 
 		func(w *client.Workspace) (string, string, any) {
 			return w.Name, w.ID, kit.WorkspaceIdentityModel{ID: types.StringValue(w.ID)}
 		},
-		kit.WithModel(ctx, kit.FlattenWorkspace))
+		kit.WithModel(ctx, func(w *client.Workspace) WorkspaceResourceModel {
+			return WorkspaceResourceModel{WorkspaceModel: kit.FlattenWorkspace(w)}
+		}))
 }

@@ -88,10 +88,13 @@ resource "zdm_fleet" "test" {
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, tfjsonpath.New("id"))},
 			},
 			{
+				// A second fleet named "east" is asked for (the refusal
+				// without it is TestAccFleetReplacementRefused).
 				Config: e.Config(`
 resource "zdm_fleet" "test" {
-  name        = "east"
-  description = "east coast"
+  name                  = "east"
+  description           = "east coast"
+  allow_duplicate_names = true
 }
 `),
 				ConfigPlanChecks: resource.ConfigPlanChecks{

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
@@ -31,9 +32,13 @@ func (r *WorkspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 		MarkdownDescription: "A workspace of the API key's account. The API has no update and no delete for " +
 			"workspaces: changing `name` or `description` creates a new workspace and leaves the old one in the " +
 			"service, and destroying only removes the workspace from the Terraform state (both are announced by a " +
-			"warning at plan time). An API key is bound to one workspace, so fleets and devices can only be created " +
-			"in a new workspace with a key of that workspace.",
-		Attributes: kit.NamedObjectAttributes("workspace", "Workspace", nil),
+			"warning at plan time). Because of that, a plan that creates a workspace (a new one or a replacement) fails " +
+			"when the account already has a workspace of the same name, unless `allow_duplicate_names` is `true`. An API " +
+			"key is bound to one workspace, so fleets and devices can only be created in a new workspace with a key of " +
+			"that workspace.",
+		Attributes: kit.NamedObjectAttributes("workspace", "Workspace", map[string]schema.Attribute{
+			kit.AllowDuplicateNamesAttr: kit.AllowDuplicateNamesAttribute("workspace", "account"),
+		}),
 	}
 }
 
@@ -41,8 +46,33 @@ func (r *WorkspaceResource) IdentitySchema(_ context.Context, _ resource.Identit
 	resp.IdentitySchema = kit.WorkspaceIdentitySchema()
 }
 
+// WorkspaceResourceModel is the state of zdm_workspace: the workspace, and
+// what only the configuration sets.
+type WorkspaceResourceModel struct {
+	kit.WorkspaceModel
+	AllowDuplicateNames types.Bool `tfsdk:"allow_duplicate_names"`
+}
+
 func (r *WorkspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	kit.WarnDestroyOrReplace(ctx, "workspace", req, resp, path.Root("name"), path.Root("description"))
+	if resp.Diagnostics.HasError() || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || r.Data == nil {
+		return
+	}
+	// A create, perhaps the replacement of a workspace that exists: refuse
+	// a second workspace of the same name in the account (see
+	// kit.DuplicateNames). An unknown name waits for the final plan at apply.
+	var plan WorkspaceResourceModel
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.AllowDuplicateNames.ValueBool() || plan.AllowDuplicateNames.IsUnknown() ||
+		plan.Name.IsUnknown() {
+		return
+	}
+	all, err := r.Data.Client.ListWorkspaces(ctx)
+	clashes := kit.SameNames(all, map[string]bool{plan.Name.ValueString(): true}, nil,
+		func(w client.Workspace) string { return w.Name }, func(w client.Workspace) string { return w.ID })
+	kit.DuplicateNames{Kind: "workspace", Attr: path.Root("name"), Where: "The account",
+		Import:   "as a zdm_workspace resource (terraform import <address> <workspace_id>, or an import block).",
+		Replaced: "description"}.Refuse(ctx, clashes, err, &resp.Diagnostics)
 }
 
 func (r *WorkspaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -50,7 +80,7 @@ func (r *WorkspaceResource) Create(ctx context.Context, req resource.CreateReque
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
-	var plan kit.WorkspaceModel
+	var plan WorkspaceResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -66,7 +96,7 @@ func (r *WorkspaceResource) Create(ctx context.Context, req resource.CreateReque
 	if w == nil {
 		return
 	}
-	state := kit.FlattenWorkspace(w)
+	state := WorkspaceResourceModel{WorkspaceModel: kit.FlattenWorkspace(w), AllowDuplicateNames: plan.AllowDuplicateNames}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	kit.SetIdentity(ctx, resp.Identity, kit.WorkspaceIdentityModel{ID: state.ID}, &resp.Diagnostics)
 }
@@ -77,7 +107,7 @@ func (r *WorkspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 		kit.IdentityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
 		return
 	}
-	var state kit.WorkspaceModel
+	var state WorkspaceResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -98,22 +128,22 @@ func (r *WorkspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	r.Data.Own("workspace", w.ID)
-	state = kit.FlattenWorkspace(w)
+	state = WorkspaceResourceModel{WorkspaceModel: kit.FlattenWorkspace(w), AllowDuplicateNames: state.AllowDuplicateNames}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	kit.ClearImported(ctx, resp)
 }
 
-// Update is never called with a change: every configurable attribute
-// requires a replace.
+// Update changes only allow_duplicate_names, which the service does not
+// hold: every attribute of the workspace requires a replace.
 func (r *WorkspaceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan kit.WorkspaceModel
+	var plan WorkspaceResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	kit.SetIdentity(ctx, resp.Identity, kit.WorkspaceIdentityModel{ID: plan.ID}, &resp.Diagnostics)
 }
 
 func (r *WorkspaceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state kit.WorkspaceModel
+	var state WorkspaceResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return

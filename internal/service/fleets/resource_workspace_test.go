@@ -77,11 +77,15 @@ resource "zdm_workspace" "test" {
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(addr, tfjsonpath.New("id"))},
 			},
 			{
-				// No update in the API: a new description replaces the workspace.
+				// No update in the API: a new description replaces the
+				// workspace, here with a second workspace named "staging"
+				// asked for (the refusal without it is
+				// TestAccWorkspaceReplacementRefused).
 				Config: e.Config(`
 resource "zdm_workspace" "test" {
-  name        = "staging"
-  description = "second"
+  name                  = "staging"
+  description           = "second"
+  allow_duplicate_names = true
 }
 `),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
