@@ -193,6 +193,9 @@ func playDevices(t *testing.T, e *acctest.Env, first, meanwhile, gate string, id
 // device gets the job once. (The sends went on after the window closed,
 // and the apply reported the rollout completed.)
 func TestAccJobRolloutPacingStopsAtWindowEnd(t *testing.T) {
+	// Parallel first: the window is computed from the time the test runs,
+	// not from when it was paused for the serial tests.
+	t.Parallel()
 	e := acctest.NewEnv(t)
 	countsSchedules(t, e)
 	fleet, ids := acctest.NewFleetDevices(t, e, "sensors", 8)
@@ -211,7 +214,7 @@ func TestAccJobRolloutPacingStopsAtWindowEnd(t *testing.T) {
     time_zone = "UTC"
   }`, start.Format("15:04"), end.Format("15:04"))
 	var sent int64
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.Factories,
 		Steps: []resource.TestStep{
 			{
