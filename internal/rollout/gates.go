@@ -144,9 +144,19 @@ type OutsideWindowError struct {
 	NextOpen time.Time
 	// Wait is how long the run would have waited at most.
 	Wait time.Duration
+	// Closed is set when the window closed while the wave was being
+	// scheduled: Have of its Of devices have the command.
+	Closed   bool
+	Have, Of int
 }
 
 func (e *OutsideWindowError) Error() string {
+	if e.Closed {
+		return fmt.Sprintf("%s stopped scheduling when its maintenance window closed, %d of its %d devices having "+
+			"it: the next window opens at %s, later than %s from now. Apply (or invoke the action) again once it is "+
+			"open: the rollout resumes this wave, scheduling only the devices that do not have it yet", e.Label,
+			e.Have, e.Of, e.NextOpen.UTC().Format(time.RFC3339), e.Wait)
+	}
 	return fmt.Sprintf("%s waits for a maintenance window: the next one opens at %s, later than %s from now. "+
 		"Apply (or invoke the action) again once it is open: the rollout resumes from this wave", e.Label,
 		e.NextOpen.UTC().Format(time.RFC3339), e.Wait)

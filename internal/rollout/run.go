@@ -136,16 +136,21 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 	rec := newRecord(spec, prior)
 	now := serviceNow(c)
 	pace := newPacer(spec.clock(), spec.MaxPerMinute)
+	sends.enter()
+	defer sends.leave()
+	rd := newReads(spec.clock())
 	devices, err := fleetstatus.ListDevices(ctx, c, fleetstatus.Scope{WorkspaceID: spec.WorkspaceID, FleetIDs: spec.FleetIDs})
 	if err != nil {
 		rec.Status = StatusStopped
 		return rec, err
 	}
+	mark := sends.mark()
 	current, err := fleetstatus.ReadDevices(ctx, c, devices, spec.Command.Kind(), spec.Parallel)
 	if err != nil {
 		rec.Status = StatusStopped
 		return rec, err
 	}
+	rd.set(current, spec.Command, mark)
 	has := map[string]bool{}
 	for _, d := range current {
 		if spec.Command.has(d) {
@@ -174,9 +179,27 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 		if w.StartedAt.IsZero() {
 			w.StartedAt = now()
 		}
-		if err := schedule(ctx, c, spec, w, members, has, pace, label, progress); err != nil {
-			rec.Status = StatusStopped
-			return rec, err
+		for {
+			closed, err := schedule(ctx, c, spec, w, members, rd, pace, label, progress)
+			if err != nil {
+				rec.Status = StatusStopped
+				return rec, err
+			}
+			if !closed {
+				break
+			}
+			// The window closed while the wave was being scheduled: what was
+			// sent is recorded; the rest waits for the next window.
+			progress(fmt.Sprintf("%s: the maintenance window closed; %d of the wave's %d devices have %s",
+				label, len(w.DeviceIDs), len(members), spec.Command))
+			if err := awaitWindow(ctx, spec, &rec, label, progress); err != nil {
+				var ow *OutsideWindowError
+				if errors.As(err, &ow) {
+					ow.Closed, ow.Have, ow.Of = true, len(w.DeviceIDs), len(members)
+				}
+				rec.Status = StatusStopped
+				return rec, err
+			}
 		}
 		if len(members) == 0 {
 			w.Complete = true
@@ -194,6 +217,9 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 		opts.Clock = now
 		spec.Command.waitOptions(&opts)
 		res, err := fleetstatus.Wait(ctx, c, members, opts)
+		// What was read before this wave no longer decides the next one's
+		// sends: its devices are read again first.
+		rd.expire()
 		w.Counts = countStatuses(res.Devices)
 		if err != nil && !passesAtTimeout(spec, len(members), err) {
 			rec.Status = StatusStopped
@@ -344,30 +370,53 @@ func assign(spec Spec, rec Record, devices []client.Device, has map[string]bool)
 
 // schedule schedules the command on the members of a wave that neither
 // have it nor are recorded, parallel at a time, and records every member
-// that has it. A request already sent is finished even when ctx ends; no
-// new one starts after.
-func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, members []string, has map[string]bool,
-	pace *pacer, label string, progress Progress) error {
+// that has it. Right before, the members whose read is old (a wave waited
+// since, or a paced send comes long after it) are read again; a send of the
+// same command to the same device by another run of this process is waited
+// for and counted (see ledger.go). No send starts outside the maintenance
+// windows: when the window closes, the sends stop and closed is true. A
+// request already sent is finished even when ctx ends; no new one starts
+// after.
+func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, members []string, rd *reads,
+	pace *pacer, label string, progress Progress) (closed bool, err error) {
 	recorded := map[string]bool{}
 	for _, id := range w.DeviceIDs {
 		recorded[id] = true
-	}
-	var todo []string
-	for _, id := range members {
-		switch {
-		case recorded[id]:
-		case has[id]:
-			w.DeviceIDs = append(w.DeviceIDs, id)
-		default:
-			todo = append(todo, id)
-		}
 	}
 	defer func() {
 		slices.Sort(w.DeviceIDs)
 		w.DeviceIDs = slices.Compact(w.DeviceIDs)
 	}()
+	pick := func(ids []string) []string {
+		var todo []string
+		for _, id := range ids {
+			switch {
+			case recorded[id]:
+			case rd.hasIt(id):
+				w.DeviceIDs = append(w.DeviceIDs, id)
+				recorded[id] = true
+			default:
+				todo = append(todo, id)
+			}
+		}
+		return todo
+	}
+	todo := pick(members)
+	var old []string
+	for _, id := range todo {
+		if rd.old(id) {
+			old = append(old, id)
+		}
+	}
+	if len(old) > 0 {
+		progress(fmt.Sprintf("%s: reading %d devices again before scheduling", label, len(old)))
+		if err := rd.read(ctx, c, spec, old); err != nil {
+			return false, fmt.Errorf("%s: reading the devices before scheduling: %w", label, err)
+		}
+		todo = pick(todo)
+	}
 	if len(todo) == 0 {
-		return nil
+		return false, nil
 	}
 	progress(fmt.Sprintf("%s: scheduling %s on %d devices (%d have it already)", label,
 		spec.Command, len(todo), len(members)-len(todo)))
@@ -375,23 +424,34 @@ func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, m
 	if parallel <= 0 {
 		parallel = fleetstatus.DefaultParallelism
 	}
+	clock := spec.clock()
+	inWindow := func() bool {
+		open, _ := InWindow(spec.Windows, clock.Now())
+		return open
+	}
 	var (
 		mu     sync.Mutex
 		failed []string
 		errs   []error
+		shut   bool
 		wg     sync.WaitGroup
 	)
-	next := make(chan string)
+	type send struct {
+		id      string
+		release func(bool)
+	}
+	next := make(chan send)
 	for range min(parallel, len(todo)) {
 		wg.Go(func() {
-			for id := range next {
-				err := scheduleOne(ctx, c, spec.Command, id)
+			for s := range next {
+				err := scheduleOne(ctx, c, spec.Command, s.id)
+				s.release(mayHaveSent(err))
 				mu.Lock()
 				if err != nil {
-					failed = append(failed, id)
-					errs = append(errs, fmt.Errorf("device %s: %w", id, err))
+					failed = append(failed, s.id)
+					errs = append(errs, fmt.Errorf("device %s: %w", s.id, err))
 				} else {
-					w.DeviceIDs = append(w.DeviceIDs, id)
+					w.DeviceIDs = append(w.DeviceIDs, s.id)
 					w.Scheduled++
 				}
 				mu.Unlock()
@@ -407,9 +467,42 @@ func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, m
 			stopped = true
 			break
 		}
+		// A paced send long after the wave's read reads its device again.
+		if rd.old(id) {
+			if err := rd.read(ctx, c, spec, []string{id}); err != nil {
+				if ctx.Err() != nil {
+					stopped = true
+					break
+				}
+				mu.Lock()
+				failed = append(failed, id)
+				errs = append(errs, fmt.Errorf("device %s: %w", id, err))
+				mu.Unlock()
+				break
+			}
+		}
+		if rd.hasIt(id) {
+			mu.Lock()
+			w.DeviceIDs = append(w.DeviceIDs, id)
+			mu.Unlock()
+			continue
+		}
+		seen, release := sends.claim(keyOf(c, spec.WorkspaceID, id, spec.Command), rd.markOf(id))
+		if seen {
+			mu.Lock()
+			w.DeviceIDs = append(w.DeviceIDs, id)
+			mu.Unlock()
+			continue
+		}
+		if !inWindow() {
+			release(false)
+			shut = true
+			break
+		}
 		select {
-		case next <- id:
+		case next <- send{id, release}:
 		case <-ctx.Done():
+			release(false)
 			stopped = true
 		}
 		if stopped {
@@ -420,13 +513,16 @@ func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, m
 	wg.Wait()
 	if len(errs) > 0 {
 		slices.Sort(failed)
-		return fmt.Errorf("%s: could not schedule %s on %d devices (%s): %w", label, spec.Command,
+		return false, fmt.Errorf("%s: could not schedule %s on %d devices (%s): %w", label, spec.Command,
 			len(failed), abbreviate(failed), errors.Join(errs[:min(len(errs), 5)]...))
 	}
-	if stopped {
-		return fmt.Errorf("%s: stopped while scheduling: %w", label, ctx.Err())
+	if shut {
+		return true, nil
 	}
-	return nil
+	if stopped {
+		return false, fmt.Errorf("%s: stopped while scheduling: %w", label, ctx.Err())
+	}
+	return false, nil
 }
 
 // scheduleOne schedules the command on one device. A request that may have

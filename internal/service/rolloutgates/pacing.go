@@ -44,9 +44,14 @@ var Docs = map[string]string{
 		"A wave with fewer devices needs all of them. No minimum by default.",
 	"max_devices_per_minute": fmt.Sprintf("At most this many devices are scheduled a minute (1 to %d): the "+
 		"schedules of the rollout, one request per device, go out a minute divided by this number apart, across "+
-		"waves. No pacing by default (`parallelism` at a time).", MaxPerMinute),
+		"waves. No pacing by default (`parallelism` at a time). A send more than 30 seconds after its device was "+
+		"last read reads it again first, and no send starts outside the `maintenance_window` blocks: a wave whose "+
+		"window closes while it is paced stops sending, keeps what it sent in `wave_results`, and resumes in the "+
+		"next window.", MaxPerMinute),
 	"maintenance_window": "When waves may start: a new wave starts only inside one of these windows (none: any " +
-		"time). A wave that started finishes its wait outside them. Outside every window, the apply waits for " +
+		"time), and each device is sent the command only inside one. A wave whose window closes while it is being " +
+		"scheduled stops sending and goes on in the next window; a wave whose sends are done finishes its wait " +
+		"outside them. Outside every window, the apply waits for " +
 		"the next one when it opens within `wave_timeout`; otherwise it ends without error, with a warning saying " +
 		"when the next window opens, `status = \"stopped\"` and `next_window_opens_at` set, and the next apply " +
 		"resumes. Changing the windows in place applies to the waves not started.",

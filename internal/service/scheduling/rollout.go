@@ -109,7 +109,9 @@ func RolloutDocs(w RolloutWords) map[string]string {
 		"waves": "The waves, in order: each a percentage of the devices (`\"10%\"`) or a number of devices (`\"50\"`) " +
 			"that have " + w.Thing + " once the wave is scheduled, counted from the start of the rollout. Percentages " +
 			"and counts must each grow, and the last wave must be `\"100%\"`. Example: `[\"1%\", \"10%\", \"50%\", " +
-			"\"100%\"]`. A percentage is rounded up, so the first wave holds at least one device.",
+			"\"100%\"]`. A percentage is rounded up, so the first wave holds at least one device. Each wave's " +
+			"devices are read right before its sends: a device given " + w.Thing + " meanwhile (by another resource " +
+			"or rollout, also one running in the same apply) counts as having it and is not sent it again.",
 		"poll_interval": "How often the devices of a wave are read while waiting. Defaults to `\"10s\"`; at least `\"100ms\"` " +
 			"and not longer than `wave_timeout`.",
 		"pause_between_waves": "How long to wait after a wave passed its health gate before starting the next, " +
