@@ -21,6 +21,7 @@ var (
 	_ action.Action                   = (*fotaRolloutAction)(nil)
 	_ action.ActionWithConfigure      = (*fotaRolloutAction)(nil)
 	_ action.ActionWithValidateConfig = (*fotaRolloutAction)(nil)
+	_ action.ActionWithModifyPlan     = (*fotaRolloutAction)(nil)
 )
 
 func NewFOTARolloutAction() action.Action {
@@ -77,6 +78,12 @@ func (a *fotaRolloutAction) ValidateConfig(ctx context.Context, req action.Valid
 
 func (a *fotaRolloutAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
 	a.data = connection.ConfigureData("Action", req.ProviderData, &resp.Diagnostics)
+}
+
+// ModifyPlan probes the storage service of health_check at plan time
+// (scheduling.PlanRolloutAction).
+func (a *fotaRolloutAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	scheduling.PlanRolloutAction(ctx, a.data, req, resp)
 }
 
 func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {

@@ -2,6 +2,7 @@ package firmware
 
 import (
 	"context"
+	"fmt"
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -59,8 +60,10 @@ func (r *fotaRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest
 	doc := func(name, more string) string { return rolloutDocs[name] + more }
 	newRollout := " Changing it starts a **new rollout** (the resource is replaced; the updates already scheduled stay)."
 	attrs := scheduling.RolloutResourceAttributes(scheduling.RolloutResourceDocs{
-		Inputs: rolloutDocs,
-		Stays:  "the updates already scheduled stay",
+		Inputs:  rolloutDocs,
+		Stays:   "the updates already scheduled stay",
+		Command: "`firmware_id`, `firmware_version`",
+		Thing:   "the firmware",
 		StartedAt: "When the rollout started (RFC 3339, the service's clock). While the rollout is " +
 			"not `completed` (`stopped`, or `imported`), devices created in the fleets (or moved into them) after " +
 			"this time join its last wave when the next apply resumes it. A `completed` rollout does nothing more: " +
@@ -144,6 +147,14 @@ func (r *fotaRolloutResource) Configure(_ context.Context, req resource.Configur
 func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
 		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
+		var plan fotaRolloutModel
+		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+		if resp.Diagnostics.HasError() || req.Plan.Raw.IsNull() {
+			return
+		}
+		fw := plan.firmware()
+		scheduling.PlanInheritedRecord(ctx, r.data, plan.identity(),
+			fmt.Sprintf("firmware %s %s on %s", fw.ID, fw.Version, plan.WorkspaceID.ValueString()), "the firmware", resp)
 		return
 	}
 	var prior fotaRolloutModel
@@ -168,7 +179,7 @@ func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.Modif
 // plan then still holds what happened, for the state.
 func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, prior *rollout.Record, diags *diag.Diagnostics) bool {
 	spec := rolloutSpec(ctx, plan.rolloutInputs, diags)
-	rolloutgates.CheckStorageAtApply(r.data, spec, diags)
+	rolloutgates.CheckStorageAtApply(ctx, r.data, spec, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -186,7 +197,7 @@ func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, p
 			rolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
 				"apply again: the rollout resumes from the first incomplete wave, and no device is scheduled twice. "+
 				"After a stop in the first apply, Terraform marks the resource tainted and plans to replace it: the "+
-				"replacement resumes the same rollout, finding the devices that already have the firmware."))
+				"replacement inherits this record (inherited_waves) and resumes the same rollout."))
 		return false
 	}
 	return true
@@ -207,7 +218,11 @@ func (r *fotaRolloutResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ok := r.run(ctx, &plan, nil, &resp.Diagnostics)
+	prior := plan.Inherited(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ok := r.run(ctx, &plan, prior, &resp.Diagnostics)
 	if !ok && plan.Status.IsUnknown() {
 		return // nothing ran: no state
 	}
@@ -230,6 +245,8 @@ func (r *fotaRolloutResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	ids := rec.Devices()
 	if len(ids) == 0 {
+		// A replacement planned next inherits the record (rollout_record.go).
+		scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
 		return
 	}
 	devices, err := fleetstatus.ReadIDs(ctx, r.data.Client, ids, fleetstatus.FOTA, scheduling.StatusParallelism(state.Parallelism))
@@ -238,6 +255,7 @@ func (r *fotaRolloutResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	state.WaveResults = scheduling.WaveResultsList(*rec, rollout.WaveCounts(*rec, rollout.FOTA(state.firmware()), devices))
+	scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -271,9 +289,16 @@ func (r *fotaRolloutResource) Update(ctx context.Context, req resource.UpdateReq
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// Delete forgets the rollout: firmware updates cannot be canceled.
-func (r *fotaRolloutResource) Delete(ctx context.Context, _ resource.DeleteRequest, _ *resource.DeleteResponse) {
+// Delete forgets the rollout: firmware updates cannot be canceled. Its
+// record is remembered for a replacement that the apply creates next
+// (scheduling/rollout_record.go).
+func (r *fotaRolloutResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	tflog.Info(ctx, "forgetting a firmware rollout: the updates it scheduled stay")
+	var state fotaRolloutModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if !resp.Diagnostics.HasError() {
+		scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
+	}
 }
 
 // ImportState takes `<workspace_id>/<firmware_id>/<firmware_version>`: the

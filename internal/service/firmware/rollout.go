@@ -41,6 +41,15 @@ func (in rolloutInputs) firmware() fleetstatus.Firmware {
 	return fleetstatus.Firmware{ID: in.FirmwareID.ValueString(), Version: in.FirmwareVersion.ValueString()}
 }
 
+// identity is the rollout.Identity of the inputs, "" while a part of it
+// is unknown.
+func (in rolloutInputs) identity() string {
+	if in.WorkspaceID.IsUnknown() || in.FirmwareID.IsUnknown() || in.FirmwareVersion.IsUnknown() || in.Salt.IsUnknown() {
+		return ""
+	}
+	return rollout.Identity(in.WorkspaceID.ValueString(), rollout.FOTA(in.firmware()), in.Salt.ValueString())
+}
+
 // rolloutDocs are the descriptions of the rollout inputs, shared by the
 // resource's and the action's schemas.
 var rolloutDocs = func() map[string]string {

@@ -19,6 +19,7 @@ var (
 	_ action.Action                   = (*jobRolloutAction)(nil)
 	_ action.ActionWithConfigure      = (*jobRolloutAction)(nil)
 	_ action.ActionWithValidateConfig = (*jobRolloutAction)(nil)
+	_ action.ActionWithModifyPlan     = (*jobRolloutAction)(nil)
 )
 
 func NewJobRolloutAction() action.Action {
@@ -77,6 +78,12 @@ func (a *jobRolloutAction) ValidateConfig(ctx context.Context, req action.Valida
 
 func (a *jobRolloutAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
 	a.data = connection.ConfigureData("Action", req.ProviderData, &resp.Diagnostics)
+}
+
+// ModifyPlan probes the storage service of health_check at plan time
+// (scheduling.PlanRolloutAction).
+func (a *jobRolloutAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	scheduling.PlanRolloutAction(ctx, a.data, req, resp)
 }
 
 func (a *jobRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"fmt"
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -58,8 +59,10 @@ func (r *jobRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
 	newRollout := " Changing it starts a **new rollout** (the resource is replaced; the jobs already scheduled stay)."
 	attrs := scheduling.RolloutResourceAttributes(scheduling.RolloutResourceDocs{
-		Inputs: jobRolloutDocs,
-		Stays:  "the jobs already scheduled stay",
+		Inputs:  jobRolloutDocs,
+		Stays:   "the jobs already scheduled stay",
+		Command: "`name`, `value`",
+		Thing:   "the job",
 		StartedAt: "When the rollout started (RFC 3339, the service's clock). While the rollout is not " +
 			"`completed` (`stopped`, or `imported`), devices created in the fleets (or moved into them) after this " +
 			"time join its last wave when the next apply resumes it. A `completed` rollout does nothing more: " +
@@ -132,6 +135,14 @@ func (r *jobRolloutResource) Configure(_ context.Context, req resource.Configure
 func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
 		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
+		var plan jobRolloutModel
+		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+		if resp.Diagnostics.HasError() || req.Plan.Raw.IsNull() {
+			return
+		}
+		scheduling.PlanInheritedRecord(ctx, r.data, plan.identity(),
+			fmt.Sprintf("job %s on %s", connection.Quote(plan.Name.ValueString()), plan.WorkspaceID.ValueString()),
+			"the job", resp)
 		return
 	}
 	var prior jobRolloutModel
@@ -156,7 +167,7 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 // plan then still holds what happened, for the state.
 func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, prior *rollout.Record, diags *diag.Diagnostics) bool {
 	spec := jobRolloutSpec(ctx, plan.jobRolloutInputs, diags)
-	rolloutgates.CheckStorageAtApply(r.data, spec, diags)
+	rolloutgates.CheckStorageAtApply(ctx, r.data, spec, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -174,8 +185,8 @@ func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, pri
 			jobRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio "+
 				"or wave_timeout) and apply again: the rollout resumes from the first incomplete wave, and no "+
 				"device is sent the job twice. After a stop in the first apply, Terraform marks the resource "+
-				"tainted and plans to replace it: the replacement resumes the same rollout, finding the devices "+
-				"that already have the job with this value."))
+				"tainted and plans to replace it: the replacement inherits this record (inherited_waves) and "+
+				"resumes the same rollout."))
 		return false
 	}
 	return true
@@ -191,7 +202,11 @@ func (r *jobRolloutResource) Create(ctx context.Context, req resource.CreateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ok := r.run(ctx, &plan, nil, &resp.Diagnostics)
+	prior := plan.Inherited(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ok := r.run(ctx, &plan, prior, &resp.Diagnostics)
 	if !ok && plan.Status.IsUnknown() {
 		return // nothing ran: no state
 	}
@@ -216,6 +231,8 @@ func (r *jobRolloutResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	ids := rec.Devices()
 	if len(ids) == 0 {
+		// A replacement planned next inherits the record (rollout_record.go).
+		scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
 		return
 	}
 	cmd := state.command(&resp.Diagnostics)
@@ -228,6 +245,7 @@ func (r *jobRolloutResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	state.WaveResults = scheduling.WaveResultsList(*rec, rollout.WaveCounts(*rec, cmd, devices))
+	scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -260,8 +278,15 @@ func (r *jobRolloutResource) Update(ctx context.Context, req resource.UpdateRequ
 }
 
 // Delete forgets the rollout: jobs cannot be canceled (the plan warned).
-func (r *jobRolloutResource) Delete(ctx context.Context, _ resource.DeleteRequest, _ *resource.DeleteResponse) {
+// Its record is remembered for a replacement that the apply creates next
+// (rollout_record.go).
+func (r *jobRolloutResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	tflog.Info(ctx, "forgetting a job rollout: the jobs it scheduled stay")
+	var state jobRolloutModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if !resp.Diagnostics.HasError() {
+		scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
+	}
 }
 
 // ImportState takes `<workspace_id>/<job_name>`: the next apply runs the

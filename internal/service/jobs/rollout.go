@@ -38,6 +38,21 @@ func (in jobRolloutInputs) command(diags *diag.Diagnostics) rollout.Command {
 	return rollout.Job(in.Name.ValueString(), value)
 }
 
+// identity is the rollout.Identity of the inputs, "" while a part of it
+// is unknown.
+func (in jobRolloutInputs) identity() string {
+	if in.WorkspaceID.IsUnknown() || in.Name.IsUnknown() || in.Value.IsUnknown() || in.Salt.IsUnknown() ||
+		in.Value.IsUnderlyingValueUnknown() || in.valueText().IsUnknown() {
+		return ""
+	}
+	var diags diag.Diagnostics
+	cmd := in.command(&diags)
+	if diags.HasError() {
+		return ""
+	}
+	return rollout.Identity(in.WorkspaceID.ValueString(), cmd, in.Salt.ValueString())
+}
+
 // jobRolloutDocs are the descriptions of the rollout inputs, shared by the
 // resource's and the action's schemas.
 var jobRolloutDocs = func() map[string]string {

@@ -164,47 +164,78 @@ func storageMissing(diags *diag.Diagnostics) {
 			" environment variable, or remove health_check.")
 }
 
-// CheckStorage is the storage probe of a rollout's plan: when the
-// planned health_check is set and the provider is configured, one small
-// storage query tells now, rather than after the first wave is scheduled,
-// that storage_url is missing or that the storage service is not enabled
-// for the workspace (403). Other errors are left to the apply.
-func CheckStorage(ctx context.Context, data *connection.ProviderData, plan tfsdk.Plan, diags *diag.Diagnostics) {
-	if data == nil || plan.Raw.IsNull() {
+// attributes is where a check reads the rollout's inputs: a resource's
+// planned state (tfsdk.Plan) or an action's configuration (tfsdk.Config).
+type attributes interface {
+	GetAttribute(ctx context.Context, p path.Path, target any) diag.Diagnostics
+}
+
+// CheckStorage is the storage probe of a rollout's plan (a resource's
+// planned state, or an action's configuration at plan -invoke): when
+// health_check is set and the provider is configured, one small storage
+// query tells now, rather than after the first wave is scheduled, that
+// storage_url is missing or that the storage service is not enabled for
+// the workspace (403). Other errors are left to the apply, which probes
+// again (CheckStorageAtApply).
+func CheckStorage(ctx context.Context, data *connection.ProviderData, in attributes, diags *diag.Diagnostics) {
+	if data == nil {
+		return
+	}
+	if plan, ok := in.(tfsdk.Plan); ok && plan.Raw.IsNull() {
 		return
 	}
 	var hc types.Object
 	var ws types.String
-	diags.Append(plan.GetAttribute(ctx, path.Root("health_check"), &hc)...)
-	diags.Append(plan.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
+	diags.Append(in.GetAttribute(ctx, path.Root("health_check"), &hc)...)
+	diags.Append(in.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
 	m := healthCheck(ctx, hc, diags)
 	if m == nil || ws.IsUnknown() || ws.IsNull() || m.Tag.IsUnknown() {
 		return
 	}
-	if !data.HasStorage {
-		storageMissing(diags)
-		return
-	}
-	size := 1
-	_, err := data.Client.GetData(ctx, ws.ValueString(), client.DataQuery{Size: &size, Tags: []string{m.Tag.ValueString()}})
-	switch {
-	case err == nil:
-	case client.IsStatus(err, http.StatusForbidden):
-		diags.AddAttributeError(path.Root("health_check"), "Storage service not enabled",
-			"health_check reads the data points of the devices from the time-series storage service, which "+
-				"answered 403 for workspace "+connection.Quote(ws.ValueString())+": storage is not enabled for the "+
-				"workspace (or the API key may not read it). Enable the storage service for the workspace, or remove "+
-				"health_check. "+err.Error())
-	default:
+	if err := probeStorage(ctx, data, ws.ValueString(), m.Tag.ValueString(), diags); err != nil {
 		tflog.Warn(ctx, "the storage probe of health_check failed; the apply will tell", map[string]any{"error": err.Error()})
 	}
 }
 
-// CheckStorageAtApply is the check of a run with a health_check:
-// storage_url must be configured.
-func CheckStorageAtApply(data *connection.ProviderData, spec rollout.Spec, diags *diag.Diagnostics) {
-	if spec.Health != nil && !data.HasStorage {
+// CheckStorageAtApply is the check of a run with a health_check, right
+// before its first send (a resource's apply, an action's invoke): the same
+// probe as CheckStorage, and any error stops the run, since the health
+// gate of the first wave could not read the points it needs.
+func CheckStorageAtApply(ctx context.Context, data *connection.ProviderData, spec rollout.Spec, diags *diag.Diagnostics) {
+	if spec.Health == nil {
+		return
+	}
+	if err := probeStorage(ctx, data, spec.WorkspaceID, spec.Health.Tag, diags); err != nil {
+		diags.AddAttributeError(path.Root("health_check"), "Cannot read the storage service",
+			"health_check reads the data points of the devices from the time-series storage service, and a query "+
+				"of workspace "+connection.Quote(spec.WorkspaceID)+" failed before any device was sent anything: "+
+				err.Error()+" Nothing was sent; apply again once the storage service answers.")
+	}
+}
+
+// probeStorage is the one storage probe of health_check: storage_url
+// must be configured, and one query of a point of tag in workspace ws must
+// not be refused (403: the service is not enabled for the workspace). It
+// adds those errors to diags and returns any other error of the query.
+func probeStorage(ctx context.Context, data *connection.ProviderData, ws, tag string, diags *diag.Diagnostics) error {
+	if !data.HasStorage {
 		storageMissing(diags)
+		return nil
+	}
+	size := 1
+	_, err := data.Client.GetData(ctx, ws, client.DataQuery{Size: &size, Tags: []string{tag}})
+	switch {
+	case err == nil:
+		return nil
+	case client.IsStatus(err, http.StatusForbidden):
+		diags.AddAttributeError(path.Root("health_check"), "Storage service not enabled",
+			"health_check reads the data points of the devices from the time-series storage service, which "+
+				"answered 403 for workspace "+connection.Quote(ws)+": storage is not enabled for the "+
+				"workspace (or the API key may not read it). Enable the storage service for the workspace, or remove "+
+				"health_check. Nothing was sent. "+err.Error())
+		return nil
+	default:
+		return err
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -81,6 +82,9 @@ type RolloutResults struct {
 	// NextWindowOpensAt is set while the rollout waits for a maintenance
 	// window.
 	NextWindowOpensAt types.String `tfsdk:"next_window_opens_at"`
+	// InheritedWaves is the record of the rollout this one replaced
+	// (rollout_record.go); null when it replaced none.
+	InheritedWaves types.List `tfsdk:"inherited_waves"`
 }
 
 // RolloutWords are the words a family's rollout puts in the shared
@@ -135,6 +139,10 @@ type RolloutResourceDocs struct {
 	// StartedAt, DeviceIDs and Counts describe started_at and the
 	// device_ids and status_counts of wave_results.
 	StartedAt, DeviceIDs, Counts string
+	// Command names the inputs that make the command
+	// ("`firmware_id`, `firmware_version`"), Thing what is sent ("the
+	// firmware").
+	Command, Thing string
 }
 
 // RolloutResourceAttributes are the schema attributes every rollout
@@ -235,46 +243,65 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 		"wave_results": schema.ListNestedAttribute{
 			MarkdownDescription: "One entry per wave, in order.",
 			Computed:            true,
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"name": schema.StringAttribute{MarkdownDescription: "The wave as written in `waves`.", Computed: true},
-				"device_ids": schema.ListAttribute{
-					MarkdownDescription: d.DeviceIDs,
-					ElementType:         types.StringType,
-					Computed:            true,
-				},
-				"scheduled": schema.Int64Attribute{
-					MarkdownDescription: "How many of them the rollout scheduled itself.",
-					Computed:            true,
-				},
-				"complete": schema.BoolAttribute{
-					MarkdownDescription: "Whether the wave passed its health gate.",
-					Computed:            true,
-				},
-				"status_counts": schema.MapAttribute{
-					MarkdownDescription: d.Counts,
-					ElementType:         types.Int64Type,
-					Computed:            true,
-				},
-				"started_at": schema.StringAttribute{
-					MarkdownDescription: "When the wave started (RFC 3339, the service's clock); null until it " +
-						"starts.",
-					Computed: true,
-				},
-				"healthy": schema.Int64Attribute{
-					MarkdownDescription: "With `health_check`: devices of the wave that published a healthy point " +
-						"in time, as the gate last checked; null without `health_check` or before the check.",
-					Computed: true,
-				},
-				"unhealthy": schema.Int64Attribute{
-					MarkdownDescription: "With `health_check`: devices of the wave that failed, were not done in " +
-						"time, published no point in time or a point failing the condition, as the gate last " +
-						"checked; null without `health_check` or before the check. The error of a stopped rollout " +
-						"names them and why.",
-					Computed: true,
-				},
-			}},
+			NestedObject:        waveResultsObject(d),
+		},
+		"inherited_waves": schema.ListNestedAttribute{
+			MarkdownDescription: "The `wave_results` of the rollout this one replaced, when Terraform replaced a " +
+				"rollout of the same `workspace_id`, " + d.Command + " and `salt` (tainted after a stop in its first " +
+				"apply, or `-replace`): this rollout resumes that record. Its devices keep their waves and are never " +
+				"sent " + d.Thing + " again, even when the service no longer shows it on them (replaced or purged " +
+				"since); its waves that passed their gate stay complete; and `started_at` is its start, so devices " +
+				"created in the fleets since join the last wave. Null when the rollout replaced none. Terraform " +
+				"refreshes the replaced rollout (or, with `-refresh=false`, forgets it in the same apply) before " +
+				"planning the replacement, which is how the replacement reads it; with `create_before_destroy` the " +
+				"apply stops before anything is sent. To start from the first wave instead, change `salt`.",
+			Computed:      true,
+			NestedObject:  waveResultsObject(d),
+			PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
 		},
 	}
+}
+
+// waveResultsObject is one wave of wave_results and inherited_waves.
+func waveResultsObject(d RolloutResourceDocs) schema.NestedAttributeObject {
+	return schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+		"name": schema.StringAttribute{MarkdownDescription: "The wave as written in `waves`.", Computed: true},
+		"device_ids": schema.ListAttribute{
+			MarkdownDescription: d.DeviceIDs,
+			ElementType:         types.StringType,
+			Computed:            true,
+		},
+		"scheduled": schema.Int64Attribute{
+			MarkdownDescription: "How many of them the rollout scheduled itself.",
+			Computed:            true,
+		},
+		"complete": schema.BoolAttribute{
+			MarkdownDescription: "Whether the wave passed its health gate.",
+			Computed:            true,
+		},
+		"status_counts": schema.MapAttribute{
+			MarkdownDescription: d.Counts,
+			ElementType:         types.Int64Type,
+			Computed:            true,
+		},
+		"started_at": schema.StringAttribute{
+			MarkdownDescription: "When the wave started (RFC 3339, the service's clock); null until it " +
+				"starts.",
+			Computed: true,
+		},
+		"healthy": schema.Int64Attribute{
+			MarkdownDescription: "With `health_check`: devices of the wave that published a healthy point " +
+				"in time, as the gate last checked; null without `health_check` or before the check.",
+			Computed: true,
+		},
+		"unhealthy": schema.Int64Attribute{
+			MarkdownDescription: "With `health_check`: devices of the wave that failed, were not done in " +
+				"time, published no point in time or a point failing the condition, as the gate last " +
+				"checked; null without `health_check` or before the check. The error of a stopped rollout " +
+				"names them and why.",
+			Computed: true,
+		},
+	}}
 }
 
 // RolloutResourceBlocks are the blocks every rollout resource has.
@@ -401,8 +428,9 @@ func WarnRolloutDestroyOrReplace(req resource.ModifyPlanRequest, resp *resource.
 	}
 	if len(resp.RequiresReplace) > 0 {
 		resp.Diagnostics.AddWarning("Replacing a rollout starts a new one",
-			what+" stays scheduled on its devices: "+cannot+". The new rollout starts from its first wave; "+
-				"devices that already have "+have+" are not scheduled again.")
+			what+" stays scheduled on its devices: "+cannot+". A new rollout of the same workspace, command and "+
+				"salt inherits this rollout's record and resumes it (inherited_waves); any other starts from its "+
+				"first wave, and devices that already have "+have+" are not scheduled again.")
 		return true
 	}
 	return false
@@ -536,13 +564,22 @@ func (m RolloutResults) Record(ctx context.Context, diags *diag.Diagnostics) *ro
 	return rec
 }
 
+// PlanRolloutAction is the ModifyPlan of a rollout action (plan -invoke,
+// and the plan of apply -invoke): the storage probe of its health_check,
+// as a resource's plan does, so that a storage service the workspace lacks
+// fails the plan rather than the gate of the first wave.
+func PlanRolloutAction(ctx context.Context, d *connection.ProviderData, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	rolloutgates.CheckStorage(ctx, d, req.Config, &resp.Diagnostics)
+}
+
 // InvokeRollout runs the rollout of spec for a rollout action, without
-// state: the storage check of its health gate, the waves with their progress
+// state: the storage check of its health gate (the probe of the plan, again
+// before the first send), the waves with their progress
 // sent to the CLI, then the warning of a closed maintenance window or the
 // error of a stop, whose detail stopped writes.
 func InvokeRollout(ctx context.Context, d *connection.ProviderData, spec rollout.Spec, resp *action.InvokeResponse,
 	stopped func(rollout.Record, error) string) {
-	rolloutgates.CheckStorageAtApply(d, spec, &resp.Diagnostics)
+	rolloutgates.CheckStorageAtApply(ctx, d, spec, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
