@@ -38,7 +38,7 @@ func newGateEnv(t *testing.T) *gateEnv {
 }
 
 // write writes one zdm_fleet_devices of fleet with devices (key to name).
-func (g *gateEnv) write(fleet string, devices map[string]string, extra string) {
+func (g *gateEnv) write(fleet string, devices map[string]string) {
 	keys := make([]string, 0, len(devices))
 	for k := range devices {
 		keys = append(keys, k)
@@ -54,9 +54,8 @@ resource "zdm_fleet_devices" "test" {
   devices = {
 %s
   }
-  %s
 }
-`, fleet, strings.Join(lines, "\n"), extra))
+`, fleet, strings.Join(lines, "\n")))
 }
 
 // apply applies and returns the output and the creates the service got.
@@ -122,7 +121,7 @@ func TestAccFleetDevicesPartialCreateFleetAndName(t *testing.T) {
 		t.Run(fmt.Sprintf("outside=%v", outside), func(t *testing.T) {
 			g := newGateEnv(t)
 			g.write(g.fleetA, map[string]string{"k0": "ik-0", "k1": "ik-1", "k2": "ik-2",
-				"k3": long + "3", "k4": long + "4", "k5": long + "5"}, "")
+				"k3": long + "3", "k4": long + "4", "k5": long + "5"})
 			g.c.MustRun("init", "-no-color")
 			if out, code := g.c.Run("apply", "-no-color", "-auto-approve"); code == 0 ||
 				!strings.Contains(strings.Join(strings.Fields(out), " "), "3 of 6 devices could not be written") {
@@ -139,7 +138,7 @@ func TestAccFleetDevicesPartialCreateFleetAndName(t *testing.T) {
 			} else {
 				devices["k0"], want["ik-0b"] = "ik-0b", g.fleetB
 			}
-			g.write(g.fleetB, devices, "")
+			g.write(g.fleetB, devices)
 			out, creates := g.apply(t)
 			if !strings.Contains(out, "Resuming a zdm_fleet_devices created in part") {
 				t.Errorf("the apply did not resume the object:\n%s", tail(out, 40))
@@ -158,7 +157,7 @@ func TestAccFleetDevicesPartialCreateFleetAndName(t *testing.T) {
 // are refused at plan, naming the device.
 func TestAccFleetDevicesKeyRenamed(t *testing.T) {
 	g := newGateEnv(t)
-	g.write(g.fleetA, map[string]string{"k0": "ik-0", "k1": "ik-1"}, "")
+	g.write(g.fleetA, map[string]string{"k0": "ik-0", "k1": "ik-1"})
 	g.c.MustRun("init", "-no-color")
 	if _, creates := g.apply(t); creates != 2 {
 		t.Fatalf("the first apply sent %d creates, want 2", creates)
@@ -167,7 +166,7 @@ func TestAccFleetDevicesKeyRenamed(t *testing.T) {
 
 	// Two new keys of one name: which one keeps the device is not clear,
 	// so the plan is refused.
-	g.write(g.fleetA, map[string]string{"SN-0": "ik-0", "SN-0b": "ik-0", "k1": "ik-1"}, "")
+	g.write(g.fleetA, map[string]string{"SN-0": "ik-0", "SN-0b": "ik-0", "k1": "ik-1"})
 	g.e.Server.ResetCounters()
 	out, code := g.c.Run("apply", "-no-color", "-auto-approve")
 	flat := strings.Join(strings.Fields(out), " ")
@@ -178,7 +177,7 @@ func TestAccFleetDevicesKeyRenamed(t *testing.T) {
 		t.Errorf("the refused apply sent %d creates, want 0", n)
 	}
 
-	g.write(g.fleetA, map[string]string{"SN-0": "ik-0", "SN-1": "ik-1", "SN-2": "ik-2"}, "")
+	g.write(g.fleetA, map[string]string{"SN-0": "ik-0", "SN-1": "ik-1", "SN-2": "ik-2"})
 	out, creates := g.apply(t)
 	if creates != 1 {
 		t.Errorf("renaming the keys and adding SN-2 sent %d creates, want 1:\n%s", creates, tail(out, 40))
@@ -205,14 +204,14 @@ func TestAccFleetDevicesKeyRenamed(t *testing.T) {
 // apply creates only the one new key's device.
 func TestAccFleetDevicesStateRmImportRekey(t *testing.T) {
 	g := newGateEnv(t)
-	g.write(g.fleetA, map[string]string{"k0": "ik-0", "k1": "ik-1", "k2": "ik-2"}, "")
+	g.write(g.fleetA, map[string]string{"k0": "ik-0", "k1": "ik-1", "k2": "ik-2"})
 	g.c.MustRun("init", "-no-color")
 	if _, creates := g.apply(t); creates != 3 {
 		t.Fatalf("the first apply sent %d creates, want 3", creates)
 	}
 	before := g.ids(t)
 	g.c.MustRun("state", "rm", "-no-color", "zdm_fleet_devices.test")
-	g.write(g.fleetA, map[string]string{"SN-0": "ik-0", "SN-1": "ik-1", "SN-2": "ik-2", "SN-3": "ik-3"}, "")
+	g.write(g.fleetA, map[string]string{"SN-0": "ik-0", "SN-1": "ik-1", "SN-2": "ik-2", "SN-3": "ik-3"})
 	g.c.MustRun("import", "-no-color", "zdm_fleet_devices.test", g.e.Bootstrap.WorkspaceID+"/"+g.fleetA)
 	out, creates := g.apply(t)
 	if creates != 1 {
