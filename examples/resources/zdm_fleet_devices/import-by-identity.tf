@@ -9,12 +9,13 @@ import {
   }
 }
 
-# The import keys each device by its name: write every device of the fleet
-# as "<name>" = "<name>", so that the plan after the import is empty.
+# The import keys each device by its name. Keys of your own (such as serial
+# numbers) work too: each key whose name is the name of an imported device
+# takes that device at the next apply instead of creating another one.
 resource "zdm_fleet_devices" "imported" {
   fleet_id = "flt-0123456789abcdef"
   devices = {
-    "sensor-01" = "sensor-01"
-    "sensor-02" = "sensor-02"
+    "SN-0001" = "sensor-01"
+    "SN-0002" = "sensor-02"
   }
 }

@@ -1,5 +1,6 @@
-# Import every device of a fleet, keyed by device name (write each device of
-# the fleet as "<name>" = "<name>" in devices):
+# Import every device of a fleet, keyed by device name. The configuration may
+# key the devices otherwise (such as "SN-0001" = "<name>"): the next apply
+# gives each new key the imported device of its name, creating nothing.
 terraform import zdm_fleet_devices.sensors wks-0123456789abcdef/flt-0123456789abcdef
 
 # or of a fleet of the provider's workspace:

@@ -62,12 +62,16 @@ type partialCreates struct {
 
 // partialCreate is a remembered object, and whether a create claimed it.
 type partialCreate struct {
-	obj     fleetDevicesObject
+	obj fleetDevicesObject
+	// applied are the names of obj as its apply wrote them, before a read
+	// recorded names changed outside Terraform (nil when not read).
+	applied map[string]protoval.String
 	claimed bool
 }
 
-// remember records an object created in part.
-func (p *partialCreates) remember(o *fleetDevicesObject) {
+// remember records an object created in part; applied are its names as
+// the state held them before the read that found o (nil without a read).
+func (p *partialCreates) remember(o *fleetDevicesObject, applied map[string]protoval.String) {
 	if !o.workspaceID.IsKnown() || len(heldKeys(o.entries())) == 0 {
 		return
 	}
@@ -80,19 +84,24 @@ func (p *partialCreates) remember(o *fleetDevicesObject) {
 	for _, prev := range p.m[ws] {
 		if prev.obj.fleetID == o.fleetID && slices.Equal(heldKeys(prev.obj.entries()), heldKeys(o.entries())) {
 			prev.obj = *o
+			if applied != nil {
+				prev.applied = applied
+			}
 			return
 		}
 	}
-	p.m[ws] = append(p.m[ws], &partialCreate{obj: *o})
+	p.m[ws] = append(p.m[ws], &partialCreate{obj: *o, applied: applied})
 }
 
 // resumes tells whether a create of plan (and cfg, its configuration)
 // finishes o: some device of o keeps its key in the plan, and either the
-// fleet is the same (or left to o) or every such device keeps its name. A
-// change of both at once is a new object.
-func resumes(o *fleetDevicesObject, cfg, plan *fleetDevicesObject) bool {
-	overlap, sameNames := false, true
-	for k, e := range o.entries() {
+// fleet is the same (or left to o) or some such device keeps its name (as
+// the service shows it, or as the apply wrote it). Names, fleet and drift
+// may change together; a plan that changes the fleet and every name is a
+// new object.
+func resumes(o *partialCreate, cfg, plan *fleetDevicesObject) bool {
+	overlap, someName := false, false
+	for k, e := range o.obj.entries() {
 		if e.id == "" {
 			continue
 		}
@@ -101,10 +110,10 @@ func resumes(o *fleetDevicesObject, cfg, plan *fleetDevicesObject) bool {
 			continue
 		}
 		overlap = true
-		sameNames = sameNames && name.IsKnown() && name.S == e.name
+		someName = someName || name.IsKnown() && (name.S == e.name || name.S == o.applied[k].S)
 	}
-	sameFleet := cfg.fleetID.Null || (cfg.fleetID.IsKnown() && cfg.fleetID.S == o.fleetID.S)
-	return overlap && (sameFleet || sameNames)
+	sameFleet := cfg.fleetID.Null || (cfg.fleetID.IsKnown() && cfg.fleetID.S == o.obj.fleetID.S)
+	return overlap && (sameFleet || someName)
 }
 
 // claim returns the one remembered object, not claimed yet, that a create
@@ -117,7 +126,7 @@ func (p *partialCreates) claim(cfg, plan *fleetDevicesObject) (fleetDevicesObjec
 	defer p.mu.Unlock()
 	var found []*partialCreate
 	for _, o := range p.m[plan.workspaceID.S] {
-		if !o.claimed && resumes(&o.obj, cfg, plan) {
+		if !o.claimed && resumes(o, cfg, plan) {
 			found = append(found, o)
 		}
 	}
@@ -141,18 +150,13 @@ func planResume(d *connection.ProviderData, cfg, plan *fleetDevicesObject, diags
 		return
 	}
 	entries := o.entries()
-	var kept, dropped, changed []string
+	var kept, changed []string
 	for _, k := range heldKeys(entries) {
-		name, in := plan.devices.M[k]
-		if !in {
-			dropped = append(dropped, k)
+		if _, in := plan.devices.M[k]; !in {
 			continue
 		}
 		kept = append(kept, k)
 		plan.deviceIDs.M[k] = protoval.KnownString(entries[k].id)
-		if name.S != entries[k].name || (cfg.fleetID.IsKnown() && cfg.fleetID.S != o.fleetID.S) {
-			changed = append(changed, k)
-		}
 	}
 	if cfg.fleetID.Null {
 		plan.fleetID = o.fleetID
@@ -165,9 +169,29 @@ func planResume(d *connection.ProviderData, cfg, plan *fleetDevicesObject, diags
 			}
 		}
 	}
+	// The devices of keys no longer in the map go to new keys of their
+	// names, as in an update (duplicates.go), or are forgotten.
+	carried := carryOver(entries, plan, diags)
+	from := map[string]string{}
+	for k, old := range carried {
+		from[old] = k
+	}
+	var dropped []string
+	for _, k := range heldKeys(entries) {
+		if _, in := plan.devices.M[k]; !in && from[k] == "" {
+			dropped = append(dropped, k)
+		}
+	}
+	moved := cfg.fleetID.IsKnown() && cfg.fleetID.S != o.fleetID.S
+	for _, k := range kept {
+		if plan.devices.M[k].S != entries[k].name || moved {
+			changed = append(changed, k)
+		}
+	}
 	detail := fmt.Sprintf("The create of %s failed for some devices, so Terraform replaces it. The replacement finishes "+
 		"it: it keeps the %d devices that exist (%s) and creates the %d keys without a device.",
-		describeFleetDevices(o.workspaceID.S, o.fleetID.S), len(kept), devicesRef(entries, kept), len(plan.devices.M)-len(kept))
+		describeFleetDevices(o.workspaceID.S, o.fleetID.S), len(kept)+len(carried), devicesRef(entries, append(kept, slices.Sorted(maps.Values(carried))...)),
+		len(plan.devices.M)-len(kept)-len(carried))
 	if len(changed) > 0 {
 		detail += fmt.Sprintf(" It renames or moves the %d of them whose name or fleet changed since: %s.", len(changed),
 			listSome(quoteAll(changed)))

@@ -54,15 +54,20 @@ func (r *fleetDevicesResource) Schema(_ context.Context, _ resource.SchemaReques
 			"for fleets of thousands of devices, where one `zdm_device` per device is slow.\n\n" +
 			"`devices` maps a stable key of your choice (such as a serial number) to the device name. A new key " +
 			"creates a device; a changed name renames the device in place; a changed `fleet_id` moves every device " +
-			"in place. The API has no delete: a key removed from the map, or the destroy of the resource, only stops " +
-			"managing the devices (a warning at plan time names them). A device must be managed by one resource only: " +
+			"in place; a key renamed with its name kept keeps its device (the plan refuses when several new keys " +
+			"share a removed device's name). The API has no delete: a key removed from the map, or the destroy of " +
+			"the resource, only stops managing the devices (a warning at plan time names them). A device must be managed by one resource only: " +
 			"never put a device in two `zdm_fleet_devices` maps, or in a map and a `zdm_device`.\n\n" +
 			"When some requests of an apply fail, the state keeps every device that exists and the error lists the " +
 			"keys that failed and why; applying again finishes the job without duplicates, even after you changed " +
 			"names, keys, `fleet_id` or `parallelism` meanwhile.\n\n" +
-			"A plan that would create a device whose name already exists in the target fleet, held by no key of this " +
-			"resource (after `terraform taint`, `-replace`, a renamed `for_each` key or a changed resource address), " +
+			"A plan that would create a device whose name already exists in the target fleet, held by no key this " +
+			"plan keeps (after `terraform taint`, `-replace`, a renamed `for_each` key or a changed resource address), " +
 			"fails before anything is sent and says how to keep the devices; see `allow_duplicate_names`.\n\n" +
+			"To key managed devices otherwise, change the keys in place (each new key takes the device of its name), " +
+			"or `terraform state rm` the resource and import its fleet: the import keys the devices by name, and the " +
+			"next apply gives each key of the configuration the device of its name, creating only names the fleet " +
+			"lacks.\n\n" +
 			"A refresh costs one list call for the whole workspace, whatever the number of devices.",
 		Attributes: map[string]schema.Attribute{
 			"workspace_id": schema.StringAttribute{
@@ -92,8 +97,9 @@ func (r *fleetDevicesResource) Schema(_ context.Context, _ resource.SchemaReques
 			"devices": schema.MapAttribute{
 				MarkdownDescription: "The devices: a map from a stable key of your choice (such as a serial number) to " +
 					"the device name, such as `{ \"SN-1\" = \"SN-1\", \"SN-2\" = \"roof\" }`. The key never reaches the " +
-					"service: keep it when renaming a device. A new key creates a device; a changed name renames the " +
-					"device in place; a removed key is forgotten (the device stays in the service). A refresh records the " +
+					"service: keep it when renaming a device. A new key creates a device, unless it replaces a removed " +
+					"key of the same name, whose device it then keeps; a changed name renames the device in place; a " +
+					"removed key is forgotten (the device stays in the service). A refresh records the " +
 					"names the service shows, so a device renamed outside Terraform is renamed back.",
 				Required:    true,
 				ElementType: types.StringType,

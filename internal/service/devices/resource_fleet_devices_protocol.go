@@ -225,10 +225,14 @@ func (s *fleetDevicesServer) ReadResource(ctx context.Context, req *tfprotov6.Re
 		return resp // not configured yet: the state stays as it is
 	}
 	private := decodePrivate(req.Private)
+	var applied map[string]protoval.String
+	if private.CreateFailed {
+		applied = maps.Clone(state.devices.M) // the read records the names the service shows
+	}
 	var diags diag.Diagnostics
 	s.read(ctx, d, &state, private, &diags)
 	if private.CreateFailed && !diags.HasError() {
-		connection.Registry[partialCreates](d).remember(&state) // Terraform tainted it: its replacement resumes it
+		connection.Registry[partialCreates](d).remember(&state, applied) // Terraform tainted it: its replacement resumes it
 	}
 	resp.Diagnostics = protoval.ProtoDiagnostics(diags)
 	if diags.HasError() {
@@ -428,11 +432,9 @@ func (s *fleetDevicesServer) PlanResourceChange(ctx context.Context, req *tfprot
 		priorPtr = &prior
 	}
 	replace := s.plan(priorPtr, &cfg, &proposed, &diags)
-	if priorNull && !diags.HasError() {
-		planResume(s.data(), &cfg, &proposed, &diags)
-	}
 	if !replace && !diags.HasError() {
-		s.refuseDuplicates(ctx, priorPtr, &cfg, &proposed, &diags)
+		// A replacement's create is planned again with no prior state.
+		s.gate(ctx, priorPtr, &cfg, &proposed, &diags)
 	}
 	if diags.HasError() {
 		resp.Diagnostics = protoval.ProtoDiagnostics(diags)
@@ -452,11 +454,11 @@ func (s *fleetDevicesServer) PlanResourceChange(ctx context.Context, req *tfprot
 }
 
 // refuseDuplicates fails a plan that creates devices whose names exist in
-// the target fleet outside this resource (see duplicates.go). It sends
-// nothing when the plan creates nothing, or when the workspace, the fleet
-// or the names are not known yet: Terraform's final plan at apply checks
-// them then.
-func (s *fleetDevicesServer) refuseDuplicates(ctx context.Context, prior, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
+// the target fleet and that the plan does not keep under a key (see
+// duplicates.go). It sends nothing when the plan creates nothing, or when
+// the workspace, the fleet or the names are not known yet: Terraform's
+// final plan at apply checks them then.
+func (s *fleetDevicesServer) refuseDuplicates(ctx context.Context, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
 	d := s.data()
 	if d == nil || plan.allowDuplicates.B || plan.allowDuplicates.Unknown || !plan.workspaceID.IsKnown() ||
 		plan.devices.Unknown || plan.deviceIDs.Unknown {
@@ -470,26 +472,16 @@ func (s *fleetDevicesServer) refuseDuplicates(ctx context.Context, prior, cfg, p
 		return // a fleet not known yet
 	}
 	names := map[string]bool{}
+	held := map[string]bool{}
 	for k, id := range plan.deviceIDs.M {
-		if name := plan.devices.M[k]; !id.IsKnown() && name.IsKnown() {
+		if id.IsKnown() {
+			held[id.S] = true
+		} else if name := plan.devices.M[k]; name.IsKnown() {
 			names[name.S] = true
 		}
 	}
 	if len(names) == 0 {
 		return
-	}
-	held := map[string]bool{}
-	for _, id := range plan.deviceIDs.M {
-		if id.IsKnown() {
-			held[id.S] = true
-		}
-	}
-	if prior != nil {
-		for _, e := range prior.entries() {
-			if e.id != "" {
-				held[e.id] = true
-			}
-		}
 	}
 	refuseDuplicates(ctx, d, path.Root("devices"), plan.workspaceID.S, fleet, names, held,
 		func(fleet string) string { return bulkwrite.ImportHint(plan.workspaceID.S, fleet) }, diags)
@@ -594,17 +586,8 @@ func (s *fleetDevicesServer) plan(prior, cfg, plan *fleetDevicesObject, diags *d
 		plan.fleetName = protoval.NullString
 	}
 
-	var removed []string
-	for _, k := range slices.Sorted(maps.Keys(priorEntries)) {
-		if _, ok := plan.devices.M[k]; !ok && priorEntries[k].id != "" {
-			removed = append(removed, k)
-		}
-	}
-	if len(removed) > 0 {
-		diags.AddWarning("Removed devices are only forgotten",
-			fmt.Sprintf("The ZDM API has no delete operation: the %d devices removed from the devices map stay in the "+
-				"service, and Terraform stops managing them: %s.", len(removed), devicesRef(priorEntries, removed)))
-	}
+	// The devices of removed keys are forgotten, or carried over to new
+	// keys, by the gate (duplicates.go).
 	return replace
 }
 
@@ -802,11 +785,16 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *connection.ProviderD
 
 	priorEntries := prior.entries()
 	held := make(map[string]bool, len(priorEntries))
-	for _, e := range priorEntries {
+	keyOf := make(map[string]string, len(priorEntries)) // ID -> key in the prior state
+	for k, e := range priorEntries {
 		if e.id != "" {
 			held[e.id] = true
+			keyOf[e.id] = k
 		}
 	}
+	// src is the key of the prior state whose device a key of the plan has:
+	// the key itself, or the key the gate carried the device over from.
+	src := make(map[string]string, len(plan.devices.M))
 	// The names of the new state: the planned ones, except where a write
 	// fails (below).
 	names := make(map[string]protoval.String, len(plan.devices.M))
@@ -815,7 +803,11 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *connection.ProviderD
 	for _, k := range slices.Sorted(maps.Keys(plan.devices.M)) {
 		name := plan.devices.M[k].S
 		names[k] = protoval.KnownString(name)
-		p, ok := priorEntries[k]
+		src[k] = k
+		if id := plan.deviceIDs.M[k]; id.IsKnown() && keyOf[id.S] != "" {
+			src[k] = keyOf[id.S]
+		}
+		p, ok := priorEntries[src[k]]
 		switch {
 		case !ok || p.id == "":
 			writes = append(writes, bulkwrite.Write{Key: k, Name: name, Fleet: fleet})
@@ -835,14 +827,14 @@ func (s *fleetDevicesServer) update(ctx context.Context, d *connection.ProviderD
 	}
 	var lacking []string // keys whose details the prior state does not have
 	keep := func(k string) {
-		p := priorEntries[k]
+		p := priorEntries[src[k]]
 		ids[k] = protoval.KnownString(p.id)
 		names[k] = protoval.KnownString(p.name)
 		if p.elsewhere != "" {
 			elsewhere[k] = protoval.KnownString(p.elsewhere)
 		}
 		if details != nil {
-			if pd, ok := prior.details.m[k]; ok && pd.id.IsKnown() {
+			if pd, ok := prior.details.m[src[k]]; ok && pd.id.IsKnown() {
 				details[k] = pd
 			} else {
 				lacking = append(lacking, k) // include_details was just turned on
@@ -948,7 +940,7 @@ func (s *fleetDevicesServer) delete(prior *fleetDevicesObject, private fleetDevi
 		// (Terraform taints it): its replacement, planned next in this
 		// process, resumes it rather than creating its devices again.
 		if d := s.data(); d != nil {
-			connection.Registry[partialCreates](d).remember(prior)
+			connection.Registry[partialCreates](d).remember(prior, nil)
 		}
 		return
 	}

@@ -218,7 +218,8 @@ func ImportHint(ws, fleet string) string {
 	}
 	return "not as a zdm_device (which would manage it a second time) but into this zdm_fleet_devices: terraform " +
 		"state rm <address of this zdm_fleet_devices>, then terraform import <address of this zdm_fleet_devices> " +
-		ws + "/" + fleet + ", which takes the fleet's devices keyed by name."
+		ws + "/" + fleet + ", which takes the fleet's devices keyed by name; keys of the configuration that differ take " +
+		"the devices of their names at the next apply."
 }
 
 // diagDetails joins the details of the errors of diags.
