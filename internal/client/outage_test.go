@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -55,7 +56,7 @@ func (r *restartable) start() {
 		return
 	}
 	r.addr = ln.Addr().String()
-	srv := &http.Server{Handler: r.h}
+	srv := &http.Server{Handler: r.h, ReadHeaderTimeout: 10 * time.Second}
 	r.srv = srv
 	go func() { _ = srv.Serve(ln) }()
 }
@@ -124,7 +125,7 @@ func TestOutageRetriedAfterServiceReached(t *testing.T) {
 	}
 	refused := 0
 	for _, e := range logs.all() {
-		if e["msg"] == "retrying API request" && strings.Contains(e["error"].(string), "connection refused") {
+		if e["msg"] == "retrying API request" && strings.Contains(fmt.Sprint(e["error"]), "connection refused") {
 			refused++
 		}
 	}

@@ -1,6 +1,7 @@
 package connection
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -53,7 +54,7 @@ func TestWorkspaceNotFound(t *testing.T) {
 		if noRoute.Load() {
 			msg = "no route for GET " + r.URL.Path
 		}
-		_, _ = w.Write([]byte(`{"error":{"code":"not_found","message":"` + msg + `"}}`))
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": "not_found", "message": msg}})
 	}))
 	t.Cleanup(srv.Close)
 	c, err := client.New(client.Config{BaseURL: srv.URL, APIKey: "k", MaxRetries: 0})
