@@ -29,6 +29,15 @@
 // templates/guides/performance.md.tmpl; `make generate` renders it to docs/).
 // Each section of the benchmark is a scenario in a file of its own
 // (scenario.go).
+//
+// Size: one scenario a file, each about 200 lines of configuration writing,
+// running and reporting; the command is its scenarios, so it grows with
+// them rather than holding a concept that could stand alone.
+//
+// Loop: scenario.go lists every scenario (its run function and report),
+// and every scenario uses the shared pieces of main.go and bench.go (the
+// options, the server, the CLI runs, the results): a registry and its
+// entries, so the files of the scenarios are one loop with it.
 package main
 
 import (

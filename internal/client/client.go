@@ -5,6 +5,12 @@
 // *APIError for non-2xx answers (see IsNotFound and IsStatus); a POST that
 // failed after it may have reached the server wraps ErrAmbiguous. The API key
 // never appears in errors or log fields.
+//
+// Size: two services' endpoints (one method each), the transport rules
+// every request shares (retries, outages, pacing by refusals and by the
+// quota headers, finishing what was sent) and the device list's scanner.
+// They are one concept, a request to ZDM: split, each part would need the
+// others' unexported state (the pacer, the attempt's context).
 package client
 
 import (

@@ -10,9 +10,16 @@
 // field declared in B; uses are resolved by name, as the compiler would
 // without shadowing. Files that use each other in a loop count as one
 // node; a file that uses no other is on level 1, a file is one level above
-// the highest file it uses. With a limit set, a package over it is reported
-// and the command exits 1. `make lint` runs it with the limits of
-// DESIGN.md ("Where things live").
+// the highest file it uses.
+//
+// -max-levels is a limit: a package over it is reported and the command
+// exits 1. -max-lines and -max-loop mark a smell, not a limit: a package
+// over one of them must say why in its package documentation, in a
+// paragraph that starts with "Size:" (lines) or "Loop:" (a loop of files);
+// without it the package is reported and the command exits 1. A size is a
+// reason to look at a package, never a reason to cut a concept in two.
+// `make lint` runs it on every package with the figures of DESIGN.md
+// ("Where things live").
 package main
 
 import (
@@ -64,14 +71,22 @@ func main() {
 		if len(p.loop) > 1 {
 			fmt.Printf("    loop: %s\n", strings.Join(p.loop, " "))
 		}
-		check := func(what string, got, limit int) {
-			if limit > 0 && got > limit {
-				failures = append(failures, fmt.Sprintf("structure: %s: %s %d exceeds %d", dir, what, got, limit))
-			}
+		if *maxLevels > 0 && p.levels > *maxLevels {
+			failures = append(failures, fmt.Sprintf("structure: %s: levels %d exceeds %d", dir, p.levels, *maxLevels))
 		}
-		check("lines", p.lines, *maxLines)
-		check("levels", p.levels, *maxLevels)
-		check("loop", len(p.loop), *maxLoop)
+		smell := func(what, mark string, got, limit int) {
+			if limit <= 0 || got <= limit {
+				return
+			}
+			if why := explained(p.doc, mark); why != "" {
+				fmt.Printf("    %s %d over %d, explained: %s\n", what, got, limit, why)
+				return
+			}
+			failures = append(failures, fmt.Sprintf("structure: %s: %s %d over %d, and its package documentation "+
+				"has no paragraph starting with %q that says why", dir, what, got, limit, mark))
+		}
+		smell("lines", "Size:", p.lines, *maxLines)
+		smell("loop", "Loop:", len(p.loop), *maxLoop)
 	}
 	for _, f := range failures {
 		fmt.Fprintln(os.Stderr, f)
@@ -143,6 +158,19 @@ func goFiles(dir string) []string {
 type shape struct {
 	files, lines, levels int
 	loop                 []string // the largest loop's files (one file: no loop)
+	doc                  string   // the package documentation
+}
+
+// explained returns the first line of the paragraph of doc that starts
+// with mark, or "" when there is none.
+func explained(doc, mark string) string {
+	for _, para := range strings.Split(doc, "\n\n") {
+		if para = strings.TrimSpace(para); strings.HasPrefix(para, mark) {
+			first, _, _ := strings.Cut(para, "\n")
+			return first
+		}
+	}
+	return ""
 }
 
 // measure reads the package in dir and measures it.
@@ -159,6 +187,9 @@ func measure(dir string, imp types.Importer) (shape, error) {
 		s.lines += strings.Count(string(src), "\n")
 		if files[i], err = parser.ParseFile(fset, p, src, parser.SkipObjectResolution|parser.ParseComments); err != nil {
 			return s, err
+		}
+		if files[i].Doc != nil {
+			s.doc += files[i].Doc.Text() + "\n"
 		}
 	}
 	s.files = len(files)

@@ -65,3 +65,17 @@ func TestMeasureLoop(t *testing.T) {
 		t.Errorf("loop: levels %d loop %v, want 2, [a.go b.go c.go]", s.levels, s.loop)
 	}
 }
+
+func TestExplained(t *testing.T) {
+	doc := "Package p does things.\n\nSize: it is large because\nof reasons.\n\nMore.\n"
+	if got := explained(doc, "Size:"); got != "Size: it is large because" {
+		t.Errorf("explained(Size:) = %q", got)
+	}
+	if got := explained(doc, "Loop:"); got != "" {
+		t.Errorf("explained(Loop:) = %q, want none", got)
+	}
+	// The mark must start a paragraph, not appear inside one.
+	if got := explained("Package p. Size: small.\n", "Size:"); got != "" {
+		t.Errorf("a mark inside a paragraph counted: %q", got)
+	}
+}

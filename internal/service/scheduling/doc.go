@@ -7,4 +7,9 @@
 // zdm_fleet_status.
 // The jobs and firmware families build on it; it names no job or firmware
 // resource.
+//
+// Size: it holds both the rules jobs and firmware share and the Terraform
+// side of the staged rollouts, which are a concept of their own; the
+// rollout family (its resources, actions, gates and record) is meant to
+// move to a package of its own, which would bring this one well under.
 package scheduling
