@@ -3,7 +3,9 @@
 #   - `terraform fmt -check` on every file,
 #   - `bash -n` on every import.sh,
 #   - `terraform validate` in every directory holding .tf files (with its
-#     .tfquery.hcl files when the CLI supports `validate -query`).
+#     .tfquery.hcl files when the CLI supports `validate -query`, and its
+#     tests/*.tftest.hcl files), after `terraform get` when it calls a
+#     module.
 # The provider is taken from dev_overrides, so no registry is involved.
 #
 # Usage: scripts/check-examples.sh TERRAFORM_BINARY PROVIDER_BUILD_DIR
@@ -47,16 +49,37 @@ done < <(find "$examples" -name '*.sh' -print0)
 query_ok=0
 "$tf" validate -help 2>&1 | grep -q -- '-query' && query_ok=1
 
+# Each directory is validated in a copy of the whole tree, so that a module
+# source such as ../modules/fleet resolves; a directory that calls a module
+# (in its .tf files or, in a run block, in its tests/) has its modules
+# installed first (`terraform get`; the provider comes from dev_overrides). validate
+# also checks the tests/*.tftest.hcl files of a directory.
+tree="$work/examples"
+cp -R "$examples" "$tree"
+
 n=0
 while IFS= read -r dir; do
   rel=${dir#"$root"/}
-  copy="$work/validate/$n"
-  mkdir -p "$copy"
-  cp "$dir"/*.tf "$copy"/
+  copy="$tree/${dir#"$examples"/}"
   args=(validate -no-color)
-  if compgen -G "$dir/*.tfquery.hcl" >/dev/null && [ "$query_ok" = 1 ]; then
-    cp "$dir"/*.tfquery.hcl "$copy"/
+  if [ "$query_ok" != 1 ]; then
+    rm -f "$copy"/*.tfquery.hcl
+  elif compgen -G "$dir/*.tfquery.hcl" >/dev/null; then
     args+=(-query)
+  fi
+  # validate needs no backend, and the CLI built for these checks carries
+  # only the local and remote ones: an override file puts a local backend in
+  # place of the example's (such as s3) in the copy.
+  if grep -qsE '^[[:space:]]*backend[[:space:]]+"' "$dir"/*.tf; then
+    printf 'terraform {\n  backend "local" {}\n}\n' >"$copy/zz_check_examples_override.tf"
+  fi
+  if grep -qsE '^[[:space:]]*module([[:space:]]+"|[[:space:]]*\{)' "$dir"/*.tf "$dir"/tests/*.tftest.hcl; then
+    if ! out=$("$tf" -chdir="$copy" get -no-color 2>&1); then
+      echo "$out" >&2
+      fail "terraform get $rel"
+      n=$((n + 1))
+      continue
+    fi
   fi
   if out=$("$tf" -chdir="$copy" "${args[@]}" 2>&1); then
     echo "check-examples: ok   $rel"
