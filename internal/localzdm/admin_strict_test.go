@@ -32,3 +32,14 @@ func TestAdminKeysExact(t *testing.T) {
 	}
 	e.ok(e.admin(http.MethodPost, "/accounts", `{"name": "a"}`), nil)
 }
+
+// TestAdminUnknownQuery: a query parameter an admin route does not read is a
+// 400 naming it; the one it reads (the control) is accepted.
+func TestAdminUnknownQuery(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.fails(e.admin(http.MethodGet, "/faults?error_rate=0.5", nil), http.StatusBadRequest, `unknown query parameter "error_rate"`)
+	e.fails(e.admin(http.MethodPost, "/webhooks/flush?timout=1s", nil), http.StatusBadRequest, `unknown query parameter "timout"`)
+	e.ok(e.admin(http.MethodPost, "/webhooks/flush?timeout=1s", nil), nil)
+	e.ok(e.admin(http.MethodGet, "/faults", nil), nil)
+}
