@@ -307,15 +307,17 @@ func (s *Server) CreateDevices(workspaceID, fleetID string, names []string) ([]s
 }
 
 // Reset deletes all state (accounts, workspaces, keys, data points,
-// webhooks), zeroes the counters, clears the faults and the planned device
+// webhooks) but the bootstrap of EnsureBootstrap (its account, its
+// workspace, empty, and its API key keep their IDs, so the lines zdm-local
+// wrote stay valid), zeroes the counters, clears the faults and the planned device
 // answers, returns to the choices and device behavior of Options and drops
 // queued webhook batches.
 func (s *Server) Reset() {
 	s.st.Mu.Lock()
 	s.st.DataMu.Lock()
-	s.st.ResetStateLocked()
+	changes := s.st.ResetKeepingBootLocked()
 	s.st.Series = map[string]*series{}
-	s.st.Changed(store.ResetAll())
+	s.st.Changed(changes...)
 	s.st.DataMu.Unlock()
 	s.st.Mu.Unlock()
 	s.ResetCounters()

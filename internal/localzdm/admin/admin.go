@@ -12,6 +12,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -141,6 +142,12 @@ func (a *API[C, B, P, K]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpio.WriteRouteNotFound(rw, r)
 		return
 	}
+	for k := range r.URL.Query() {
+		if !slices.Contains(rte.Query, k) {
+			apierr.Write(rw, apierr.InvalidArgument("unknown query parameter %q on %s %s", k, rte.Method, rte.Pattern))
+			return
+		}
+	}
 	resp, err := rte.Handle(&call[C, B, P, K]{s: a.srv, routes: a.routes, w: rw, r: r, params: params})
 	if err != nil {
 		apierr.Write(rw, err)
@@ -232,7 +239,7 @@ func newRouter[C, B, P, K any]() *httpio.Router[handlerFunc[C, B, P, K]] {
 		&route[C, B, P, K]{Method: http.MethodGet, Pattern: "/admin/webhooks", Handle: (*call[C, B, P, K]).adminWebhookStats,
 			Doc: `WebhookStats`},
 		&route[C, B, P, K]{Method: http.MethodPost, Pattern: "/admin/webhooks/flush", Handle: (*call[C, B, P, K]).adminFlushWebhooks,
-			Body: `query ?timeout=10s`, Doc: `FlushWebhooks -> WebhookStats`},
+			Body: `query ?timeout=10s`, Doc: `FlushWebhooks -> WebhookStats`, Query: []string{"timeout"}},
 		&route[C, B, P, K]{Method: http.MethodPost, Pattern: "/admin/reset", Handle: (*call[C, B, P, K]).adminReset,
 			Doc: `Reset`},
 	)

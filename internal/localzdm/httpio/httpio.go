@@ -37,6 +37,9 @@ type Route[H any] struct {
 	// Body and Doc document an admin route: the body it reads, and the Go
 	// method of the same effect with what it answers.
 	Body, Doc string
+	// Query lists the query parameters an admin route reads; the admin API
+	// refuses any other.
+	Query []string
 }
 
 // Router matches requests to its routes, in order.

@@ -32,6 +32,9 @@ func DecodeStrictBody(w http.ResponseWriter, r *http.Request, dst any, required 
 // StrictUnmarshal decodes data into dst refusing unknown fields, for the
 // UnmarshalJSON methods of the admin input types.
 func StrictUnmarshal(data []byte, dst any) error {
+	if err := checkKeys(data, dst); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -227,6 +230,9 @@ func DecodeJSONStrict(data []byte, dst any, required bool) error {
 	if err := checkJSONBody(data, required); err != nil || len(bytes.TrimSpace(data)) == 0 {
 		return err
 	}
+	if err := checkKeys(data, dst); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -243,4 +249,65 @@ func DecodeJSONStrict(data []byte, dst any, required bool) error {
 		return apierr.New(http.StatusBadRequest, apierr.CodeInvalidJSON, "malformed JSON: unexpected data after the JSON object")
 	}
 	return nil
+}
+
+// checkKeys refuses what encoding/json would accept silently in a JSON
+// body: a key given twice in one object (the last would win), and a key of
+// the top-level object that differs from a field of dst only by case (the
+// decoder matches case-insensitively). A dst with its own UnmarshalJSON
+// checks the case there, through StrictUnmarshal.
+func checkKeys(data []byte, dst any) error {
+	var known []string
+	if _, custom := dst.(json.Unmarshaler); !custom {
+		known = jsonFieldNames(reflect.TypeOf(dst))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		key    bool // the next string token is a key
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the decoder reports malformed JSON
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				if top != nil && top.object {
+					top.key = true
+				}
+				stack = append(stack, &frame{object: d == '{', keys: map[string]bool{}, key: d == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		if top == nil || !top.object {
+			continue
+		}
+		if !top.key {
+			top.key = true
+			continue
+		}
+		k, _ := tok.(string)
+		top.key = false
+		if top.keys[k] {
+			return apierr.InvalidArgument("field %q is given twice in the request body", k)
+		}
+		top.keys[k] = true
+		if len(stack) == 1 && !slices.Contains(known, k) {
+			for _, f := range known {
+				if strings.EqualFold(f, k) {
+					return apierr.InvalidArgument("unknown field %q in the request body; field names are case-sensitive: did you mean %q?", k, f)
+				}
+			}
+		}
+	}
 }

@@ -2,7 +2,9 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,8 +14,17 @@ import (
 // holding the process ID of the server using the state file. Two servers on
 // one state file would overwrite each other's changes: the second refuses
 // to start.
+//
+// The lock file is found by name, so it sees every name that resolves to
+// the state file's path (a symbolic link, a relative path), but not a hard
+// link. Where a locked file can be renamed over (lockHoldsStateFile), the
+// lock also holds the state file itself open and locked: a lock on the
+// file, which every hard link to it shares. Each snapshot, written to a new
+// file renamed over the state file, is locked before the rename, so the
+// file under the state file's name is locked at all times.
 type stateLock struct {
-	f *os.File
+	f     *os.File
+	state *os.File // the state file, locked, or nil
 }
 
 func lockPath(stateFile string) string { return stateFile + ".lock" }
@@ -46,10 +57,47 @@ func lockStateFile(stateFile string) (*stateLock, error) {
 	return &stateLock{f: f}, nil
 }
 
+// lockState locks the state file itself when it exists (see stateLock), or
+// fails saying that another server uses it under another name.
+func (l *stateLock) lockState(stateFile string) error {
+	if !lockHoldsStateFile {
+		return nil
+	}
+	f, err := os.Open(filepath.Clean(stateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // the first snapshot is locked before it is renamed into place
+	}
+	if err != nil {
+		return fmt.Errorf("state file %s: lock: %w", stateFile, err)
+	}
+	if err := tryLock(f); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("state file %s is in use by another server under another name (a hard link to the same file): stop that server, or copy the file and use the copy", stateFile)
+	}
+	l.setState(f)
+	return nil
+}
+
+// keepsState reports whether the lock takes over f, a new state file not
+// renamed yet: it is then locked, and the caller passes it to setState once
+// renamed (or closes it).
+func (l *stateLock) keepsState(f *os.File) bool {
+	return l != nil && lockHoldsStateFile && tryLock(f) == nil
+}
+
+// setState makes f the state file held, releasing the one held before.
+func (l *stateLock) setState(f *os.File) {
+	if l.state != nil {
+		_ = l.state.Close()
+	}
+	l.state = f
+}
+
 // release empties the lock file and releases the lock. The file stays:
 // removing it would let a server that opened it just before take a lock on
 // a file nobody else sees.
 func (l *stateLock) release() error {
+	l.setState(nil)
 	err := l.f.Truncate(0)
 	if cerr := l.f.Close(); err == nil { // closing releases the lock
 		err = cerr

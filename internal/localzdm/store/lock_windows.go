@@ -21,3 +21,7 @@ func tryLock(f *os.File) error {
 	}
 	return nil
 }
+
+// lockHoldsStateFile: a file held open cannot be renamed over, so the lock
+// does not hold the state file (see stateLock); hard links are not seen.
+const lockHoldsStateFile = false

@@ -293,3 +293,29 @@ func ValidPathName(what, v string) error {
 	}
 	return nil
 }
+
+// ResetKeepingBootLocked empties the model but for the bootstrap record
+// (Boot, see EnsureBootstrap): its account, workspace and API key come back
+// with the same IDs, names and storage switch, the workspace empty with a
+// new default fleet, so the lines a server wrote for them (zdm-local
+// -env-file) stay valid. Without a valid bootstrap record it is
+// ResetStateLocked. It returns the changes to record.
+func (s *Store) ResetKeepingBootLocked() []Change {
+	var boot *Bootstrap
+	var acc Account
+	var ws Workspace
+	if b := s.Boot; b != nil && s.Keys[b.APIKey] == b.WorkspaceID && s.Workspaces[b.WorkspaceID] != nil && s.Accounts[b.AccountID] != nil {
+		boot, acc, ws = b, *s.Accounts[b.AccountID], *s.Workspaces[b.WorkspaceID]
+	}
+	s.ResetStateLocked()
+	changes := []Change{ResetAll()}
+	if boot == nil {
+		return changes
+	}
+	a := s.NewAccountLocked(acc.ID, acc.Name)
+	w := s.NewWorkspaceLocked(ws.ID, a, ws.Name, ws.Description)
+	w.StorageEnabled = ws.StorageEnabled
+	s.Keys[boot.APIKey] = w.ID
+	s.Boot = boot
+	return append(changes, a, w, s.Fleets[w.DefaultFleetID], KeyChange(boot.APIKey, w.ID), s.Boot)
+}

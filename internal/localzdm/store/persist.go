@@ -75,6 +75,11 @@ func (s *Store) OpenState(stateFile string, syncMode bool) error {
 	if err != nil {
 		return fmt.Errorf("localzdm: %w", err)
 	}
+	if err := lock.lockState(path); err != nil {
+		_ = lock.release()
+		return fmt.Errorf("localzdm: %w", err)
+	}
+	s.lock = lock
 	gen, size, snapSize, err := s.loadState()
 	if err != nil {
 		_ = lock.release()
@@ -109,6 +114,7 @@ func (s *Store) CloseState() error {
 	} else {
 		removeJournals(p.path, gen+1, s.logf)
 	}
+	s.lock = nil
 	if err := p.lock.release(); err != nil {
 		errs = append(errs, fmt.Errorf("state file lock: %w", err))
 	}
@@ -167,7 +173,7 @@ func (s *Store) encodeAndWrite(st *StateFile, gen uint64) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("state file: encode: %w", err)
 	}
-	if err := writeFileAtomic(s.path, data); err != nil {
+	if err := writeFileAtomic(s.path, data, s.lock); err != nil {
 		return 0, fmt.Errorf("state file: %w", err)
 	}
 	return int64(len(data)), nil
@@ -311,7 +317,8 @@ func copyDevice(d *Device) *Device {
 
 // writeFileAtomic writes path through a temporary file in the same
 // directory, fsynced, then renamed over it; the directory is fsynced too.
-func writeFileAtomic(path string, data []byte) (err error) {
+// With a lock, the new file is locked before it is renamed (see lockState).
+func writeFileAtomic(path string, data []byte, lock *stateLock) (err error) {
 	dir, base := filepath.Split(filepath.Clean(path))
 	if dir == "" {
 		dir = "."
@@ -333,6 +340,14 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if err = f.Sync(); err != nil {
 		_ = f.Close()
 		return err
+	}
+	if lock.keepsState(f) {
+		if err = os.Rename(tmp, path); err != nil {
+			_ = f.Close()
+			return err
+		}
+		lock.setState(f)
+		return syncDir(path)
 	}
 	if err = f.Close(); err != nil {
 		return err

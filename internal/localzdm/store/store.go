@@ -31,6 +31,7 @@ type Store struct {
 	logf     func(string, ...any)
 	path     string // the state file, once OpenState resolved it
 	syncMode bool
+	lock     *stateLock // the state file's lock, while open
 	persist  *persister // nil without a state file
 }
 

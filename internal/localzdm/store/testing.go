@@ -13,6 +13,7 @@ func (s *Store) CrashForTest() error {
 	}
 	close(p.compactStop)
 	<-p.compactDone
+	p.lock.setState(nil)
 	_ = p.lock.f.Close()
 	return nil
 }
