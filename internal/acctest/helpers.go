@@ -189,6 +189,24 @@ func ScheduleJob(t *testing.T, e *Env, deviceID, name, value string) {
 	}
 }
 
+// ExpectSends is a check that the server sent the job (kind "job", name the
+// job's name) or firmware update (kind "fota", name the firmware ID) to
+// device dev exactly want times since it started.
+func ExpectSends(e *Env, kind, dev, name string, want int) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		got := 0
+		for _, s := range e.Server.Sends() {
+			if s.Kind == kind && s.DeviceID == dev && s.Name == name {
+				got++
+			}
+		}
+		if got != want {
+			return fmt.Errorf("%s %q sent to device %s %d times, want %d", kind, name, dev, got, want)
+		}
+		return nil
+	}
+}
+
 // ExpectNoRequests fails t when the server answered requests since before.
 func ExpectNoRequests(t *testing.T, e *Env, before int64) {
 	t.Helper()

@@ -55,13 +55,13 @@ const (
 
 // ShortOps are the operations whose gates hold on main: the fixed-seed run
 // of make test uses them. LongOps add those that exercise the other
-// gates (fleet names, zdm_fleet_devices keys, job records, interrupts,
-// restarts).
+// gates (fleet names, zdm_fleet_devices keys, interrupts, restarts).
 var (
 	ShortOps = []Op{OpDevRename, OpDevKeyMoved, OpDevKeyBare, OpDevFleet, OpDevTaint, OpDevReplace, OpDevStateRm,
-		OpDevAdd, OpDevRemove, OpAdopt, OpFaultsCreate, OpJobValue, OpJobAdd, OpJobRemove, OpFDRename, OpFDAdd}
-	LongOps = append(slices.Clone(ShortOps), OpJobAddBack, OpJobTaint, OpJobReplace, OpFDKey, OpFDRemove, OpFleetRename,
-		OpFleetTaint, OpInterrupt, OpRestart)
+		OpDevAdd, OpDevRemove, OpAdopt, OpFaultsCreate, OpJobValue, OpJobAdd, OpJobRemove, OpJobAddBack, OpJobTaint, OpJobReplace,
+		OpFDRename, OpFDAdd}
+	LongOps = append(slices.Clone(ShortOps), OpFDKey, OpFDRemove, OpFleetRename, OpFleetTaint, OpInterrupt,
+		OpRestart)
 )
 
 // Step is one operation with its arguments, fixed when generated so that a

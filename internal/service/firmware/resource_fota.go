@@ -144,7 +144,10 @@ func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 		MarkdownDescription: "A firmware-over-the-air (FOTA) update scheduled on one device (`device_id`) or on " +
 			"every device of fleets of a workspace (`workspace_id`, with `fleet_ids`, or `all_fleets = true` for every " +
 			"fleet). Creating the " +
-			"resource schedules the update; changing `firmware_id`, `firmware_version` or `triggers` " +
+			"resource schedules the update: on one device, unless the device already holds this firmware and " +
+			"version (then it is adopted into the state without sending, with a warning, so `terraform taint`, " +
+			"`-replace` or a resource removed and added back never update it twice); on fleets, with one request " +
+			"when no device of the fleets holds it yet, otherwise one request to each device that lacks it. Changing `firmware_id`, `firmware_version` or `triggers` " +
 			"schedules it again in place (the service replaces each device's current update); adding fleets sends " +
 			"it to the added fleets only. On one device, " +
 			"`status` and the firmware are read back on every refresh, and an update replaced outside Terraform " +
@@ -341,8 +344,10 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
 			return
 		}
-	} else if !r.schedule(ctx, &plan, "", nil, nil, &resp.Diagnostics) {
-		return
+	} else if !r.adoptHeld(ctx, &plan, &resp.Diagnostics) {
+		if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "", nil, nil, &resp.Diagnostics) {
+			return
+		}
 	}
 	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -563,6 +568,27 @@ func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior stri
 		Value: client.FOTAValue{FirmwareID: fw, FirmwareVersion: ver}}
 	tflog.Trace(ctx, "scheduled firmware update", map[string]any{"target": target, "devices": len(f.Devices)})
 	fotaFlatten(plan, f)
+	return true
+}
+
+// adoptHeld reads the device's firmware update right before the create of
+// an update on one device sends it (the gate, scheduling.HeldOnDevice):
+// when the device already holds this firmware and version, it is stored in
+// plan and reported true, and nothing is sent. It reports false when the
+// update is to be sent (always for a fleet-wide update, whose gate is in
+// schedule), or, with an error in diags, when the read failed.
+func (r *fotaResource) adoptHeld(ctx context.Context, plan *fotaModel, diags *diag.Diagnostics) bool {
+	if !plan.deviceMode() {
+		return false
+	}
+	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
+	got, ok := scheduling.HeldOnDevice(ctx, r.data, plan.DeviceID.ValueString(), fleetstatus.FOTA,
+		scheduling.FirmwareMatches(fw, ver), "firmware update "+fw+" "+ver, diags)
+	if !ok {
+		return false
+	}
+	fotaFlatten(plan, &client.FOTA{ScheduledAt: got.ScheduledAt, Status: got.Status,
+		Value: client.FOTAValue{FirmwareID: fw, FirmwareVersion: ver}})
 	return true
 }
 

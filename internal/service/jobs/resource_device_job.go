@@ -90,7 +90,9 @@ func (r *deviceJobResource) Schema(ctx context.Context, _ resource.SchemaRequest
 		// Version 1: value is dynamic (an object or JSON text); see UpgradeState.
 		Version: 1,
 		MarkdownDescription: "A named job scheduled on a device, with its arguments. Creating the resource schedules " +
-			"the job; changing `value` or `triggers` schedules it again in place (the service replaces the job of " +
+			"the job, unless the device already holds a job of this name with the same value: then that job is " +
+			"adopted into the state without sending it (a warning gives when it was scheduled), so `terraform " +
+			"taint`, `-replace` or a resource removed and added back never run it twice; changing `value` or `triggers` schedules it again in place (the service replaces the job of " +
 			"that name and sets it back to `pending`). `status` is read back on every refresh, so it moves from " +
 			"`pending` to `done` once the device has run the job. A job record the service no longer returns while " +
 			"the device exists keeps its last-read status (a warning says so) and is not scheduled again; the job " +
@@ -231,8 +233,10 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 			r.saveUnfinished(ctx, &plan, adopted, resp)
 			return
 		}
-	} else if !r.schedule(ctx, &plan, "schedule", "", &resp.Diagnostics) {
-		return
+	} else if !r.adoptHeld(ctx, &plan, &resp.Diagnostics) {
+		if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "schedule", "", &resp.Diagnostics) {
+			return
+		}
 	}
 	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -240,6 +244,28 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 	if u, known := plan.scheduling(); known {
 		scheduling.MarkWait(ctx, resp.Private, u, ok, &resp.Diagnostics)
 	}
+}
+
+// adoptHeld reads the device's job right before a create sends it (the
+// gate, scheduling.HeldOnDevice): when the device already holds this job
+// name with the same value, it is stored in plan and reported true, and
+// nothing is sent. It reports false when the job is to be sent, or, with an
+// error in diags, when the read failed.
+func (r *deviceJobResource) adoptHeld(ctx context.Context, plan *deviceJobModel, diags *diag.Diagnostics) bool {
+	dev, name := plan.DeviceID.ValueString(), plan.Name.ValueString()
+	value, err := kit.JobValue(plan.valueText())
+	if err != nil {
+		return false // schedule reports it
+	}
+	got, ok := scheduling.HeldOnDevice(ctx, r.data, dev, fleetstatus.Job(name), scheduling.JobMatches(string(value)),
+		"job "+connection.Quote(name), diags)
+	if !ok {
+		return false
+	}
+	// The value held is the configured one (or the service does not echo
+	// it): the configured text is kept.
+	flattenDeviceJob(plan, dev, name, &client.Job{Name: name, Status: got.Status, ScheduledAt: got.ScheduledAt, Value: value})
+	return true
 }
 
 // saveUnfinished saves the state of a create that failed after the job was

@@ -112,7 +112,8 @@ func (r *fleetJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		// Version 1: value is dynamic (an object or JSON text); see UpgradeState.
 		Version: 1,
 		MarkdownDescription: "A named job scheduled on every device of fleets of a workspace (named in `fleet_ids`, " +
-			"or every fleet with `all_fleets = true`) with one request. Creating the resource schedules the job; changing `value` or `triggers` " +
+			"or every fleet with `all_fleets = true`) with one request. Creating the resource schedules the job, one request to the fleets when no device of them " +
+			"already holds the job with this value, otherwise one request to each device that lacks it; changing `value` or `triggers` " +
 			"schedules it again, in place, on the devices of the fleets at that time; adding fleets sends it to the " +
 			"added fleets only. The service has no " +
 			"fleet-wide read of a scheduling: the state keeps what was scheduled (`devices`, `scheduled_at`), and " +

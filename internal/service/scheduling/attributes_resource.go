@@ -48,7 +48,9 @@ func LegacyJobValueAttribute() schema.StringAttribute {
 func TriggersAttribute(what string) schema.MapAttribute {
 	return schema.MapAttribute{
 		MarkdownDescription: "Arbitrary strings (such as a release tag or a timestamp) that " + what + " again, in " +
-			"place, whenever any of them changes; the service does not see them.",
+			"place, whenever any of them changes; the service does not see them. A new resource has no prior " +
+			"triggers: setting them on a create (or on a replacement) does not send a command the devices " +
+			"already hold; only a later change of them does.",
 		ElementType: types.StringType,
 		Optional:    true,
 	}

@@ -79,17 +79,17 @@ type FleetCommand struct {
 	Device func(ctx context.Context, dev string) (scheduledAt, status string, err error)
 }
 
-// SendFleetCommand sends c through gate: when gate is nil (a create) the
-// fleet-wide request is sent as is. Otherwise every device of the scope is
-// read first; with none holding the command, the fleet-wide request is
-// sent; else the command is sent one device at a time to those that lack
+// SendFleetCommand sends c through gate (nil on a create: any record of the
+// command counts, as with a change of the targets alone). Every device of
+// the scope is read first; with none holding the command, the fleet-wide
+// request is sent; else the command is sent one device at a time to those that lack
 // it, and the result holds the devices that had it and those it reached.
 // It returns nil, with an error in diags, when the read or a send failed:
 // the devices reached are named, and a new apply reads them again and does
 // not resend to them.
 func SendFleetCommand(ctx context.Context, d *connection.ProviderData, c FleetCommand, gate *Gate, diags *diag.Diagnostics) *Sent {
 	if gate == nil {
-		return c.Fleet()
+		gate = &Gate{}
 	}
 	target := kit.DescribeFleets(c.Scope.WorkspaceID, c.Scope.FleetIDs)
 	summary := "Cannot schedule the " + c.What + " on " + target
@@ -188,4 +188,32 @@ func gateFleet(ctx context.Context, d *connection.ProviderData, scope fleetstatu
 		}
 	}
 	return have, lack, at, nil
+}
+
+// HeldOnDevice is the gate of a create on one device: right before the
+// command is sent, the device's record of kind is read. When it already
+// holds the command (matches: the same job value, or the same firmware and
+// version), the record is returned with true and a warning: the create
+// adopts it and sends nothing (a replacement, a taint, or a resource
+// removed and added back never runs it twice). A new resource has no prior
+// triggers, so triggers set on a create do not send it either; changing
+// them later does. It returns false, with an error in diags when the read
+// failed (nothing was sent), otherwise when the command is to be sent.
+func HeldOnDevice(ctx context.Context, d *connection.ProviderData, dev string, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, what string, diags *diag.Diagnostics) (fleetstatus.Device, bool) {
+	got, err := fleetstatus.ReadIDs(ctx, d.Client, []string{dev}, kind, 1)
+	if err != nil {
+		diags.AddError("Cannot schedule the "+what+" on device "+dev, "Before sending, the provider reads the "+
+			kind.String()+" of device "+dev+" so that it never runs twice; that read failed, and nothing was sent: "+
+			err.Error()+". Applying again reads it again.")
+		return fleetstatus.Device{}, false
+	}
+	if len(got) != 1 || !got[0].Found || !matches(got[0]) {
+		return fleetstatus.Device{}, false
+	}
+	tflog.Debug(ctx, "device already holds the command", map[string]any{"what": what, "device_id": dev})
+	diags.AddWarning("The "+what+" is already scheduled on device "+dev+": not sent again",
+		fmt.Sprintf("Device %s already holds the %s, scheduled at %s (status %s), so it is taken into the state "+
+			"without sending it: sending it would run it again. Changing triggers sends it again.",
+			dev, what, got[0].ScheduledAt, got[0].Status))
+	return got[0], true
 }

@@ -64,9 +64,10 @@ func RecordMissing(what, dev, change string) (string, string) {
 func ForgetScheduling(what, ref string) (string, string) {
 	return "The " + what + " was only removed from the Terraform state",
 		"The ZDM API cannot cancel a " + what + ": " + ref + " stays scheduled in the service. If it is being " +
-			"replaced (terraform apply -replace, or a change of an attribute that forces replacement), it is " +
-			"scheduled again now and the new scheduling is kept in the state; otherwise Terraform no longer " +
-			"manages it, and importing it manages it again."
+			"replaced (terraform apply -replace, taint, or a change of an attribute that forces replacement), the " +
+			"replacement reads what the device holds and adopts the same command without sending it again " +
+			"(change triggers to send it again); otherwise Terraform no longer manages it, and importing it " +
+			"manages it again."
 }
 
 // NoRecord is the status counted for a device that shows no record of the
