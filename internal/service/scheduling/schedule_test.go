@@ -168,7 +168,11 @@ resource "zdm_fota" "u" {
 	if code == 0 {
 		t.Errorf("refresh under a catch-all 404 succeeded:\n%s", out)
 	}
-	expectOutput(t, "refresh under a catch-all 404", out, `(?s)could not be shown to see that workspace`, `(?s)kept in the state`)
+	for _, want := range []string{"could not be shown to see that workspace", "kept in the state"} {
+		if !acctest.Wrapped(want).MatchString(out) {
+			t.Errorf("refresh under a catch-all 404: the output does not hold %q:\n%s", want, out)
+		}
+	}
 	if err := s.Server.RemoveRequestFault(id); err != nil {
 		t.Fatal(err)
 	}
