@@ -142,6 +142,20 @@ func explainRefusal(err error, ws string) string {
 	return ""
 }
 
+// PlanStopper returns the summary of an error of a read made by a plan
+// before a create that must fail the plan at once, whatever the read was
+// for: the key was not accepted (401), or the workspace does not exist.
+// "" for any other error. The detail is DescribeError's.
+func PlanStopper(err error, ws string) string {
+	switch {
+	case client.IsStatus(err, http.StatusUnauthorized):
+		return "API key not accepted"
+	case WorkspaceNotFound(err, ws):
+		return "Workspace not found"
+	}
+	return ""
+}
+
 // DescribeError is the text of an error of a request about workspace ws,
 // with the explanation of a 401 or 403, or of a workspace that does not
 // exist.

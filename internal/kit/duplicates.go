@@ -88,11 +88,17 @@ type DuplicateNames struct {
 }
 
 // Refuse reports on diags the outcome of the check of a create: clashes
-// and err are what the list of the place of the create showed. A refusal
-// from the service (a 4xx other than 429: the key cannot see the place)
-// skips the check: the create is refused for the same reason and says so.
+// and err are what the list of the place of the create showed. A key the
+// service does not accept (401) or a workspace that does not exist fails
+// the plan at once (connection.PlanStopper). Another refusal from the
+// service (a 4xx other than 429: the key cannot see the place) skips the
+// check: the create is refused for the same reason and says so.
 // Any other error fails the plan, since nothing proves the names free.
 func (c DuplicateNames) Refuse(ctx context.Context, clashes []NameClash, err error, diags *diag.Diagnostics) {
+	if summary := connection.PlanStopper(err, c.Ws); summary != "" {
+		diags.AddAttributeError(c.Attr, summary, connection.DescribeError(err, c.Ws))
+		return
+	}
 	var apiErr *client.APIError
 	if errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500 && apiErr.StatusCode != http.StatusTooManyRequests {
 		tflog.Debug(ctx, "the check for "+c.Kind+"s with the same names was refused; the create will be too",

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -65,6 +66,45 @@ data "zdm_workspaces" "all" {}
 			ExpectError: errorPattern(`404`, `no such path`, `base_url`, `storage_url`, `swapped`),
 		}, {
 			Config: config(env.Server.BaseURL(), env.Server.StorageURL()),
+		}},
+	})
+}
+
+// TestAccMessageWrongKeyAtPlan: a plan that creates objects reads the
+// service before any create (the check for names already taken), so a key
+// the service does not accept fails that plan, naming api_key and
+// ZDM_API_KEY, for a device and for a fleet. The control plans the same
+// creates with the right key.
+func TestAccMessageWrongKeyAtPlan(t *testing.T) {
+	env := acctest.NewEnv(t)
+	config := func(key, resources string) string {
+		return fmt.Sprintf(`
+provider "zdm" {
+  base_url     = %q
+  storage_url  = %q
+  api_key      = %q
+  workspace_id = %q
+}
+%s
+`, env.Server.BaseURL(), env.Server.StorageURL(), key, env.Bootstrap.WorkspaceID, resources)
+	}
+	const device = `resource "zdm_device" "d" { name = "sensor-01" }`
+	const fleet = `resource "zdm_fleet" "f" { name = "east" }`
+	wrong := "zdmk_" + strings.Repeat("0badc0de", 5)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.Factories,
+		Steps: []resource.TestStep{{
+			Config:      config(wrong, device),
+			PlanOnly:    true,
+			ExpectError: errorPattern(`API key not accepted`, `api_key`, `ZDM_API_KEY`),
+		}, {
+			Config:      config(wrong, fleet),
+			PlanOnly:    true,
+			ExpectError: errorPattern(`API key not accepted`, `api_key`, `ZDM_API_KEY`),
+		}, {
+			Config:             config(env.Bootstrap.APIKey, device+"\n"+fleet),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
 		}},
 	})
 }

@@ -105,8 +105,8 @@ func existingNames(ctx context.Context, d *connection.ProviderData, ws, fleet st
 func refuseDuplicates(ctx context.Context, d *connection.ProviderData, attr path.Path, ws, fleet string,
 	names, held map[string]bool, importHint func(fleet string) string, diags *diag.Diagnostics) {
 	clashes, fleet, err := existingNames(ctx, d, ws, fleet, names, held)
-	if connection.WorkspaceNotFound(err, ws) {
-		diags.AddAttributeError(attr, "Workspace not found", connection.DescribeError(err, ws))
+	if summary := connection.PlanStopper(err, ws); summary != "" {
+		diags.AddAttributeError(attr, summary, connection.DescribeError(err, ws))
 		return
 	}
 	var apiErr *client.APIError
