@@ -105,6 +105,7 @@ import (
 	"log"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -158,6 +159,7 @@ type config struct {
 	listen            string
 	allowRemote       bool
 	showVersion       bool
+	healthCheck       bool
 	port, storagePort int
 	stateFile         string
 	sync              bool
@@ -183,6 +185,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1", "`address` (IP or host name) both services listen on; one that is not loopback needs -allow-remote")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow a -listen address that is not loopback (such as 0.0.0.0 in a container): the services answer plain HTTP, with no TLS, to anyone who reaches the address (the admin API, which has no key, still answers loopback clients only)")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")
+	fs.BoolVar(&c.healthCheck, "health-check", false, "ask the server listening on -port of this machine whether it is ready (GET /admin/health) and exit 0 when it answers 200, 1 otherwise; for a container's health check, whose image has no other HTTP client")
 	fs.IntVar(&c.port, "port", 0, "management service `port` on the -listen address (0 picks a free one)")
 	fs.IntVar(&c.storagePort, "storage-port", 0, "storage service `port` on the -listen address (0 picks a free one)")
 	fs.StringVar(&c.stateFile, "state-file", "", "keep all state in this `file` across restarts (locked while in use; an answered change survives kill -9)")
@@ -302,6 +305,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintf(stdout, "zdm-local %s\n", version)
 		return err
 	}
+	if c.healthCheck {
+		return healthCheck(ctx, c.port, stdout)
+	}
 	logger := log.New(stderr, "", log.LstdFlags)
 	if !isLoopback(c.listen) {
 		logger.Printf("zdm-local: WARNING: listening on %s, which is not loopback: anyone who reaches this address "+
@@ -418,4 +424,30 @@ func writeEnvFile(path string, content string) error {
 		return fmt.Errorf("env file: %w", err)
 	}
 	return nil
+}
+
+// healthCheck asks the server on port of this machine (loopback, where the
+// admin API answers) whether it is ready: GET /admin/health must answer 200
+// within five seconds.
+func healthCheck(ctx context.Context, port int, stdout io.Writer) error {
+	if port <= 0 {
+		return errors.New("-health-check needs the -port of the server to ask")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	url := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) + "/admin/health"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("zdm-local is not ready on port %d: %w", port, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("zdm-local on port %d is not ready: GET /admin/health answered %s", port, resp.Status)
+	}
+	_, err = fmt.Fprintf(stdout, "zdm-local on port %d is ready\n", port)
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -381,5 +382,36 @@ func TestRunDevicesHealth(t *testing.T) {
 			t.Errorf("%v: points %s, want %s", tc.args, got, map[bool]string{true: "none", false: "one with " + tc.want}[tc.want == ""])
 		}
 		stop()
+	}
+}
+
+// TestHealthCheck: -health-check succeeds against a running server's port,
+// and fails (the positive control) on a port where nothing listens and
+// without a port.
+func TestHealthCheck(t *testing.T) {
+	env, _, stop := start(t)
+	defer stop()
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(env["ZDM_BASE_URL"], "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"-health-check", "-port", port}, &out, io.Discard); err != nil {
+		t.Fatalf("health check of a running server: %v", err)
+	}
+	if !strings.Contains(out.String(), "is ready") {
+		t.Errorf("output %q", out.String())
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, free, _ := net.SplitHostPort(ln.Addr().String())
+	_ = ln.Close()
+	if err := run(t.Context(), []string{"-health-check", "-port", free}, io.Discard, io.Discard); err == nil {
+		t.Error("health check of a port where nothing listens succeeded")
+	}
+	if err := run(t.Context(), []string{"-health-check"}, io.Discard, io.Discard); err == nil {
+		t.Error("health check without -port succeeded")
 	}
 }
