@@ -189,6 +189,10 @@ func TestOutagePOSTRetriedOnlyWhenRefused(t *testing.T) {
 func TestNeverReachedServiceFailsAtOnce(t *testing.T) {
 	srv := newRestartable(t, answers)
 	srv.stop()
+	// Port 1 of loopback: nothing listens there, and no test's server can
+	// take it over (the port of a stopped server is free for the next
+	// ephemeral listener of a parallel test, which would answer).
+	srv.addr = "127.0.0.1:1"
 	var waits atomic.Int64
 	cfg := testConfig("http://" + srv.addr)
 	cfg.MaxRetries = 1

@@ -86,11 +86,13 @@ func TestGenerateRepeatable(t *testing.T) {
 		t.Fatal("seeds 42 and 43 gave the same sequence")
 	}
 	ops := map[modelcheck.Op]bool{}
-	for _, s := range modelcheck.Generate(1, 400, modelcheck.LongOps) {
+	// Some operations need a state to act on (a job removed before it is
+	// added back): 1,000 steps leave each many chances.
+	for _, s := range modelcheck.Generate(1, 1000, modelcheck.LongOps) {
 		ops[s.Op] = true
 	}
 	if len(ops) != len(modelcheck.LongOps) {
-		t.Fatalf("400 steps drew %d of the %d operations: %v", len(ops), len(modelcheck.LongOps), ops)
+		t.Fatalf("1,000 steps drew %d of the %d operations: %v", len(ops), len(modelcheck.LongOps), ops)
 	}
 }
 

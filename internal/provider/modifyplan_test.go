@@ -27,8 +27,8 @@ func TestModifyPlanWarnsOnDestroy(t *testing.T) {
 		want  string
 	}{
 		{&devices.DeviceResource{}, testDevice(), `device "sensor-1" (id dev-1)`},
-		{&fleets.FleetResource{}, kittest.TestFleetModel(), `fleet "east" (id flt-1)`},
-		{&fleets.WorkspaceResource{}, kittest.TestWorkspaceModel(), `workspace "prod" (id wks-1)`},
+		{&fleets.FleetResource{}, fleets.FleetResourceModel{FleetModel: kittest.TestFleetModel()}, `fleet "east" (id flt-1)`},
+		{&fleets.WorkspaceResource{}, fleets.WorkspaceResourceModel{WorkspaceModel: kittest.TestWorkspaceModel()}, `workspace "prod" (id wks-1)`},
 	}
 	for _, c := range cases {
 		req := acctest.PlanRequest(t, c.r, c.prior, nil)
@@ -48,8 +48,8 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	prior := kittest.TestFleetModel()
-	planned := kittest.TestFleetModel()
+	prior := fleets.FleetResourceModel{FleetModel: kittest.TestFleetModel()}
+	planned := fleets.FleetResourceModel{FleetModel: kittest.TestFleetModel()}
 	planned.Description = types.StringValue("changed")
 	r := &fleets.FleetResource{}
 	req := acctest.PlanRequest(t, r, prior, planned)
