@@ -1419,14 +1419,16 @@ func (s *recordingServer) InvokeAction(ctx context.Context, req *tfprotov6.Invok
 
 // TestAccInsecureHTTP is the other side of the plain-http rows: with
 // insecure_http (or ZDM_INSECURE_HTTP), a plain http address of a host that
-// is not a loopback address is accepted. Planning a create needs no API call,
-// so nothing is sent to that host (a listener of the test's own, which
-// counts connections).
+// is not a loopback address is accepted. The fleet opts out of the check for
+// names already taken (allow_duplicate_names), so planning its create needs
+// no API call and nothing is sent to that host (a listener of the test's
+// own, which counts connections).
 func TestAccInsecureHTTP(t *testing.T) {
 	b := newBadInputEnv(t)
 	body := `
 resource "zdm_fleet" "f" {
-  name = "f"
+  name                  = "f"
+  allow_duplicate_names = true
 }
 `
 	block := func(extra map[string]string) string {
