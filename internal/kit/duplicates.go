@@ -95,21 +95,9 @@ type DuplicateNames struct {
 // check: the create is refused for the same reason and says so.
 // Any other error fails the plan, since nothing proves the names free.
 func (c DuplicateNames) Refuse(ctx context.Context, clashes []NameClash, err error, diags *diag.Diagnostics) {
-	if summary := connection.PlanStopper(err, c.Ws); summary != "" {
-		diags.AddAttributeError(c.Attr, summary, connection.DescribeError(err, c.Ws))
-		return
-	}
-	var apiErr *client.APIError
-	if errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500 && apiErr.StatusCode != http.StatusTooManyRequests {
-		tflog.Debug(ctx, "the check for "+c.Kind+"s with the same names was refused; the create will be too",
-			map[string]any{"workspace_id": c.Ws, "error": err.Error()})
-		return
-	}
-	if err != nil {
-		diags.AddAttributeError(c.Attr, "Cannot check for "+c.Kind+"s with the same names",
-			"This plan creates a "+c.Kind+", and before any create the provider makes sure that no "+c.Kind+" of that name "+
-				"exists already, because the API cannot delete a copy. Listing the "+c.Kind+"s of "+
-				strings.ToLower(c.Where[:1])+c.Where[1:]+" failed: "+connection.DescribeError(err, c.Ws)+" Plan again.")
+	if CheckListFailed(ctx, c.Attr, c.Kind, c.Ws, err, "This plan creates a "+c.Kind+", and before any create the "+
+		"provider makes sure that no "+c.Kind+" of that name exists already, because the API cannot delete a copy.",
+		c.Kind+"s of "+strings.ToLower(c.Where[:1])+c.Where[1:], diags) {
 		return
 	}
 	if len(clashes) == 0 {
@@ -134,6 +122,35 @@ func (c DuplicateNames) Refuse(ctx context.Context, clashes []NameClash, err err
 			"To create a second %s with the same name anyway, set %s = true.",
 			c.Where, countOf(len(clashes), c.Kind), connection.AbbreviateTo(items, connection.MaxListed), c.Kind, c.Kind,
 			c.Kind, changed, c.Import, c.Kind, AllowDuplicateNamesAttr))
+}
+
+// CheckListFailed reports what a failed list of the place of a create
+// means for the check of names already taken, the same for devices, fleets
+// and workspaces, and returns whether the list failed (the check cannot go
+// on). A key the service does not accept (401) or a workspace that does not
+// exist fails the plan at once (connection.PlanStopper). Another refusal
+// (a 4xx other than 429: the key cannot see the place) skips the check:
+// the create is refused for the same reason and says so. Any other error
+// fails the plan, with why (what the check is for) and listing (what was
+// listed), since nothing proves the names free.
+func CheckListFailed(ctx context.Context, attr path.Path, kind, ws string, err error, why, listing string,
+	diags *diag.Diagnostics) bool {
+	if err == nil {
+		return false
+	}
+	if summary := connection.PlanStopper(err, ws); summary != "" {
+		diags.AddAttributeError(attr, summary, connection.DescribeError(err, ws))
+		return true
+	}
+	var apiErr *client.APIError
+	if errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500 && apiErr.StatusCode != http.StatusTooManyRequests {
+		tflog.Debug(ctx, "the check for "+kind+"s with the same names was refused; the create will be too",
+			map[string]any{"workspace_id": ws, "error": err.Error()})
+		return true
+	}
+	diags.AddAttributeError(attr, "Cannot check for "+kind+"s with the same names",
+		why+" Listing the "+listing+" failed: "+connection.DescribeError(err, ws)+" Plan again.")
+	return true
 }
 
 // countOf is "a fleet" or "3 fleets".

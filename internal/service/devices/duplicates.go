@@ -2,18 +2,13 @@ package devices
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/zdm/terraform-provider-zdm/internal/client"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
@@ -105,23 +100,9 @@ func existingNames(ctx context.Context, d *connection.ProviderData, ws, fleet st
 func refuseDuplicates(ctx context.Context, d *connection.ProviderData, attr path.Path, ws, fleet string,
 	names, held map[string]bool, importHint func(fleet string) string, diags *diag.Diagnostics) {
 	clashes, fleet, err := existingNames(ctx, d, ws, fleet, names, held)
-	if summary := connection.PlanStopper(err, ws); summary != "" {
-		diags.AddAttributeError(attr, summary, connection.DescribeError(err, ws))
-		return
-	}
-	var apiErr *client.APIError
-	if errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500 && apiErr.StatusCode != http.StatusTooManyRequests {
-		// The service refuses this key the workspace (or the fleet): it
-		// refuses the create too, which then says why.
-		tflog.Debug(ctx, "the check for devices with the same names was refused; the create will be too",
-			map[string]any{"workspace_id": ws, "error": err.Error()})
-		return
-	}
-	if err != nil {
-		diags.AddAttributeError(attr, "Cannot check for devices with the same names",
-			"This plan creates devices, and before any create the provider makes sure that none of them exists "+
-				"already, because the API cannot delete a copy. Listing the devices of workspace "+connection.Quote(ws)+
-				" failed: "+connection.DescribeError(err, ws)+" Plan again.")
+	if kit.CheckListFailed(ctx, attr, "device", ws, err, "This plan creates devices, and before any create the "+
+		"provider makes sure that none of them exists already, because the API cannot delete a copy.",
+		"devices of workspace "+connection.Quote(ws), diags) {
 		return
 	}
 	if len(clashes) == 0 {
