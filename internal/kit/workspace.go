@@ -7,7 +7,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
 )
@@ -113,4 +115,47 @@ func PlanWorkspaceRule(d *connection.ProviderData, kind, what string, cfg protov
 			"workspace_id are those of the target workspace (create its key in the web console); see the guide "+
 			"\"Workspaces, API keys and provider aliases\" for the two-step flow.")
 	return protoval.String{}, false
+}
+
+// CheckFleetInWorkspace fails the plan at attr (a fleet_id) when fleet is
+// not a fleet of workspace ws, which the service would only refuse at
+// apply. It reads the shared fleet list of ws, so a plan that writes the
+// devices of many fleets lists the fleets once; a fleet missing from that
+// list (perhaps created in this apply after the list was read) is asked
+// for by ID before the plan fails, and only a 404 for it, once the list
+// proved the workspace visible, fails the plan. A wrong key or a missing
+// workspace fails it as every plan does (connection.PlanStopper); any
+// other error leaves the check to the write. It sends nothing when ws or
+// fleet is empty.
+func CheckFleetInWorkspace(ctx context.Context, d *connection.ProviderData, attr path.Path, ws, fleet string, diags *diag.Diagnostics) {
+	if d == nil || ws == "" || fleet == "" {
+		return
+	}
+	fleets, err := d.ListFleets(ctx, ws)
+	if err == nil {
+		for i := range fleets {
+			if fleets[i].ID == fleet {
+				return
+			}
+		}
+		_, err = d.Client.GetFleet(ctx, ws, fleet)
+		if err == nil {
+			return
+		}
+		if client.IsNotFound(err) {
+			diags.AddAttributeError(attr, "Fleet not in the workspace",
+				"Fleet "+connection.Quote(fleet)+" is not a fleet of workspace "+connection.Quote(ws)+": it does not "+
+					"exist, or it belongs to another workspace, and the service would refuse the write at apply. "+
+					"Nothing was sent. Set "+attr.String()+" to a fleet of workspace "+connection.Quote(ws)+
+					" (data \"zdm_fleets\" lists them), or, to write in the fleet's own workspace, set workspace_id "+
+					"on this resource and use a provider alias whose api_key belongs to that workspace.")
+			return
+		}
+	}
+	if summary := connection.PlanStopper(err, ws); summary != "" {
+		diags.AddAttributeError(attr, summary, connection.DescribeError(err, ws))
+		return
+	}
+	tflog.Debug(ctx, "the check that the fleet is in the workspace could not read the service; the write checks it",
+		map[string]any{"workspace_id": ws, "fleet_id": fleet, "error": err.Error()})
 }

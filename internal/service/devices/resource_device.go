@@ -103,7 +103,11 @@ type DeviceResourceModel struct {
 func (r *DeviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	kit.PlanWorkspace(ctx, r.Data, "device", req, resp)
 	kit.WarnDestroyOrReplace(ctx, "device", req, resp, path.Root("workspace_id"))
-	if resp.Diagnostics.HasError() || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || r.Data == nil {
+	if resp.Diagnostics.HasError() || req.Plan.Raw.IsNull() || r.Data == nil {
+		return
+	}
+	r.checkFleet(ctx, req, resp)
+	if resp.Diagnostics.HasError() || !req.State.Raw.IsNull() {
 		return
 	}
 	// A create, perhaps the replacement of a device that exists: refuse a
@@ -119,6 +123,22 @@ func (r *DeviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		func(string) string {
 			return "as zdm_device resources (terraform import <address> " + ws + "/<device_id>)."
 		}, &resp.Diagnostics)
+}
+
+// checkFleet fails a plan that creates the device in, or moves it to, a
+// fleet_id that is not a fleet of its workspace (kit.CheckFleetInWorkspace);
+// a plan that keeps the fleet sends nothing for it.
+func (r *DeviceResource) checkFleet(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var ws, fleet, prior types.String
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("fleet_id"), &fleet)...)
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("fleet_id"), &prior)...)
+	}
+	if resp.Diagnostics.HasError() || ws.IsUnknown() || fleet.IsUnknown() || fleet.IsNull() || fleet.Equal(prior) {
+		return
+	}
+	kit.CheckFleetInWorkspace(ctx, r.Data, path.Root("fleet_id"), ws.ValueString(), fleet.ValueString(), &resp.Diagnostics)
 }
 
 // fleetUnset tells whether the configuration leaves fleet_id out (the

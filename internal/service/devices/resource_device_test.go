@@ -249,14 +249,15 @@ resource "zdm_device" "test" {
 				ExpectError: regexp.MustCompile(`(?s)fleet_id string length must be at least 1`),
 			},
 			{
-				// A fleet of another workspace is refused by the service.
+				// A fleet of another workspace is refused at plan.
 				Config: e.Config(fmt.Sprintf(`
 resource "zdm_device" "test" {
   name     = "d"
   fleet_id = %q
 }
 `, otherFleets[0].ID)),
-				ExpectError: regexp.MustCompile(`(?s)Cannot create device "d" in workspace.*400`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Fleet not in the workspace.*is not a fleet of workspace`),
 			},
 			{
 				// The key of the provider cannot reach another workspace.

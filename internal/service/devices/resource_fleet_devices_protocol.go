@@ -432,6 +432,11 @@ func (s *fleetDevicesServer) PlanResourceChange(ctx context.Context, req *tfprot
 		priorPtr = &prior
 	}
 	replace := s.plan(priorPtr, &cfg, &proposed, &diags)
+	if !diags.HasError() && proposed.workspaceID.IsKnown() && proposed.fleetID.IsKnown() &&
+		(priorPtr == nil || replace || prior.fleetID.S != proposed.fleetID.S) {
+		// A create in, or a move to, a fleet of another workspace.
+		kit.CheckFleetInWorkspace(ctx, s.data(), path.Root("fleet_id"), proposed.workspaceID.S, proposed.fleetID.S, &diags)
+	}
 	if !replace && !diags.HasError() {
 		// A replacement's create is planned again with no prior state.
 		s.gate(ctx, priorPtr, &cfg, &proposed, &diags)
