@@ -73,9 +73,17 @@ import (
 // had accepted when it answered, so the requests started after the one
 // answered are taken off what it says is left (those it counted already
 // are then taken off twice, which errs on the side of fewer). The latest
-// answer wins: an older request's answer that comes late is not used. A
-// 429 meanwhile only holds the requests for a long Retry-After; without
-// the headers the pacing above is unchanged.
+// answer wins: an older request's answer that comes late is not used.
+// Others on the key spend the same quota, and each client learns only what
+// is left: once a client has paced for paceAnchorWindow under a quota of a
+// known window, it takes off what is left the requests the others were
+// likely to start since the answer (the window's quota a second, less this
+// client's accepted rate), and it spends no more than twice its seen share
+// of the quota (plus paceShareAdd, to grow into what the others leave).
+// Without these two, eight applies on one key were refused 8.9% of their
+// requests in the simulation of pace_test.go; with them 0.9%. A 429
+// meanwhile only holds the requests for a long Retry-After; without the
+// headers the pacing above is unchanged.
 //
 // A configured most requests a second (Config.MaxRequestsPerSecond) holds,
 // paced or not, for the services of the client together: requests start at
@@ -114,6 +122,10 @@ const (
 	paceShareGrowth = 0.02
 	// paceShareMin is the least share of a quota.
 	paceShareMin = 0.05
+	// paceShareSeen and paceShareAdd bound the share of a quota by the
+	// share this client was seen to spend (quotaShare).
+	paceShareSeen = 2
+	paceShareAdd  = 0.05
 )
 
 // Accepted answers are counted in paceBins bins of paceBin each, covering
@@ -173,6 +185,8 @@ type pacer struct {
 	qShare   float64
 	qCut     uint64
 	qShareAt time.Time
+	qOnAt    time.Time // the first answer with the quota
+	qAt      time.Time // the answer qRemaining is from
 }
 
 // paceTurn is where a request started in the pace: the round of the pace
@@ -278,7 +292,31 @@ func (p *pacer) current(now time.Time) float64 {
 	if p.qRemaining < 1 {
 		return paceMin // held until the reset
 	}
-	return max(p.qShare*p.qRemaining/min(max(p.qReset.Sub(now).Seconds(), 0.001), paceQuotaHorizon.Seconds()), paceMin)
+	// What is left, less what the others on the key spent since the
+	// answer said it: the quota of a window a second, less what this
+	// client was accepted, once its rate is known.
+	left := p.qRemaining
+	if p.qLimit >= 1 && p.qWindow > 0 && now.Sub(p.qOnAt) >= paceAnchorWindow {
+		others := max(p.qLimit/p.qWindow.Seconds()-p.acceptedRate(now, paceAnchorWindow), 0)
+		left -= others * now.Sub(p.qAt).Seconds()
+		if left < 1 {
+			return paceMin
+		}
+	}
+	return max(p.quotaShare(now)*left/min(max(p.qReset.Sub(now).Seconds(), 0.001), paceQuotaHorizon.Seconds()), paceMin)
+}
+
+// quotaShare is the share of what is left of the quota that this client
+// spends: qShare, and, once the service said its quota of a window, no
+// more than paceShareSeen times this client's share of that quota in the
+// last paceAnchorWindow, plus paceShareAdd: a client grows into what the
+// others leave, but never claims at once what they are spending.
+func (p *pacer) quotaShare(now time.Time) float64 {
+	if p.qLimit < 1 || p.qWindow <= 0 || now.Sub(p.qOnAt) < paceAnchorWindow {
+		return p.qShare
+	}
+	seen := p.acceptedRate(now, paceAnchorWindow) / (p.qLimit / p.qWindow.Seconds())
+	return min(p.qShare, paceShareSeen*seen+paceShareAdd)
 }
 
 // advance follows the quota and the curve to now, and moves the served
@@ -343,9 +381,9 @@ func (p *pacer) quota(t paceTurn, q quota) {
 		p.qReset = reset
 	}
 	if !p.qOn && p.qShare == 0 {
-		p.qShare, p.qShareAt = 1, now
+		p.qShare, p.qShareAt, p.qOnAt = 1, now, now
 	}
-	p.qOn, p.qSeq = true, t.seq
+	p.qOn, p.qSeq, p.qAt = true, t.seq, now
 	p.qRemaining = left
 	p.qLimit, p.qWindow = 0, 0
 	if q.limit >= 1 {
