@@ -64,6 +64,8 @@ type options struct {
 	fleetDevices int
 	faultSize    int
 	shareSize    int
+	shareApplies string
+	shareHeaders string
 	healthSize   int
 	scale        []scaleSpec
 	scaleLatency time.Duration
@@ -120,6 +122,8 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.points, "points", 175000, "number of data points read (0 skips the time-series step)")
 	fs.IntVar(&o.faultSize, "fault-size", 1000, "number of devices of the fault apply (10% 503 and a 429 limit; 0 skips it)")
 	fs.IntVar(&o.shareSize, "share-size", 1000, "devices per apply of the shared rate limit (1, 2, 4 and 8 applies at once on one key; 0 skips it)")
+	fs.StringVar(&o.shareApplies, "share-applies", "1,2,4,8", "comma-separated numbers of applies at once of the shared rate limit")
+	fs.StringVar(&o.shareHeaders, "share-headers", "none,ietf", "comma-separated quota headers the local server sends in the shared rate limit: none, ietf, draft, x")
 	scale := fs.String("scale", "1x100000,100x10000", "comma-separated RESOURCESxDEVICES: zdm_fleet_devices in one workspace, "+
 		"created without latency and planned, against the null provider's (0 skips them)")
 	fs.DurationVar(&o.scaleLatency, "scale-latency", 0, "latency added to every API request of the scale creates, "+
