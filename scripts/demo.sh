@@ -14,44 +14,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 log() { echo "demo: $*" >&2; }
 
-[ -x "$build_dir/terraform-provider-zdm" ] || { log "no provider binary in $build_dir (run make build)"; exit 1; }
-
 work=$(mktemp -d)
-server_pid=
-cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-log "building zdm-local"
-go build -o "$work/zdm-local" "$root/cmd/zdm-local"
-
-log "starting zdm-local"
-"$work/zdm-local" -env-file "$work/zdm.env" >"$work/zdm-local.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 100); do
-  [ -s "$work/zdm.env" ] && grep -q ZDM_API_KEY "$work/zdm.env" && break
-  kill -0 "$server_pid" 2>/dev/null || { cat "$work/zdm-local.log" >&2; log "zdm-local exited"; exit 1; }
-  sleep 0.1
-done
-[ -s "$work/zdm.env" ] || { cat "$work/zdm-local.log" >&2; log "zdm-local wrote no env file"; exit 1; }
-# shellcheck disable=SC1091
-. "$work/zdm.env"
-log "zdm-local is serving $ZDM_BASE_URL (storage $ZDM_STORAGE_URL), workspace $ZDM_WORKSPACE_ID"
-
-cat > "$work/cli.tfrc" <<CONF
-provider_installation {
-  dev_overrides {
-    "registry.terraform.io/zdm/zdm" = "$build_dir"
-  }
-  direct {}
-}
-CONF
-export TF_CLI_CONFIG_FILE="$work/cli.tfrc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
+# shellcheck source=scripts/zdm-local-start.sh
+. "$root/scripts/zdm-local-start.sh"
+zdm_local_start "$root" "$build_dir" "$work"
 
 cfg="$work/quickstart"
 mkdir -p "$cfg"

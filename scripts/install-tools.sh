@@ -6,8 +6,9 @@
 #   golangci-lint  linters and formatters (make lint)
 #   goreleaser     release configuration check and snapshot build (make release-check)
 #   actionlint     checks the GitHub workflows (make lint)
-#   tfplugindocs   documentation generator; pinned by the `tool` directive in go.mod
-#                  and built from the module graph, so its version moves with go.mod
+#   tfplugindocs   documentation generator; pinned by the `tool` directive in the
+#                  tooling module's go.mod (cmd/zdm-bench/go.mod) and built from its
+#                  module graph, so its version moves with that go.mod
 set -euo pipefail
 
 GOLANGCI_LINT_VERSION="${GOLANGCI_LINT_VERSION:-v2.15.0}"
@@ -44,14 +45,15 @@ install_tool golangci-lint "$GOLANGCI_LINT_VERSION" github.com/golangci/golangci
 install_tool goreleaser "$GORELEASER_VERSION" github.com/goreleaser/goreleaser/v2
 install_tool actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint
 
-# tfplugindocs: the version pinned in go.mod (`go get -tool`). Rebuilt only when
-# go.mod names another version.
-tfpd_version=$(cd "$ROOT" && go list -m -f '{{.Version}}' github.com/hashicorp/terraform-plugin-docs)
+# tfplugindocs: the version pinned in the tooling module (`go get -tool` in
+# cmd/zdm-bench). Rebuilt only when its go.mod names another version.
+TOOLING="$ROOT/cmd/zdm-bench"
+tfpd_version=$(cd "$TOOLING" && go list -m -f '{{.Version}}' github.com/hashicorp/terraform-plugin-docs)
 tfpd_dir="$TOOLS_DIR/tfplugindocs-$tfpd_version"
 if [ ! -x "$tfpd_dir/tfplugindocs" ]; then
-  log "building tfplugindocs $tfpd_version (go.mod tool)"
+  log "building tfplugindocs $tfpd_version (tool of cmd/zdm-bench/go.mod)"
   mkdir -p "$tfpd_dir"
-  (cd "$ROOT" && go build -trimpath -o "$tfpd_dir/tfplugindocs" github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs)
+  (cd "$TOOLING" && go build -trimpath -o "$tfpd_dir/tfplugindocs" github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs)
 fi
 ln -sfn "$tfpd_dir/tfplugindocs" "$BIN_DIR/tfplugindocs"
 

@@ -82,8 +82,9 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
-// repoRoot finds the directory of the module's go.mod above the working
-// directory.
+// repoRoot finds the directory of the provider module's go.mod above the
+// working directory (the bench's own go.mod, cmd/zdm-bench/go.mod, names
+// another module).
 func repoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
@@ -91,7 +92,7 @@ func repoRoot() (string, error) {
 	}
 	for {
 		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && //nolint:gosec // G304: go.mod files above the working directory.
-			bytes.Contains(b, []byte("module github.com/zdm/terraform-provider-zdm")) {
+			bytes.Contains(b, []byte("module github.com/zdm/terraform-provider-zdm\n")) {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)

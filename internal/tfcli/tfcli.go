@@ -35,7 +35,6 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
-	gotesting "github.com/mitchellh/go-testing-interface"
 )
 
 // Options configure Start.
@@ -93,7 +92,7 @@ func Start(opts Options) (*Session, error) {
 		tf6server.WithGoPluginLogger(hclog.NewNullLogger()),
 	}
 	if len(opts.ServeOpts) == 0 {
-		serveOpts = append(serveOpts, tf6server.WithLoggingSink(&gotesting.RuntimeT{}))
+		serveOpts = append(serveOpts, tf6server.WithLoggingSink(logSink{}))
 	}
 	serveOpts = append(serveOpts, opts.ServeOpts...)
 	go func() {
