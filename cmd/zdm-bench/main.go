@@ -67,23 +67,29 @@ type options struct {
 	shareApplies string
 	shareHeaders string
 	healthSize   int
-	scale        []scaleSpec
-	scaleLatency time.Duration
-	latency      time.Duration
-	parallelism  int
-	planRepeat   int
-	terraform    string
-	out          string
-	plot         string
-	guide        string
-	jsonOut      string
-	render       string
-	only         string
-	work         string
-	keep         bool
-	reattach     bool
-	floor        bool
-	quick        bool
+	// gateBaselineRef, gateDevices, gateRollout and gateRepeat set the
+	// cost of the checks before writes (gatecost.go).
+	gateBaselineRef string
+	gateDevices     int
+	gateRollout     int
+	gateRepeat      int
+	scale           []scaleSpec
+	scaleLatency    time.Duration
+	latency         time.Duration
+	parallelism     int
+	planRepeat      int
+	terraform       string
+	out             string
+	plot            string
+	guide           string
+	jsonOut         string
+	render          string
+	only            string
+	work            string
+	keep            bool
+	reattach        bool
+	floor           bool
+	quick           bool
 }
 
 func main() {
@@ -129,6 +135,12 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.scaleLatency, "scale-latency", 0, "latency added to every API request of the scale creates, "+
 		"reported against the network floor (0: none)")
 	fs.IntVar(&o.healthSize, "health-size", 1000, "devices of the rollout wave whose health points are read with -latency (0 skips it)")
+	fs.StringVar(&o.gateBaselineRef, "gate-baseline-ref", "", "git ref of a provider before the checks that read the service "+
+		"before writes: build it and compare its create of -gate-devices zdm_fleet_devices, their no-op plan and a rollout "+
+		"over -gate-rollout devices with this provider's, every request waiting -latency (empty skips it)")
+	fs.IntVar(&o.gateDevices, "gate-devices", 10000, "devices of the zdm_fleet_devices create of -gate-baseline-ref (0 skips it)")
+	fs.IntVar(&o.gateRollout, "gate-rollout", 1000, "devices of the zdm_job_rollout of -gate-baseline-ref (0 skips it)")
+	fs.IntVar(&o.gateRepeat, "gate-repeat", 2, "runs of each step of -gate-baseline-ref with each provider, alternating them")
 	fs.IntVar(&o.fleetDevices, "fleet-devices", 10000, "number of devices of the zdm_fleet_devices steps, against 2,000 zdm_device (0 skips them)")
 	fs.IntVar(&o.fleetStatus, "fleet-status", 1000, "number of devices whose firmware status zdm_fleet_status reads with -latency (0 skips the step)")
 	fs.DurationVar(&o.latency, "latency", 20*time.Millisecond, "latency added to every API request in the latency steps (0 skips them)")
@@ -168,6 +180,8 @@ func parseFlags(args []string) (options, error) {
 			"fault-size":    func() { o.faultSize = 300 },
 			"share-size":    func() { o.shareSize = 200 },
 			"health-size":   func() { o.healthSize = 200 },
+			"gate-devices":  func() { o.gateDevices = 500 },
+			"gate-rollout":  func() { o.gateRollout = 200 },
 			"scale":         func() { *scale = "1x2000,4x500" },
 			"plan-repeat":   func() { o.planRepeat = 1 },
 			"out":           func() { o.out = "" },
@@ -207,10 +221,13 @@ func parseFlags(args []string) (options, error) {
 		}
 	}
 	switch {
-	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0 || o.fleetDevices < 0 || o.faultSize < 0 || o.shareSize < 0 || o.healthSize < 0:
-		return o, errors.New("-query-size, -points, -fleet-status, -fault-size and -latency must not be negative")
-	case o.parallelism < 1 || o.planRepeat < 1:
-		return o, errors.New("-parallelism and -plan-repeat must be at least 1")
+	case o.querySize < 0 || o.points < 0 || o.latency < 0 || o.fleetStatus < 0 || o.fleetDevices < 0 || o.faultSize < 0 || o.shareSize < 0 || o.healthSize < 0 ||
+		o.gateDevices < 0 || o.gateRollout < 0:
+		return o, errors.New("-query-size, -points, -fleet-status, -fault-size, -gate-devices, -gate-rollout and -latency must not be negative")
+	case o.only == gateCostScenario.name && o.gateBaselineRef == "":
+		return o, errors.New("-only gatecost needs -gate-baseline-ref (the git ref of the provider to compare with)")
+	case o.parallelism < 1 || o.planRepeat < 1 || o.gateRepeat < 1:
+		return o, errors.New("-parallelism, -plan-repeat and -gate-repeat must be at least 1")
 	case o.points > 175000:
 		return o, errors.New("-points: at most 175000 (one page of the storage service)")
 	}
@@ -343,20 +360,21 @@ func (o options) describe() map[string]string {
 		mode = "reattach (provider served in debug mode)"
 	}
 	return map[string]string{
-		"sizes":         strings.Join(sizes, ","),
-		"query_size":    strconv.Itoa(o.querySize),
-		"points":        strconv.Itoa(o.points),
-		"fleet_status":  strconv.Itoa(o.fleetStatus),
-		"fleet_devices": strconv.Itoa(o.fleetDevices),
-		"fault_size":    strconv.Itoa(o.faultSize),
-		"share_size":    strconv.Itoa(o.shareSize),
-		"health_size":   strconv.Itoa(o.healthSize),
-		"scale":         scaleText(o.scale),
-		"scale_latency": o.scaleLatency.String(),
-		"latency":       o.latency.String(),
-		"parallelism":   strconv.Itoa(o.parallelism),
-		"plan_repeat":   strconv.Itoa(o.planRepeat),
-		"mode":          mode,
+		"sizes":             strings.Join(sizes, ","),
+		"query_size":        strconv.Itoa(o.querySize),
+		"points":            strconv.Itoa(o.points),
+		"fleet_status":      strconv.Itoa(o.fleetStatus),
+		"fleet_devices":     strconv.Itoa(o.fleetDevices),
+		"fault_size":        strconv.Itoa(o.faultSize),
+		"share_size":        strconv.Itoa(o.shareSize),
+		"health_size":       strconv.Itoa(o.healthSize),
+		"gate_baseline_ref": o.gateBaselineRef,
+		"scale":             scaleText(o.scale),
+		"scale_latency":     o.scaleLatency.String(),
+		"latency":           o.latency.String(),
+		"parallelism":       strconv.Itoa(o.parallelism),
+		"plan_repeat":       strconv.Itoa(o.planRepeat),
+		"mode":              mode,
 	}
 }
 
