@@ -151,9 +151,13 @@ func (b *bench) runGateCost(ctx context.Context) (*gateCostResult, error) {
 					return nil, fmt.Errorf("%s provider, zdm_job_rollout: %w", s.name, err)
 				}
 			}
-			logf("%s: create %s (%d requests), no-op plan %s (%d requests), rollout %s (%d requests)", label,
-				secs(last(s.into.Create)), s.into.Create.totalRequests(), secs(last(s.into.Plan)), s.into.Plan.totalRequests(),
-				secs(last(s.into.Rollout)), s.into.Rollout.totalRequests())
+			if b.o.gateDevices > 0 {
+				logf("%s: create %s (%d requests), no-op plan %s (%d requests)", label, secs(last(s.into.Create)),
+					s.into.Create.totalRequests(), secs(last(s.into.Plan)), s.into.Plan.totalRequests())
+			}
+			if b.o.gateRollout > 0 {
+				logf("%s: rollout %s (%d requests)", label, secs(last(s.into.Rollout)), s.into.Rollout.totalRequests())
+			}
 		}
 	}
 	return res, nil
