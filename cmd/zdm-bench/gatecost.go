@@ -90,12 +90,13 @@ func buildAtRef(ctx context.Context, root, ref, out string) (string, error) {
 // headCommit is the commit of the working tree (with "+changes" when it
 // differs from it).
 func headCommit(ctx context.Context, root string) string {
-	rev, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "HEAD").Output()
+	rev, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "HEAD").Output() //nolint:gosec // G204: git in the repository's root.
 	if err != nil {
 		return "unknown"
 	}
 	commit := strings.TrimSpace(string(rev))
-	if st, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+	status := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain", "--untracked-files=no") //nolint:gosec // G204: git in the repository's root.
+	if st, err := status.Output(); err == nil && len(st) > 0 {
 		commit += "+changes"
 	}
 	return commit
