@@ -278,14 +278,33 @@ func (b *batcher[T]) join(ws string) (*listCall[T], bool) {
 	if w.reads < batchAfterReads {
 		return nil, false
 	}
-	// A read by ID names no fleet: its list keeps the fleets asked for so
-	// far, if any (a miss is read alone), else the whole workspace.
+	// A read by ID names no fleet: it uses the current list, whatever it
+	// keeps (a miss is read alone), and a new list of its is whole, since
+	// a list that kept other fleets would send each read of this one to a
+	// GET of its own.
 	c := &listCall[T]{done: make(chan struct{})}
-	if b.listOf != nil && len(w.fleets) > 0 {
-		c.fleets = maps.Clone(w.fleets)
-	}
 	w.cur = c
 	return c, true
+}
+
+// expect records that this configuration manages or reads fleet of ws, so
+// that the next list of ws keeps its objects (see listed): a zdm_fleet read
+// names its fleet before the zdm_fleet_devices of that fleet lists.
+func (b *batcher[T]) expect(ws, fleet string) {
+	if b.listOf == nil || fleet == "" {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w := b.wss[ws]
+	if w == nil {
+		w = &batchWorkspace[T]{}
+		b.wss[ws] = w
+	}
+	if w.fleets == nil {
+		w.fleets = map[string]bool{}
+	}
+	w.fleets[fleet] = true
 }
 
 // run performs the list call c of ws and publishes its result.

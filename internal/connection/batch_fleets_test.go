@@ -283,3 +283,21 @@ output "all" {
 	}
 	t.Logf("plan with the data source: %v", log.routes())
 }
+
+// A fleet expected (read by a zdm_fleet) before the list is kept by it, so
+// that its devices later need no list of their own; a fleet neither
+// expected nor asked for is not kept.
+func TestBatcherKeepsTheFleetsExpected(t *testing.T) {
+	s, b := newFleetService()
+	b.expect("w", "f2")
+	b.expect("w", "") // no fleet: nothing to keep
+	got, _, err := b.index(t.Context(), "w", []string{"f1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFleets(t, "f1 with f2 expected", got, []string{"f1", "f2"}, 10)
+	if _, _, err := b.index(t.Context(), "w", []string{"f2"}); err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, s, 1, 0)
+}

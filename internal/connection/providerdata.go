@@ -82,8 +82,13 @@ func (d *ProviderData) ReadDevice(ctx context.Context, ws, id string) (*client.D
 	return d.Batch.devices.read(ctx, ws, id)
 }
 
-// ReadFleet returns fleet id of workspace ws (see batcher.read).
+// ReadFleet returns fleet id of workspace ws (see batcher.read). The
+// device lists of ws that start after it keep the devices of fleet id: a
+// configuration that manages a fleet is likely to read its devices.
 func (d *ProviderData) ReadFleet(ctx context.Context, ws, id string) (*client.Fleet, error) {
+	if d.Batch.devices != nil {
+		d.Batch.devices.expect(ws, id)
+	}
 	if d.Batch.fleets == nil {
 		return d.Client.GetFleet(ctx, ws, id)
 	}
