@@ -58,6 +58,9 @@ type batchWorkspace[T any] struct {
 	// fleets are the fleets whose objects reads of this workspace asked
 	// for so far: the next list keeps theirs (see batcher.listed).
 	fleets map[string]bool
+	// missed: a list did not keep a fleet asked for; the lists after are
+	// whole.
+	missed bool
 }
 
 // listCall is one list request shared by the reads that join it. Its fields
@@ -191,12 +194,12 @@ func (b *batcher[T]) index(ctx context.Context, ws string, fleets []string) ([]T
 // listed returns the completed list that all and index answer from: one
 // that holds every object of fleets (nil: of the whole workspace). The
 // fleets asked for are remembered, and a new list keeps the objects of
-// every fleet asked for so far, dropping the others as it is read: a state
-// that manages one fleet of a large workspace lists it once and holds that
-// fleet's objects only, and a read for a fleet that the current list did
-// not keep lists again, keeping it too (a state of k fleets lists at most
-// k times). A read for the whole workspace gets a whole list, which then
-// answers every read. It leaves the index by ID unbuilt: a whole-list read
+// every fleet asked for or expected so far, dropping the others as it is
+// read: a state that manages one fleet of a large workspace lists it once
+// and holds that fleet's objects only. A read for a fleet that the current
+// list did not keep lists again, the whole workspace from then on, so a
+// plan lists a workspace at most twice. A read for the whole workspace
+// gets a whole list, which then answers every read. It leaves the index by ID unbuilt: a whole-list read
 // never pays for one.
 func (b *batcher[T]) listed(ctx context.Context, ws string, fleets []string) (*listCall[T], error) {
 	b.mu.Lock()
@@ -218,7 +221,15 @@ func (b *batcher[T]) listed(ctx context.Context, ws string, fleets []string) (*l
 	}
 	c, leader := w.cur, false
 	if c != nil && !c.covers(fleets) {
-		c = nil
+		// A fleet the list did not keep: its fleets were not all known
+		// when it was taken, and may not be next time either (an apply
+		// that creates fleets one after another), so the next list is
+		// whole, which answers every fleet: at most 2 lists.
+		c, fleets = nil, nil
+		w.missed = true
+	}
+	if w.missed {
+		fleets = nil
 	}
 	if c != nil {
 		select {

@@ -73,10 +73,10 @@ func wantFleets(t *testing.T, what string, devices []client.Device, fleets []str
 	}
 }
 
-// A list asked for by a fleet keeps exactly that fleet's devices; a fleet
-// it did not keep lists again with both; a fleet kept lists nothing; the
-// whole workspace (the positive control) gets every device, and then
-// answers every fleet.
+// A list asked for by a fleet keeps exactly that fleet's devices (the
+// whole workspace's list, the positive control, holds the others); a fleet
+// kept lists nothing; a fleet it did not keep lists the whole workspace,
+// which then answers every fleet.
 func TestBatcherKeepsTheFleetsAskedFor(t *testing.T) {
 	s, b := newFleetService()
 	ctx := t.Context()
@@ -91,32 +91,47 @@ func TestBatcherKeepsTheFleetsAskedFor(t *testing.T) {
 	}
 	wantCounts(t, s, 1, 0)
 
+	if got, err = b.all(ctx, "w", []string{"f1"}); err != nil {
+		t.Fatal(err)
+	}
+	wantFleets(t, "f1 again", got, []string{"f1"}, 5)
+	wantCounts(t, s, 1, 0)
+
+	whole, err := s.list(ctx, "w") // the positive control (counted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFleets(t, "the service's whole list", whole, []string{"f0", "f1", "f2", "f3"}, 20)
+	wantCounts(t, s, 2, 0)
+
 	got, _, err = b.index(ctx, "w", []string{"f2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantFleets(t, "f2 after f1", got, []string{"f1", "f2"}, 10)
-	wantCounts(t, s, 2, 0)
+	wantFleets(t, "f2 after f1", got, []string{"f0", "f1", "f2", "f3"}, 20)
+	wantCounts(t, s, 3, 0)
 
-	for _, f := range []string{"f1", "f2"} {
-		if got, err = b.all(ctx, "w", []string{f}); err != nil {
+	for _, f := range [][]string{{"f3"}, {"f1"}, nil} {
+		if got, err = b.all(ctx, "w", f); err != nil {
 			t.Fatal(err)
 		}
-		wantFleets(t, f+" again", got, []string{"f1", "f2"}, 10)
+		wantFleets(t, fmt.Sprint(f, " after the whole workspace"), got, []string{"f0", "f1", "f2", "f3"}, 20)
 	}
-	wantCounts(t, s, 2, 0)
+	wantCounts(t, s, 3, 0)
+}
 
-	if got, err = b.all(ctx, "w", nil); err != nil {
+// A request for the whole workspace after a kept list lists it whole.
+func TestBatcherWholeAfterAKeptList(t *testing.T) {
+	s, b := newFleetService()
+	if _, err := b.all(t.Context(), "w", []string{"f0"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.all(t.Context(), "w", nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	wantFleets(t, "the whole workspace", got, []string{"f0", "f1", "f2", "f3"}, 20)
-	wantCounts(t, s, 3, 0)
-
-	if got, err = b.all(ctx, "w", []string{"f3"}); err != nil {
-		t.Fatal(err)
-	}
-	wantFleets(t, "f3 after the whole workspace", got, []string{"f0", "f1", "f2", "f3"}, 20)
-	wantCounts(t, s, 3, 0)
+	wantCounts(t, s, 2, 0)
 }
 
 // Concurrent reads of one fleet share one list.
