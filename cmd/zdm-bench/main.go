@@ -74,6 +74,8 @@ type options struct {
 	gateRollout     int
 	gateRepeat      int
 	scale           []scaleSpec
+	own             []int
+	ownFleet        int
 	scaleLatency    time.Duration
 	latency         time.Duration
 	parallelism     int
@@ -134,6 +136,9 @@ func parseFlags(args []string) (options, error) {
 		"created without latency and planned, against the null provider's (0 skips them)")
 	fs.DurationVar(&o.scaleLatency, "scale-latency", 0, "latency added to every API request of the scale creates, "+
 		"reported against the network floor (0: none)")
+	own := fs.String("own", "0", "comma-separated numbers of devices W of a workspace in which a state of one fleet of "+
+		"-own-fleet devices is planned with no change; the first is the base of the provider's memory ratio (0 skips it)")
+	fs.IntVar(&o.ownFleet, "own-fleet", 10000, "devices of the state's fleet in the -own workspaces")
 	fs.IntVar(&o.healthSize, "health-size", 1000, "devices of the rollout wave whose health points are read with -latency (0 skips it)")
 	fs.StringVar(&o.gateBaselineRef, "gate-baseline-ref", "", "git ref of a provider before the checks that read the service "+
 		"before writes: build it and compare its create of -gate-devices zdm_fleet_devices, their no-op plan and a rollout "+
@@ -206,6 +211,9 @@ func parseFlags(args []string) (options, error) {
 	}
 	var err error
 	if o.scale, err = parseScale(*scale); err != nil {
+		return o, err
+	}
+	if o.own, err = parseOwn(*own, o.ownFleet); err != nil {
 		return o, err
 	}
 	if o.only != "" {
@@ -371,6 +379,7 @@ func (o options) describe() map[string]string {
 		"gate_baseline_ref": o.gateBaselineRef,
 		"scale":             scaleText(o.scale),
 		"scale_latency":     o.scaleLatency.String(),
+		"own":               ownText(o.own, o.ownFleet),
 		"latency":           o.latency.String(),
 		"parallelism":       strconv.Itoa(o.parallelism),
 		"plan_repeat":       strconv.Itoa(o.planRepeat),

@@ -24,6 +24,7 @@ type results struct {
 	Faults       *faultResult        `json:"faults,omitempty"`
 	Share        *shareResult        `json:"share,omitempty"`
 	Scale        *scaleResult        `json:"scale,omitempty"`
+	Own          *ownResult          `json:"own,omitempty"`
 	HealthRead   *healthReadResult   `json:"health_read,omitempty"`
 	GateCost     *gateCostResult     `json:"gate_cost,omitempty"`
 	Finished     time.Time           `json:"finished"`

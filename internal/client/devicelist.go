@@ -648,11 +648,19 @@ func describeByte(c byte) string {
 // when known, to size the slice once), making each device with conv as it
 // is read.
 func decodeDeviceList(r io.Reader, size int64, conv func(*deviceJSON) Device) ([]Device, error) {
+	return decodeDeviceListKeeping(r, size, nil, conv)
+}
+
+// decodeDeviceListKeeping is decodeDeviceList keeping only the devices
+// that keep accepts (nil: all): the others are decoded, so the answer is
+// checked whole, and dropped at once, so that the memory held is that of
+// the devices kept, whatever the size of the answer.
+func decodeDeviceListKeeping(r io.Reader, size int64, keep func(*deviceJSON) bool, conv func(*deviceJSON) Device) ([]Device, error) {
 	s := newScanner(r)
 	var out []Device
 	err := s.envelope("devices", func() error {
 		var err error
-		out, err = s.devices(size, conv)
+		out, err = s.devices(size, keep, conv)
 		return err
 	})
 	return out, err
@@ -738,8 +746,10 @@ func (s *scanner) envelope(member string, read func() error) error {
 	return nil
 }
 
-// devices reads the array of devices at the current byte.
-func (s *scanner) devices(size int64, conv func(*deviceJSON) Device) ([]Device, error) {
+// devices reads the array of devices at the current byte, keeping those
+// that keep accepts (nil: all). The answer's size sizes the slice only when
+// all are kept.
+func (s *scanner) devices(size int64, keep func(*deviceJSON) bool, conv func(*deviceJSON) Device) ([]Device, error) {
 	c, err := s.next()
 	if err != nil {
 		return nil, err
@@ -761,10 +771,12 @@ func (s *scanner) devices(size int64, conv func(*deviceJSON) Device) ([]Device, 
 		if err := s.device(w); err != nil {
 			return nil, err
 		}
-		if out == nil && size > 0 {
-			out = make([]Device, 0, size/max(s.offset+int64(s.pos)-start, 1)+1)
+		if keep == nil || keep(w) {
+			if out == nil && size > 0 && keep == nil {
+				out = make([]Device, 0, size/max(s.offset+int64(s.pos)-start, 1)+1)
+			}
+			out = append(out, conv(w))
 		}
-		out = append(out, conv(w))
 		more, err := s.after(']', "a device")
 		if err != nil {
 			return nil, err

@@ -81,10 +81,26 @@ func (c *Client) ListDevices(ctx context.Context, workspaceID string) ([]Device,
 	// workspace holds a pointer per device for its account, workspace and
 	// fleet, not five strings. Each device is made from the answer as it
 	// is decoded, so the copies of the place it drops never pile up.
+	return c.ListDevicesOfFleets(ctx, workspaceID, nil)
+}
+
+// ListDevicesOfFleets returns the devices of a workspace that are in one
+// of fleets, from the same list as ListDevices (the service cannot filter
+// it): the devices of other fleets are read and dropped as the answer is
+// decoded, so the memory held is that of the devices kept. A nil fleets
+// keeps every device, as ListDevices does.
+func (c *Client) ListDevicesOfFleets(ctx context.Context, workspaceID string, fleets map[string]bool) ([]Device, error) {
+	if err := requireIDs("workspace ID", workspaceID); err != nil {
+		return nil, err
+	}
+	var keep func(*deviceJSON) bool
+	if fleets != nil {
+		keep = func(w *deviceJSON) bool { return fleets[w.FleetID] }
+	}
 	ps := places{}
 	return getListWith(ctx, c, c.mgmtRequest(http.MethodGet, nil, "workspaces", workspaceID, "devices"),
 		func(r io.Reader, size int64) ([]Device, error) {
-			return decodeDeviceList(r, size, func(w *deviceJSON) Device {
+			return decodeDeviceListKeeping(r, size, keep, func(w *deviceJSON) Device {
 				p := w.place()
 				return w.device(ps.share(&p))
 			})

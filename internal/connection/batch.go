@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"sync"
 	"time"
@@ -20,10 +21,14 @@ import (
 type batcher[T any] struct {
 	kind string
 	list func(ctx context.Context, workspaceID string) ([]T, error)
-	get  func(ctx context.Context, workspaceID, id string) (*T, error)
-	idOf func(*T) string
-	ttl  time.Duration
-	now  func() time.Time
+	// listOf lists the objects of the fleets named (nil: all), dropping
+	// the others as it reads; nil when the kind has no fleet (every list
+	// is then whole).
+	listOf func(ctx context.Context, workspaceID string, fleets map[string]bool) ([]T, error)
+	get    func(ctx context.Context, workspaceID, id string) (*T, error)
+	idOf   func(*T) string
+	ttl    time.Duration
+	now    func() time.Time
 	// baseURL names the service in messages.
 	baseURL string
 
@@ -50,6 +55,12 @@ type batchWorkspace[T any] struct {
 	reads  int          // reads seen
 	noList bool         // the service refused the list: GET only
 	cur    *listCall[T] // latest list, in flight or done; nil after a write
+	// fleets are the fleets whose objects reads of this workspace asked
+	// for so far: the next list keeps theirs (see batcher.listed).
+	fleets map[string]bool
+	// missed: a list did not keep a fleet asked for; the lists after are
+	// whole.
+	missed bool
 }
 
 // listCall is one list request shared by the reads that join it. Its fields
@@ -61,6 +72,11 @@ type listCall[T any] struct {
 	used     time.Time // the last read it answered once complete
 	items    []T
 	err      error
+	// fleets are the fleets whose objects the list kept (nil: it kept the
+	// whole workspace). It holds every object of those fleets, and may
+	// hold others (our writes); it never shows that an object of another
+	// fleet is absent.
+	fleets map[string]bool
 
 	// byID finds items by ID, built by the first read that needs it
 	// (lookup): a list that only answers whole-list reads, such as each
@@ -75,6 +91,23 @@ func (c *listCall[T]) lookup(idOf func(*T) string) *Index[T] {
 		c.byID = NewIndex(c.items, idOf)
 	})
 	return c.byID
+}
+
+// covers tells whether the list c holds every object of fleets (nil: of the
+// whole workspace).
+func (c *listCall[T]) covers(fleets []string) bool {
+	if c.fleets == nil {
+		return true
+	}
+	if fleets == nil {
+		return false
+	}
+	for _, f := range fleets {
+		if !c.fleets[f] {
+			return false
+		}
+	}
+	return true
 }
 
 // fresh tells whether the completed list c still answers reads at now: it
@@ -136,10 +169,12 @@ func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
 	return b.get(ctx, ws, id)
 }
 
-// all returns every object of workspace ws: the shared list when one is in
-// flight or fresh, else a new list that later reads share.
-func (b *batcher[T]) all(ctx context.Context, ws string) ([]T, error) {
-	c, err := b.listed(ctx, ws)
+// all returns the objects of workspace ws: the shared list when one is in
+// flight or fresh and covers fleets, else a new list that later reads
+// share. With fleets nil it is every object of the workspace; otherwise it
+// holds every object of fleets, and may hold others (see batcher.listed).
+func (b *batcher[T]) all(ctx context.Context, ws string, fleets []string) ([]T, error) {
+	c, err := b.listed(ctx, ws, fleets)
 	if err != nil {
 		return nil, err
 	}
@@ -148,25 +183,54 @@ func (b *batcher[T]) all(ctx context.Context, ws string) ([]T, error) {
 
 // index is all with the objects' index by ID. Both are shared: callers
 // must not modify them.
-func (b *batcher[T]) index(ctx context.Context, ws string) ([]T, *Index[T], error) {
-	c, err := b.listed(ctx, ws)
+func (b *batcher[T]) index(ctx context.Context, ws string, fleets []string) ([]T, *Index[T], error) {
+	c, err := b.listed(ctx, ws, fleets)
 	if err != nil {
 		return nil, nil, err
 	}
 	return c.items, c.lookup(b.idOf), nil
 }
 
-// listed returns the completed list that all and index answer from. It
-// leaves the index by ID unbuilt: a whole-list read, such as the check for
-// duplicate names before each create, never pays for one.
-func (b *batcher[T]) listed(ctx context.Context, ws string) (*listCall[T], error) {
+// listed returns the completed list that all and index answer from: one
+// that holds every object of fleets (nil: of the whole workspace). The
+// fleets asked for are remembered, and a new list keeps the objects of
+// every fleet asked for or expected so far, dropping the others as it is
+// read: a state that manages one fleet of a large workspace lists it once
+// and holds that fleet's objects only. A read for a fleet that the current
+// list did not keep lists again, the whole workspace from then on, so a
+// plan lists a workspace at most twice. A read for the whole workspace
+// gets a whole list, which then answers every read. It leaves the index by ID unbuilt: a whole-list read
+// never pays for one.
+func (b *batcher[T]) listed(ctx context.Context, ws string, fleets []string) (*listCall[T], error) {
 	b.mu.Lock()
 	w := b.wss[ws]
 	if w == nil {
 		w = &batchWorkspace[T]{}
 		b.wss[ws] = w
 	}
+	if b.listOf == nil {
+		fleets = nil // every list is whole
+	}
+	if fleets != nil {
+		if w.fleets == nil {
+			w.fleets = map[string]bool{}
+		}
+		for _, f := range fleets {
+			w.fleets[f] = true
+		}
+	}
 	c, leader := w.cur, false
+	if c != nil && !c.covers(fleets) {
+		// A fleet the list did not keep: its fleets were not all known
+		// when it was taken, and may not be next time either (an apply
+		// that creates fleets one after another), so the next list is
+		// whole, which answers every fleet: at most 2 lists.
+		c, fleets = nil, nil
+		w.missed = true
+	}
+	if w.missed {
+		fleets = nil
+	}
 	if c != nil {
 		select {
 		case <-c.done:
@@ -178,6 +242,9 @@ func (b *batcher[T]) listed(ctx context.Context, ws string) (*listCall[T], error
 	}
 	if c == nil {
 		c, leader = &listCall[T]{done: make(chan struct{})}, true
+		if fleets != nil {
+			c.fleets = maps.Clone(w.fleets)
+		}
 		w.cur = c
 	}
 	b.mu.Unlock()
@@ -222,15 +289,45 @@ func (b *batcher[T]) join(ws string) (*listCall[T], bool) {
 	if w.reads < batchAfterReads {
 		return nil, false
 	}
+	// A read by ID names no fleet: it uses the current list, whatever it
+	// keeps (a miss is read alone), and a new list of its is whole, since
+	// a list that kept other fleets would send each read of this one to a
+	// GET of its own.
 	c := &listCall[T]{done: make(chan struct{})}
 	w.cur = c
 	return c, true
 }
 
+// expect records that this configuration manages or reads fleet of ws, so
+// that the next list of ws keeps its objects (see listed): a zdm_fleet read
+// names its fleet before the zdm_fleet_devices of that fleet lists.
+func (b *batcher[T]) expect(ws, fleet string) {
+	if b.listOf == nil || fleet == "" {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w := b.wss[ws]
+	if w == nil {
+		w = &batchWorkspace[T]{}
+		b.wss[ws] = w
+	}
+	if w.fleets == nil {
+		w.fleets = map[string]bool{}
+	}
+	w.fleets[fleet] = true
+}
+
 // run performs the list call c of ws and publishes its result.
 func (b *batcher[T]) run(ctx context.Context, ws string, c *listCall[T]) {
 	defer close(c.done)
-	items, err := b.list(ctx, ws)
+	var items []T
+	var err error
+	if c.fleets != nil {
+		items, err = b.listOf(ctx, ws, c.fleets)
+	} else {
+		items, err = b.list(ctx, ws)
+	}
 	c.answered = b.now()
 	if err != nil {
 		c.err = err
@@ -244,8 +341,11 @@ func (b *batcher[T]) run(ctx context.Context, ws string, c *listCall[T]) {
 		return
 	}
 	c.items = items
-	tflog.Debug(ctx, "listed the "+b.kind+"s of the workspace to answer reads",
-		map[string]any{"workspace_id": ws, "count": len(items)})
+	fields := map[string]any{"workspace_id": ws, "count": len(items)}
+	if c.fleets != nil {
+		fields["fleets"] = len(c.fleets)
+	}
+	tflog.Debug(ctx, "listed the "+b.kind+"s of the workspace to answer reads", fields)
 }
 
 // wrote records our write of v to ws, as the service answered it: a fresh
@@ -318,7 +418,7 @@ func (b *batcher[T]) wroteAll(ws string, vs []T) {
 			items = append(items, vs[i])
 		}
 	}
-	next := &listCall[T]{done: make(chan struct{}), answered: c.answered, used: c.used, items: items}
+	next := &listCall[T]{done: make(chan struct{}), answered: c.answered, used: c.used, items: items, fleets: c.fleets}
 	close(next.done)
 	w.cur = next
 }
@@ -354,6 +454,13 @@ func NewBatchedReads(c *client.Client, saw func(ws string)) batchedReads {
 		devices: newBatcher("device", provingList(c.ListDevices, saw), provingGet(c.GetDevice, saw), deviceID),
 		fleets: newBatcher("fleet", provingList(c.ListFleets, saw), provingGet(c.GetFleet, saw),
 			func(f *client.Fleet) string { return f.ID }),
+	}
+	r.devices.listOf = func(ctx context.Context, ws string, fleets map[string]bool) ([]client.Device, error) {
+		items, err := c.ListDevicesOfFleets(ctx, ws, fleets)
+		if err == nil {
+			saw(ws)
+		}
+		return items, err
 	}
 	r.devices.baseURL, r.fleets.baseURL = c.BaseURL(), c.BaseURL()
 	return r

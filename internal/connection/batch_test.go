@@ -584,14 +584,14 @@ resource "zdm_device" "d" {
 func TestBatcherAllSharesListsWithReads(t *testing.T) {
 	s := newFakeService("ws", 3)
 	b, clock := newTestBatcher(s)
-	got, err := b.all(t.Context(), "ws")
+	got, err := b.all(t.Context(), "ws", nil)
 	if err != nil || len(got) != 3 {
 		t.Fatalf("all = %d devices, %v; want 3", len(got), err)
 	}
 	if lists, _ := s.counts(); lists != 1 {
 		t.Fatalf("first all made %d lists, want 1", lists)
 	}
-	if _, err := b.all(t.Context(), "ws"); err != nil {
+	if _, err := b.all(t.Context(), "ws", nil); err != nil {
 		t.Fatal(err)
 	}
 	mustRead(t, b, "ws", "dev-1")
@@ -600,11 +600,11 @@ func TestBatcherAllSharesListsWithReads(t *testing.T) {
 	}
 	b.forget("ws")
 	s.put("ws", "dev-9", "new")
-	if got, _ = b.all(t.Context(), "ws"); len(got) != 4 {
+	if got, _ = b.all(t.Context(), "ws", nil); len(got) != 4 {
 		t.Fatalf("all after a write = %d devices, want 4 (a fresh list)", len(got))
 	}
 	clock.advance(defaultBatchTTL)
-	if _, err := b.all(t.Context(), "ws"); err != nil {
+	if _, err := b.all(t.Context(), "ws", nil); err != nil {
 		t.Fatal(err)
 	}
 	if lists, _ := s.counts(); lists != 3 {
@@ -612,7 +612,7 @@ func TestBatcherAllSharesListsWithReads(t *testing.T) {
 	}
 	s.listErr = errors.New("boom")
 	clock.advance(defaultBatchTTL)
-	if _, err := b.all(t.Context(), "ws"); err == nil {
+	if _, err := b.all(t.Context(), "ws", nil); err == nil {
 		t.Fatal("all returned no error when the list failed")
 	}
 }
@@ -629,7 +629,7 @@ func TestBatcherTTLCountsFromTheAnswer(t *testing.T) {
 	s.setGate(gate)
 	first := make(chan *Index[client.Device], 1)
 	go func() {
-		_, byID, err := b.index(context.Background(), "w")
+		_, byID, err := b.index(context.Background(), "w", nil)
 		if err != nil {
 			byID = nil
 		}
@@ -644,7 +644,7 @@ func TestBatcherTTLCountsFromTheAnswer(t *testing.T) {
 	}
 
 	clock.advance(b.ttl - time.Millisecond)
-	all, again, err := b.index(t.Context(), "w")
+	all, again, err := b.index(t.Context(), "w", nil)
 	if err != nil || len(all) != 3 {
 		t.Fatalf("index within the TTL of the answer = %d devices, %v", len(all), err)
 	}
@@ -657,7 +657,7 @@ func TestBatcherTTLCountsFromTheAnswer(t *testing.T) {
 
 	// Positive control: a TTL after the last use, the next call lists.
 	clock.advance(b.ttl)
-	if _, _, err := b.index(t.Context(), "w"); err != nil {
+	if _, _, err := b.index(t.Context(), "w", nil); err != nil {
 		t.Fatal(err)
 	}
 	wantCounts(t, s, 2, 0)
@@ -673,7 +673,7 @@ func TestBatcherWroteKeepsTheListCurrent(t *testing.T) {
 	t.Parallel()
 	s := newFakeService("w", 3)
 	b, clock := newTestBatcher(s)
-	before, _, err := b.index(t.Context(), "w")
+	before, _, err := b.index(t.Context(), "w", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -684,7 +684,7 @@ func TestBatcherWroteKeepsTheListCurrent(t *testing.T) {
 	b.wrote("w", &client.Device{ID: "dev-9", Name: "new", Place: &client.Place{WorkspaceID: "w"}})
 	s.put("w", "dev-1", "renamed")
 	b.wrote("w", &client.Device{ID: "dev-1", Name: "renamed", Place: &client.Place{WorkspaceID: "w"}})
-	all, byID, err := b.index(t.Context(), "w")
+	all, byID, err := b.index(t.Context(), "w", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -715,7 +715,7 @@ func TestBatcherWroteKeepsTheListCurrent(t *testing.T) {
 	// A write without an answer: the next call lists (positive control of
 	// the counts above).
 	b.wrote("w", nil)
-	if _, _, err := b.index(t.Context(), "w"); err != nil {
+	if _, _, err := b.index(t.Context(), "w", nil); err != nil {
 		t.Fatal(err)
 	}
 	wantCounts(t, s, 2, 0)
@@ -726,12 +726,12 @@ func TestBatcherWroteKeepsTheListCurrent(t *testing.T) {
 	s.setGate(gate)
 	b.forget("w")
 	first := make(chan error, 1)
-	go func() { _, _, err := b.index(context.Background(), "w"); first <- err }()
+	go func() { _, _, err := b.index(context.Background(), "w", nil); first <- err }()
 	waitFor(t, "the list in flight", func() bool { l, _ := s.counts(); return l == 3 })
 	b.wrote("w", &client.Device{ID: "dev-8", Name: "late", Place: &client.Place{WorkspaceID: "w"}})
 	s.setGate(nil)
 	s.put("w", "dev-8", "late")
-	all, _, err = b.index(t.Context(), "w")
+	all, _, err = b.index(t.Context(), "w", nil)
 	if err != nil || len(all) != 5 {
 		t.Fatalf("after a write during a list: %d devices, %v; want 5", len(all), err)
 	}
@@ -745,7 +745,7 @@ func TestBatcherWroteKeepsTheListCurrent(t *testing.T) {
 	clock.advance(b.ttl - time.Millisecond)
 	b.wrote("w", &client.Device{ID: "dev-7", Name: "x", Place: &client.Place{WorkspaceID: "w"}})
 	clock.advance(time.Millisecond)
-	if _, _, err := b.index(t.Context(), "w"); err != nil {
+	if _, _, err := b.index(t.Context(), "w", nil); err != nil {
 		t.Fatal(err)
 	}
 	wantCounts(t, s, 5, 0)
@@ -759,7 +759,7 @@ func TestBatcherWroteAllMergesABulkWrite(t *testing.T) {
 	t.Parallel()
 	s := newFakeService("w", 3)
 	b, _ := newTestBatcher(s)
-	before, _, err := b.index(t.Context(), "w")
+	before, _, err := b.index(t.Context(), "w", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -770,7 +770,7 @@ func TestBatcherWroteAllMergesABulkWrite(t *testing.T) {
 		{ID: "dev-1", Name: "second", Place: &client.Place{WorkspaceID: "w"}},
 		{ID: "dev-10", Name: "a2", Place: &client.Place{WorkspaceID: "w"}},
 	})
-	all, byID, err := b.index(t.Context(), "w")
+	all, byID, err := b.index(t.Context(), "w", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -801,7 +801,7 @@ func TestBatcherWroteAllMergesABulkWrite(t *testing.T) {
 	}
 	// Positive control: forgetting the list makes the next call list.
 	b.forget("w")
-	if _, _, err := b.index(t.Context(), "w"); err != nil {
+	if _, _, err := b.index(t.Context(), "w", nil); err != nil {
 		t.Fatal(err)
 	}
 	wantCounts(t, s, 2, 0)
@@ -815,17 +815,17 @@ func TestBatcherWroteAllAppendsCreatesWithoutChangingListsHandedOut(t *testing.T
 	t.Parallel()
 	s := newFakeService("w", 3)
 	b, _ := newTestBatcher(s)
-	if _, _, err := b.index(t.Context(), "w"); err != nil {
+	if _, _, err := b.index(t.Context(), "w", nil); err != nil {
 		t.Fatal(err)
 	}
 	b.wroteAll("w", []client.Device{{ID: "dev-10", Name: "a", Place: &client.Place{WorkspaceID: "w"}}})
-	first, _, err := b.index(t.Context(), "w")
+	first, _, err := b.index(t.Context(), "w", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.wroteAll("w", []client.Device{{ID: "dev-11", Name: "b", Place: &client.Place{WorkspaceID: "w"}}, {ID: "dev-12", Name: "c", Place: &client.Place{WorkspaceID: "w"}}})
 	b.wroteAll("w", []client.Device{{ID: "dev-13", Name: "d", Place: &client.Place{WorkspaceID: "w"}}})
-	all, byID, err := b.index(t.Context(), "w")
+	all, byID, err := b.index(t.Context(), "w", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -864,14 +864,14 @@ func TestBatcherWholeListReadsBuildNoIndex(t *testing.T) {
 	t.Parallel()
 	s := newFakeService("w", 3)
 	b, _ := newTestBatcher(s)
-	if all, err := b.all(t.Context(), "w"); err != nil || len(all) != 3 {
+	if all, err := b.all(t.Context(), "w", nil); err != nil || len(all) != 3 {
 		t.Fatalf("all = %d devices, %v", len(all), err)
 	}
 	c := b.wss["w"].cur
 	if c.byID != nil {
 		t.Fatal("a whole-list read built the index by ID")
 	}
-	_, byID, err := b.index(t.Context(), "w")
+	_, byID, err := b.index(t.Context(), "w", nil)
 	if err != nil || byID == nil || c.byID != byID || byID.Len() != 3 {
 		t.Fatalf("index: %v, built on the shared list: %v", err, c.byID == byID && byID != nil)
 	}

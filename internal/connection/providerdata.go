@@ -82,37 +82,72 @@ func (d *ProviderData) ReadDevice(ctx context.Context, ws, id string) (*client.D
 	return d.Batch.devices.read(ctx, ws, id)
 }
 
-// ReadFleet returns fleet id of workspace ws (see batcher.read).
+// ReadFleet returns fleet id of workspace ws (see batcher.read). The
+// device lists of ws that start after it keep the devices of fleet id: a
+// configuration that manages a fleet is likely to read its devices.
 func (d *ProviderData) ReadFleet(ctx context.Context, ws, id string) (*client.Fleet, error) {
+	if d.Batch.devices != nil {
+		d.Batch.devices.expect(ws, id)
+	}
 	if d.Batch.fleets == nil {
 		return d.Client.GetFleet(ctx, ws, id)
 	}
 	return d.Batch.fleets.read(ctx, ws, id)
 }
 
-// ListDevices returns the devices of workspace ws from the shared list of
+// ListDevices returns every device of workspace ws from the shared list of
 // this configuration (see batcher.all); callers must not modify them.
 func (d *ProviderData) ListDevices(ctx context.Context, ws string) ([]client.Device, error) {
 	if d.Batch.devices == nil {
 		return d.Client.ListDevices(ctx, ws)
 	}
-	return d.Batch.devices.all(ctx, ws)
+	return d.Batch.devices.all(ctx, ws, nil)
 }
 
-// DeviceIndex returns the devices of workspace ws, as ListDevices does, and
-// their index by ID; both are shared: callers must not modify
-// them. Every zdm_fleet_devices of a workspace reads from this one list, so
-// a refresh costs one list per workspace and holds one copy of it, whatever
-// the number of resources.
-func (d *ProviderData) DeviceIndex(ctx context.Context, ws string) ([]client.Device, *Index[client.Device], error) {
+// FleetDevices returns a shared list of devices of workspace ws that holds
+// every device of fleet (of the whole workspace when fleet is ""), and may
+// hold devices of other fleets: callers pick fleet's devices by their
+// FleetID, and must not modify them. A device absent from it is absent
+// from fleet, never from the workspace.
+func (d *ProviderData) FleetDevices(ctx context.Context, ws, fleet string) ([]client.Device, error) {
 	if d.Batch.devices == nil {
-		all, err := d.Client.ListDevices(ctx, ws)
+		return d.Client.ListDevicesOfFleets(ctx, ws, fleetSet(fleet))
+	}
+	return d.Batch.devices.all(ctx, ws, fleetList(fleet))
+}
+
+// DeviceIndex returns FleetDevices(ws, fleet) and its index by ID; both are
+// shared: callers must not modify them. Every zdm_fleet_devices of a
+// workspace reads from one list that keeps the devices of the fleets they
+// manage (see batcher.listed), so a refresh costs one list per workspace
+// for a state of one fleet, and holds the devices of the state's fleets,
+// whatever the size of the workspace. A device missing from it may be in
+// another fleet: it must be read alone before it counts as gone.
+func (d *ProviderData) DeviceIndex(ctx context.Context, ws, fleet string) ([]client.Device, *Index[client.Device], error) {
+	if d.Batch.devices == nil {
+		all, err := d.Client.ListDevicesOfFleets(ctx, ws, fleetSet(fleet))
 		if err != nil {
 			return nil, nil, err
 		}
 		return all, IndexDevices(all), nil
 	}
-	return d.Batch.devices.index(ctx, ws)
+	return d.Batch.devices.index(ctx, ws, fleetList(fleet))
+}
+
+// fleetSet is fleet as a set of fleets to keep; nil (all) when fleet is "".
+func fleetSet(fleet string) map[string]bool {
+	if fleet == "" {
+		return nil
+	}
+	return map[string]bool{fleet: true}
+}
+
+// fleetList is fleet as a list of fleets to keep; nil (all) when fleet is "".
+func fleetList(fleet string) []string {
+	if fleet == "" {
+		return nil
+	}
+	return []string{fleet}
 }
 
 // ListFleets returns the fleets of workspace ws from the shared list of this
@@ -121,7 +156,7 @@ func (d *ProviderData) ListFleets(ctx context.Context, ws string) ([]client.Flee
 	if d.Batch.fleets == nil {
 		return d.Client.ListFleets(ctx, ws)
 	}
-	return d.Batch.fleets.all(ctx, ws)
+	return d.Batch.fleets.all(ctx, ws, nil)
 }
 
 // WroteDevice records our create or update of device v in ws: the shared

@@ -72,7 +72,9 @@ func existingNames(ctx context.Context, d *connection.ProviderData, ws, fleet st
 			return nil, "", nil // no default fleet: the create fails anyway
 		}
 	}
-	all, err := d.ListDevices(ctx, ws)
+	// A list that holds every device of fleet answers: a name clash is
+	// only ever within the fleet.
+	all, err := d.FleetDevices(ctx, ws, fleet)
 	if err != nil {
 		return nil, fleet, err
 	}

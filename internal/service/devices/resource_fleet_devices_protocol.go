@@ -264,7 +264,7 @@ func (s *fleetDevicesServer) read(ctx context.Context, d *connection.ProviderDat
 	// One list answers every device, shared with the other resources of
 	// the workspace (see connection.DeviceIndex). A failed list is an
 	// error: it never means that the devices are gone.
-	all, byID, err := d.DeviceIndex(ctx, ws)
+	all, byID, err := d.DeviceIndex(ctx, ws, fleet)
 	if err != nil {
 		diags.AddError("Cannot read the devices of "+what,
 			"Listing the devices of the workspace failed, so the state is left as it was: "+connection.DescribeError(err, ws))
