@@ -1,15 +1,16 @@
 // Package modelcheck searches random sequences of Terraform operations for
 // duplicates and resends: a seeded generator picks operations over a small
 // configuration space (fleets, devices by for_each key, the devices of one
-// zdm_fleet_devices, device jobs), runs each through the real Terraform
-// CLI with the provider binary built from the repository (dev_overrides)
-// against an in-process zdm-local, and checks the service after every
-// step: no device name twice in a fleet, no fleet name twice in the
-// workspace, no job (name, value) or firmware (id, version) sent twice to
-// one device (localzdm's Sends), and, after an apply that succeeded without
-// faults, an empty second plan and every device of the state in the
-// service. A sequence that breaks one is shrunk by dropping steps while it
-// still breaks one. See DESIGN.md, "Model checking".
+// zdm_fleet_devices, device jobs, a zdm_fleet_job, zdm_job_rollouts), runs
+// each through the real Terraform CLI with the provider binary built from
+// the repository (dev_overrides) against an in-process zdm-local, and
+// checks the service after every step: no device name twice in a fleet, no
+// fleet name twice in the workspace, no job (name, value) or firmware (id,
+// version) sent twice to one device (localzdm's Sends), nothing sent by a
+// rollout whose window is closed, and, after an apply that succeeded
+// without faults, an empty second plan and every device of the state in
+// the service. A sequence that breaks one is shrunk by dropping steps while
+// it still breaks one. See DESIGN.md, "Model checking".
 package modelcheck
 
 import (
