@@ -634,7 +634,7 @@ func (r *runner) check(ctx context.Context, i int, converged bool) error {
 	if err != nil {
 		return err
 	}
-	if code != 0 && !(code == 2 && r.onlyWaiting(out)) {
+	if code != 0 && (code != 2 || !r.onlyWaiting(out)) {
 		add("converged", "the plan after a successful apply is not empty (exit %d): %s", code, lastLines(out, 8))
 	}
 	st, err := r.show(ctx)
