@@ -27,6 +27,7 @@ func main() {
 	n := flag.Int("n", 20, "steps per sequence")
 	sequences := flag.Int("sequences", 1, "sequences to run (seeds seed, seed+1, ...)")
 	short := flag.Bool("short", false, "draw only the operations of the short run (ShortOps)")
+	fleet := flag.Bool("fleet", false, "draw only the fleet-wide and rollout operations (FleetOps)")
 	mutant := flag.Bool("mutant", false, "check the provider built with -tags zdm_mutant_nogate (the positive control)")
 	shrink := flag.Bool("shrink", true, "shrink a failing sequence")
 	budget := flag.Duration("budget", 0, "stop starting sequences after this long (0: no limit)")
@@ -42,6 +43,9 @@ func main() {
 	ops := modelcheck.LongOps
 	if *short {
 		ops = modelcheck.ShortOps
+	}
+	if *fleet {
+		ops = modelcheck.FleetOps
 	}
 	ops = slices.DeleteFunc(slices.Clone(ops), func(op modelcheck.Op) bool {
 		return slices.Contains(strings.Split(*skip, ","), string(op))

@@ -1,15 +1,16 @@
 // Package modelcheck searches random sequences of Terraform operations for
 // duplicates and resends: a seeded generator picks operations over a small
 // configuration space (fleets, devices by for_each key, the devices of one
-// zdm_fleet_devices, device jobs), runs each through the real Terraform
-// CLI with the provider binary built from the repository (dev_overrides)
-// against an in-process zdm-local, and checks the service after every
-// step: no device name twice in a fleet, no fleet name twice in the
-// workspace, no job (name, value) or firmware (id, version) sent twice to
-// one device (localzdm's Sends), and, after an apply that succeeded without
-// faults, an empty second plan and every device of the state in the
-// service. A sequence that breaks one is shrunk by dropping steps while it
-// still breaks one. See DESIGN.md, "Model checking".
+// zdm_fleet_devices, device jobs, a zdm_fleet_job, zdm_job_rollouts), runs
+// each through the real Terraform CLI with the provider binary built from
+// the repository (dev_overrides) against an in-process zdm-local, and
+// checks the service after every step: no device name twice in a fleet, no
+// fleet name twice in the workspace, no job (name, value) or firmware (id,
+// version) sent twice to one device (localzdm's Sends), nothing sent by a
+// rollout whose window is closed, and, after an apply that succeeded
+// without faults, an empty second plan and every device of the state in
+// the service. A sequence that breaks one is shrunk by dropping steps while
+// it still breaks one. See DESIGN.md, "Model checking".
 package modelcheck
 
 import (
@@ -51,6 +52,17 @@ const (
 	OpFleetTaint   Op = "fleet-taint"          // A: fleet key
 	OpInterrupt    Op = "interrupt"            // A: key, B: name; add a device, SIGINT the apply after N ms
 	OpRestart      Op = "service-restart"      // restart zdm-local on its state file, then apply
+
+	// Fleet-wide and rollout commands (FleetOps).
+	OpFleetJobFleets  Op = "fleet-job-fleets"    // A: fleet keys ("f1", "f1,f2"), B: value when it creates zdm_fleet_job.fj
+	OpFleetJobValue   Op = "fleet-job-value"     // B: new value
+	OpFleetJobReplace Op = "fleet-job-replace"   // apply -replace of zdm_fleet_job.fj
+	OpMoveOutside     Op = "device-move-outside" // N: pick; move a device of the model's fleets to another one through the service, then apply
+	OpRolloutAdd      Op = "rollout-add"         // A: key, B: salt, C: value, D: "window" (a maintenance window closed now)
+	OpRolloutSalt     Op = "rollout-salt"        // A: key, B: new salt (a new rollout of the same value)
+	OpRolloutValue    Op = "rollout-value"       // A: key, B: new value
+	OpRolloutTaint    Op = "rollout-taint"       // A: key
+	OpRolloutReplace  Op = "rollout-replace"     // A: key
 )
 
 // ShortOps are the operations whose gates hold on main: the fixed-seed run
@@ -61,7 +73,17 @@ var (
 		OpDevAdd, OpDevRemove, OpAdopt, OpFaultsCreate, OpJobValue, OpJobAdd, OpJobRemove, OpJobAddBack, OpJobTaint, OpJobReplace,
 		OpFDRename, OpFDAdd}
 	LongOps = append(slices.Clone(ShortOps), OpFDKey, OpFDRemove, OpFleetRename, OpFleetTaint, OpInterrupt,
-		OpRestart)
+		OpRestart, OpFleetJobFleets, OpFleetJobFleets, OpFleetJobValue, OpFleetJobReplace, OpMoveOutside, OpMoveOutside,
+		OpRolloutAdd, OpRolloutAdd, OpRolloutSalt, OpRolloutValue, OpRolloutTaint, OpRolloutReplace)
+	// FleetOps are the fleet-wide and rollout operations alone, with the
+	// device edits that change who is in the fleets (-skip of the others in
+	// cmd/zdm-modelcheck, or -fleet).
+	FleetOps = []Op{OpDevAdd, OpDevFleet, OpFleetRename, OpFleetJobFleets, OpFleetJobFleets, OpFleetJobValue,
+		OpFleetJobReplace, OpMoveOutside, OpMoveOutside, OpRolloutAdd, OpRolloutAdd, OpRolloutSalt, OpRolloutValue,
+		OpRolloutTaint, OpRolloutReplace}
+	// noEdit are the operations that only run commands.
+	noEdit = []Op{OpAdopt, OpRestart, OpDevTaint, OpDevReplace, OpDevStateRm, OpJobTaint, OpJobReplace, OpFleetTaint,
+		OpFleetJobReplace, OpMoveOutside, OpRolloutTaint, OpRolloutReplace}
 )
 
 // Step is one operation with its arguments, fixed when generated so that a
@@ -92,6 +114,20 @@ type job struct{ device, name, value string }
 
 type moved struct{ from, to string }
 
+// fleetJob is zdm_fleet_job.fj: the job "fleetwide" on fleets by key.
+type fleetJob struct {
+	fleets []string
+	value  string
+}
+
+// rollout is one zdm_job_rollout.r of the job "rollout" over every fleet
+// of the model; window gives it a maintenance window closed while the
+// sequence runs.
+type rollout struct {
+	salt, value string
+	window      bool
+}
+
 // model is the configuration Terraform is given, and what was dropped from
 // it (for edits that bring a name or a job back).
 type model struct {
@@ -101,6 +137,15 @@ type model struct {
 	fdFleet string            // fleet key of zdm_fleet_devices.fd
 	jobs    map[string]job    // zdm_device_job.j key
 	moved   []moved           // moved blocks of zdm_device.d
+	fj      *fleetJob         // zdm_fleet_job.fj, nil until a step adds it
+	ro      map[string]rollout
+	// closed are the rollout values ever given a closed window: the
+	// service must never have been sent them.
+	closed map[string]bool
+	// window is the rendered maintenance_window (days, start, end), set by
+	// the runner once per sequence.
+	window    [2]string
+	workspace string
 	// retired are devices dropped from the configuration (still in the
 	// service), retiredJobs jobs dropped from it.
 	retired     []device
@@ -115,6 +160,8 @@ func newModel() *model {
 		fd:      map[string]string{"s1": "fd-1", "s2": "fd-2"},
 		fdFleet: "f1",
 		jobs:    map[string]job{"j1": {"k1", "configure", "v-1"}, "j2": {"k2", "mode", "v-2"}},
+		ro:      map[string]rollout{},
+		closed:  map[string]bool{},
 	}
 }
 
@@ -233,6 +280,46 @@ func (m *model) edit(s Step) bool {
 			return false
 		}
 		m.fleets[s.A] = s.B
+	case OpFleetJobFleets:
+		keys := strings.Split(s.A, ",")
+		for _, k := range keys {
+			if _, ok := m.fleets[k]; !ok {
+				return false
+			}
+		}
+		if m.fj == nil {
+			m.fj = &fleetJob{value: s.B}
+		} else if slices.Equal(m.fj.fleets, keys) {
+			return false
+		}
+		m.fj.fleets = keys
+	case OpFleetJobValue:
+		if m.fj == nil {
+			return false
+		}
+		m.fj.value = s.B
+	case OpRolloutAdd:
+		if _, taken := m.ro[s.A]; taken {
+			return false
+		}
+		m.ro[s.A] = rollout{salt: s.B, value: s.C, window: s.D == "window"}
+		if s.D == "window" {
+			m.closed[s.C] = true
+		}
+	case OpRolloutSalt, OpRolloutValue:
+		ro, ok := m.ro[s.A]
+		if !ok {
+			return false
+		}
+		if s.Op == OpRolloutSalt {
+			ro.salt = s.B
+		} else {
+			ro.value = s.B
+			if ro.window {
+				m.closed[s.B] = true
+			}
+		}
+		m.ro[s.A] = ro
 	default:
 		return false
 	}
@@ -277,8 +364,7 @@ func (g *gen) fleetKey() string {
 func (g *gen) next() Step {
 	for {
 		s, ok := g.try(g.ops[g.r.Intn(len(g.ops))])
-		if ok && (s.Op == OpAdopt || s.Op == OpRestart || s.Op == OpDevTaint || s.Op == OpDevReplace ||
-			s.Op == OpDevStateRm || s.Op == OpJobTaint || s.Op == OpJobReplace || s.Op == OpFleetTaint || g.m.edit(s)) {
+		if ok && (slices.Contains(noEdit, s.Op) || g.m.edit(s)) {
 			return s
 		}
 	}
@@ -367,6 +453,47 @@ func (g *gen) try(op Op) (Step, bool) {
 			s.B = ""
 		}
 		return s, true
+	case OpFleetJobFleets:
+		// [A] -> [A,B] -> [B] -> [A,B]: fleets added, removed and added back.
+		s.A = []string{"f1", "f1,f2", "f2"}[r.Intn(3)]
+		s.B = g.name("v")
+		return s, true
+	case OpFleetJobValue:
+		s.B = g.name("v")
+		return s, m.fj != nil
+	case OpFleetJobReplace:
+		return s, m.fj != nil
+	case OpMoveOutside:
+		s.N = 1 + r.Intn(1000)
+		return s, true
+	case OpRolloutAdd:
+		s.A, s.B = g.name("r"), g.name("salt")
+		if rk, ok := pick(r, m.ro); ok && r.Intn(2) == 0 {
+			// A second rollout of the same job and value: no device may
+			// be sent it twice.
+			s.C = m.ro[rk].value
+			if m.ro[rk].window {
+				s.D = "window"
+			}
+		} else {
+			s.C = g.name("rv")
+			if r.Intn(4) == 0 {
+				s.C, s.D = g.name("wv"), "window"
+			}
+		}
+		return s, len(m.ro) < 3
+	case OpRolloutSalt:
+		rk, ok := pick(r, m.ro)
+		s.A, s.B = rk, g.name("salt")
+		return s, ok
+	case OpRolloutValue:
+		rk, ok := pick(r, m.ro)
+		s.A, s.B = rk, g.name("rv")
+		return s, ok
+	case OpRolloutTaint, OpRolloutReplace:
+		rk, ok := pick(r, m.ro)
+		s.A = rk
+		return s, ok
 	}
 	return s, false
 }
@@ -422,6 +549,31 @@ func (m *model) hcl() string {
 		fmt.Fprintf(&b, "    %q = { device_id = zdm_device.d[%q].id, name = %q, v = %q }\n", k, j.device, j.name, j.value)
 	}
 	b.WriteString("  }\n  device_id = each.value.device_id\n  name      = each.value.name\n  value     = jsonencode({ v = each.value.v })\n}\n")
+	fleetList := func(keys []string) string {
+		var refs []string
+		for _, k := range keys {
+			if ref := fleetRef(k); ref != "null" {
+				refs = append(refs, ref)
+			}
+		}
+		return "[" + strings.Join(refs, ", ") + "]"
+	}
+	if m.fj != nil {
+		fmt.Fprintf(&b, "\nresource \"zdm_fleet_job\" \"fj\" {\n  workspace_id = %q\n  fleet_ids    = %s\n  name         = \"fleetwide\"\n  value        = jsonencode({ v = %q })\n}\n",
+			m.workspace, fleetList(m.fj.fleets), m.fj.value)
+	}
+	for _, k := range sortedKeys(m.ro) {
+		ro := m.ro[k]
+		fmt.Fprintf(&b, "\nresource \"zdm_job_rollout\" %q {\n  workspace_id      = %q\n  fleet_ids         = %s\n  name              = \"rollout\"\n"+
+			"  value             = jsonencode({ v = %q })\n  salt              = %q\n  waves             = [\"1\", \"100%%\"]\n"+
+			"  wave_timeout      = \"1s\"\n  poll_interval     = \"100ms\"\n  max_failure_ratio = 1\n",
+			k, m.workspace, fleetList(sortedKeys(m.fleets)), ro.value, ro.salt)
+		if ro.window {
+			fmt.Fprintf(&b, "  max_devices_per_minute = 600\n  maintenance_window {\n    days      = [\"mon\", \"tue\", \"wed\", \"thu\", \"fri\", \"sat\", \"sun\"]\n"+
+				"    start     = %q\n    end       = %q\n    time_zone = \"UTC\"\n  }\n", m.window[0], m.window[1])
+		}
+		b.WriteString("}\n")
+	}
 	return b.String()
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
@@ -11,16 +12,21 @@ import (
 )
 
 // The short run of make test: a fixed seed over ShortOps, whose gates hold
-// on main.
+// on main, then the first 3 steps of a fixed seed over FleetOps (a
+// zdm_fleet_job on [f1], then [f2], then replaced), few enough that the
+// short run costs about what it did before them.
 const (
 	shortSeed  = 2
 	shortSteps = 12
+	fleetSeed  = 136
+	fleetSteps = 3
 )
 
-// TestAccModelCheckShort runs the short fixed-seed sequence against the
-// provider built with the duplicate gate's service read removed (the
-// positive control: the checker must report a device name twice in a
-// fleet) and against the provider as released (no violation).
+// TestAccModelCheckShort runs the short fixed-seed sequences against the
+// provider built with the gates' service reads removed (the positive
+// controls: the checker must report a device name twice in a fleet, and a
+// fleet-wide job sent twice to a device) and against the provider as
+// released (no violation).
 func TestAccModelCheckShort(t *testing.T) {
 	acctest.Prepare(t)
 	ctx := t.Context()
@@ -33,6 +39,7 @@ func TestAccModelCheckShort(t *testing.T) {
 		return o
 	}
 	steps := modelcheck.Generate(shortSeed, shortSteps, modelcheck.ShortOps)
+	fleetSeq := modelcheck.Generate(fleetSeed, fleetSteps, modelcheck.FleetOps)
 
 	t.Run("mutant", func(t *testing.T) {
 		dir := t.TempDir()
@@ -41,17 +48,23 @@ func TestAccModelCheckShort(t *testing.T) {
 		}
 		o := opts(dir)
 		o.StopAtFirst = true
-		res, err := modelcheck.Run(ctx, o, steps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Log(modelcheck.Report(shortSeed, res))
-		found := false
-		for _, v := range res.Violations {
-			found = found || v.Check == "device-name-unique"
-		}
-		if !found {
-			t.Fatalf("the checker saw no duplicate device with the duplicate gate's read removed:\n%s", modelcheck.Report(shortSeed, res))
+		for _, c := range []struct {
+			seed  int64
+			steps []modelcheck.Step
+			check string
+		}{{shortSeed, steps, "device-name-unique"}, {fleetSeed, fleetSeq, "no-resend"}} {
+			res, err := modelcheck.Run(ctx, o, c.steps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(modelcheck.Report(c.seed, res))
+			found := false
+			for _, v := range res.Violations {
+				found = found || v.Check == c.check
+			}
+			if !found {
+				t.Fatalf("the checker saw no %s violation with the gates' reads removed:\n%s", c.check, modelcheck.Report(c.seed, res))
+			}
 		}
 	})
 
@@ -60,15 +73,18 @@ func TestAccModelCheckShort(t *testing.T) {
 		if err := modelcheck.BuildProvider(ctx, root, dir); err != nil {
 			t.Fatal(err)
 		}
-		res, err := modelcheck.Run(ctx, opts(dir), steps)
+		// One sequence: the fleet steps' fresh names and keys differ from
+		// the first's, and they run on its configuration.
+		all := append(slices.Clone(steps), fleetSeq...)
+		res, err := modelcheck.Run(ctx, opts(dir), all)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(res.Violations) > 0 {
 			t.Fatalf("violations:\n%s", modelcheck.Report(shortSeed, res))
 		}
-		if res.Applies < shortSteps {
-			t.Fatalf("%d applies for %d steps: the run did not drive Terraform", res.Applies, shortSteps)
+		if res.Applies < len(all) {
+			t.Fatalf("%d applies for %d steps: the run did not drive Terraform", res.Applies, len(all))
 		}
 		t.Log(modelcheck.Report(shortSeed, res))
 	})
@@ -91,8 +107,12 @@ func TestGenerateRepeatable(t *testing.T) {
 	for _, s := range modelcheck.Generate(1, 1000, modelcheck.LongOps) {
 		ops[s.Op] = true
 	}
-	if len(ops) != len(modelcheck.LongOps) {
-		t.Fatalf("1,000 steps drew %d of the %d operations: %v", len(ops), len(modelcheck.LongOps), ops)
+	distinct := map[modelcheck.Op]bool{}
+	for _, op := range modelcheck.LongOps {
+		distinct[op] = true
+	}
+	if len(ops) != len(distinct) {
+		t.Fatalf("1,000 steps drew %d of the %d operations: %v", len(ops), len(distinct), ops)
 	}
 }
 

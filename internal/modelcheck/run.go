@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -115,6 +116,11 @@ func Run(ctx context.Context, opts Options, steps []Step) (*Result, error) {
 	if err := r.writeCLIConfig(); err != nil {
 		return nil, err
 	}
+	// A maintenance window that opens 3 hours from now and closes an hour
+	// later: closed for the whole sequence, and the same in every apply.
+	now := time.Now().UTC()
+	r.m.workspace = r.boot.WorkspaceID
+	r.m.window = [2]string{now.Add(3 * time.Hour).Format("15:04"), now.Add(4 * time.Hour).Format("15:04")}
 	out, code, err := r.apply(ctx)
 	if err != nil {
 		return nil, err
@@ -281,12 +287,29 @@ func (r *runner) exec(ctx context.Context, s Step) (bool, error) {
 		if out, code, err = r.apply(ctx); err == nil && code != 0 {
 			_, _, err = r.tf(ctx, 0, "untaint", "-no-color", a) // as the refusal says
 		}
-	case OpDevReplace, OpJobReplace:
+	case OpRolloutTaint:
+		a := "zdm_job_rollout." + s.A
+		if _, c, err := r.tf(ctx, 0, "taint", "-no-color", a); err != nil || c != 0 {
+			return false, err // nothing there to taint
+		}
+		if out, code, err = r.apply(ctx); err == nil && code != 0 {
+			_, _, err = r.tf(ctx, 0, "untaint", "-no-color", a)
+		}
+	case OpDevReplace, OpJobReplace, OpFleetJobReplace, OpRolloutReplace:
 		a := addr
-		if s.Op == OpJobReplace {
+		switch s.Op {
+		case OpJobReplace:
 			a = fmt.Sprintf("zdm_device_job.j[%q]", s.A)
+		case OpFleetJobReplace:
+			a = "zdm_fleet_job.fj"
+		case OpRolloutReplace:
+			a = "zdm_job_rollout." + s.A
 		}
 		out, code, err = r.apply(ctx, "-replace="+a)
+	case OpMoveOutside:
+		if err = r.moveOutside(ctx, s.N); err == nil {
+			out, code, err = r.apply(ctx)
+		}
 	case OpDevStateRm:
 		id, ok, e := r.stateID(ctx, addr)
 		if e != nil || !ok {
@@ -354,6 +377,45 @@ func (r *runner) exec(ctx context.Context, s Step) (bool, error) {
 		return false, nil
 	}
 	return clean, nil
+}
+
+// moveOutside moves the device pick (modulo the devices of the model's
+// fleets, by ID) to the next fleet of the model, through the service as
+// another tool would, outside Terraform.
+func (r *runner) moveOutside(ctx context.Context, pick int) error {
+	fleets, devices, err := r.service(ctx)
+	if err != nil {
+		return err
+	}
+	byName := map[string]string{}
+	for _, f := range fleets {
+		byName[f.Name] = f.ID
+	}
+	var ids []string // the model's fleets, by key
+	for _, k := range sortedKeys(r.m.fleets) {
+		if id := byName[r.m.fleets[k]]; id != "" {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) < 2 {
+		return nil
+	}
+	var in []client.Device
+	for _, d := range devices {
+		if slices.Contains(ids, d.FleetID()) {
+			in = append(in, d)
+		}
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	sort.Slice(in, func(i, j int) bool { return in[i].ID < in[j].ID })
+	d := in[pick%len(in)]
+	to := ids[(slices.Index(ids, d.FleetID())+1)%len(ids)]
+	if r.opts.Log != nil {
+		r.opts.Log("  move %s (%s) from %s to %s", d.ID, d.Name, d.FleetID(), to)
+	}
+	return r.srv.MoveDevice(d.ID, to)
 }
 
 func lastLines(s string, n int) string {
@@ -487,6 +549,39 @@ func (r *runner) service(ctx context.Context) ([]client.Fleet, []client.Device, 
 	return fleets, devices, err
 }
 
+// onlyWaiting tells whether every change of the plan out is to a rollout
+// with a closed maintenance window: it stopped, waiting for the window, and
+// each apply resumes it (and sends nothing while the window is closed).
+func (r *runner) onlyWaiting(out string) bool {
+	changes := 0
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[0] != "#" || (f[2] != "will" && f[2] != "must") {
+			continue
+		}
+		changes++
+		k, ok := strings.CutPrefix(f[1], "zdm_job_rollout.")
+		if !ok || !r.m.ro[k].window {
+			return false
+		}
+	}
+	return changes > 0
+}
+
+// rolloutValue is the v of a send of the rollouts' job, "" for any other.
+func rolloutValue(s localzdm.Send) string {
+	if s.Kind != "job" || s.Name != "rollout" {
+		return ""
+	}
+	var v struct {
+		V string `json:"v"`
+	}
+	if json.Unmarshal([]byte(s.Value), &v) != nil {
+		return ""
+	}
+	return v.V
+}
+
 // check records the violations of the invariants after step i.
 func (r *runner) check(ctx context.Context, i int, converged bool) error {
 	add := func(check, format string, args ...any) {
@@ -528,6 +623,9 @@ func (r *runner) check(ctx context.Context, i int, converged bool) error {
 			continue
 		}
 		seen[k] = s.At
+		if v := rolloutValue(s); v != "" && r.m.closed[v] {
+			add("window", "job %q = %s sent to device %s at %s by a rollout whose only maintenance window is closed", s.Name, s.Value, s.DeviceID, s.At)
+		}
 	}
 	if !converged {
 		return nil
@@ -536,7 +634,7 @@ func (r *runner) check(ctx context.Context, i int, converged bool) error {
 	if err != nil {
 		return err
 	}
-	if code != 0 {
+	if code != 0 && (code != 2 || !r.onlyWaiting(out)) {
 		add("converged", "the plan after a successful apply is not empty (exit %d): %s", code, lastLines(out, 8))
 	}
 	st, err := r.show(ctx)

@@ -178,6 +178,8 @@ func gateFleet(ctx context.Context, d *connection.ProviderData, scope fleetstatu
 		switch {
 		case len(scope.FleetIDs) == 0 && dev.FleetID == "":
 			continue
+		case mutantNoGate:
+			return nil, nil, "", nil // the positive control's hole: nobody has it, one fleet-wide request
 		case dev.Found && matches(dev) && (since == "" || ScheduledLater(dev.ScheduledAt, since)):
 			have = append(have, dev.ID)
 			if at == "" || ScheduledLater(dev.ScheduledAt, at) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -104,6 +105,12 @@ func FleetsToSend(ctx context.Context, c *client.Client, ws string, command bool
 // fleets get it, and that the others do not get it again.
 func WarnTargetsOnly(ctx context.Context, what string, prior, planned types.Set, all types.Bool, diags *diag.Diagnostics) {
 	if planned.IsUnknown() || all.IsUnknown() || SameTargets(prior, planned, all) {
+		return
+	}
+	if slices.ContainsFunc(planned.Elements(), attr.Value.IsUnknown) {
+		// A fleet known only at apply (one replaced in the same plan): the
+		// added fleets are not known yet, and the gate still reads every
+		// device of them before any send.
 		return
 	}
 	had := kit.SetStrings(ctx, prior, diags)
