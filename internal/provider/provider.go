@@ -17,6 +17,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/service/firmware"
 	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
 	"github.com/zdm/terraform-provider-zdm/internal/service/jobs"
+	"github.com/zdm/terraform-provider-zdm/internal/service/rollouts"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 	"github.com/zdm/terraform-provider-zdm/internal/service/timeseries"
 )
@@ -57,8 +58,8 @@ func (p *zdmProvider) Resources(context.Context) []func() resource.Resource {
 		jobs.NewDeviceJobResource,
 		firmware.NewFOTAResource,
 		jobs.NewFleetJobResource,
-		firmware.NewFOTARolloutResource,
-		jobs.NewJobRolloutResource,
+		rollouts.NewFOTARolloutResource,
+		rollouts.NewJobRolloutResource,
 		devices.NewFleetDevicesResource,
 	}
 }
@@ -96,7 +97,7 @@ func (p *zdmProvider) Actions(context.Context) []func() action.Action {
 	return []func() action.Action{
 		jobs.NewScheduleJobAction,
 		firmware.NewScheduleFOTAAction,
-		firmware.NewFOTARolloutAction,
-		jobs.NewJobRolloutAction,
+		rollouts.NewFOTARolloutAction,
+		rollouts.NewJobRolloutAction,
 	}
 }

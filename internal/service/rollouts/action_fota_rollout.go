@@ -1,4 +1,4 @@
-package firmware
+package rollouts
 
 import (
 	"context"
@@ -41,12 +41,12 @@ func (a *fotaRolloutAction) Metadata(_ context.Context, req action.MetadataReque
 func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
 	str := func(name string, v ...validator.String) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: rolloutDocs[name], Required: true, Validators: v}
+		return schema.StringAttribute{MarkdownDescription: fotaRolloutDocs[name], Required: true, Validators: v}
 	}
 	set := func(name string, v ...validator.Set) schema.SetAttribute {
-		return schema.SetAttribute{MarkdownDescription: rolloutDocs[name], ElementType: types.StringType, Optional: true, Validators: v}
+		return schema.SetAttribute{MarkdownDescription: fotaRolloutDocs[name], ElementType: types.StringType, Optional: true, Validators: v}
 	}
-	attrs := scheduling.RolloutActionAttributes(rolloutDocs)
+	attrs := scheduling.RolloutActionAttributes(fotaRolloutDocs)
 	maps.Copy(attrs, map[string]schema.Attribute{
 		"firmware_id":      str("firmware_id", notEmpty...),
 		"firmware_version": str("firmware_version", notEmpty...),
@@ -68,12 +68,12 @@ func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, re
 }
 
 func (a *fotaRolloutAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
-	var cfg rolloutInputs
+	var cfg fotaRolloutInputs
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateRolloutInputs(ctx, cfg, &resp.Diagnostics)
+	validateFOTARolloutInputs(ctx, cfg, &resp.Diagnostics)
 }
 
 func (a *fotaRolloutAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
@@ -91,14 +91,14 @@ func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
-	var cfg rolloutInputs
+	var cfg fotaRolloutInputs
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	spec := rolloutSpec(ctx, cfg, &resp.Diagnostics)
+	spec := fotaRolloutSpec(ctx, cfg, &resp.Diagnostics)
 	scheduling.InvokeRollout(ctx, a.data, spec, resp, func(rec rollout.Record, err error) string {
-		return rolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
+		return fotaRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
 			"invoke the action again: it resumes, scheduling only the devices that do not have the firmware yet.")
 	})
 }

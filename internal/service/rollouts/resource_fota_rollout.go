@@ -1,4 +1,4 @@
-package firmware
+package rollouts
 
 import (
 	"context"
@@ -46,7 +46,7 @@ type fotaRolloutResource struct {
 
 // fotaRolloutModel maps the zdm_fota_rollout resource.
 type fotaRolloutModel struct {
-	rolloutInputs
+	fotaRolloutInputs
 	scheduling.RolloutResults
 }
 
@@ -57,10 +57,10 @@ func (r *fotaRolloutResource) Metadata(_ context.Context, req resource.MetadataR
 func (r *fotaRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	doc := func(name, more string) string { return rolloutDocs[name] + more }
+	doc := func(name, more string) string { return fotaRolloutDocs[name] + more }
 	newRollout := " Changing it starts a **new rollout** (the resource is replaced; the updates already scheduled stay)."
 	attrs := scheduling.RolloutResourceAttributes(scheduling.RolloutResourceDocs{
-		Inputs:  rolloutDocs,
+		Inputs:  fotaRolloutDocs,
 		Stays:   "the updates already scheduled stay",
 		Command: "`firmware_id`, `firmware_version`",
 		Thing:   "the firmware",
@@ -133,7 +133,7 @@ func (r *fotaRolloutResource) ValidateConfig(ctx context.Context, req resource.V
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateRolloutInputs(ctx, cfg.rolloutInputs, &resp.Diagnostics)
+	validateFOTARolloutInputs(ctx, cfg.fotaRolloutInputs, &resp.Diagnostics)
 }
 
 func (r *fotaRolloutResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -178,12 +178,12 @@ func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.Modif
 // plan. It returns false after adding the error of a rollout that stopped;
 // plan then still holds what happened, for the state.
 func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, prior *rollout.Record, diags *diag.Diagnostics) bool {
-	spec := rolloutSpec(ctx, plan.rolloutInputs, diags)
+	spec := fotaRolloutSpec(ctx, plan.fotaRolloutInputs, diags)
 	rolloutgates.CheckStorageAtApply(ctx, r.data, spec, diags)
 	if diags.HasError() {
 		return false
 	}
-	plan.ID = types.StringValue(rolloutID(spec.WorkspaceID, plan.firmware()))
+	plan.ID = types.StringValue(fotaRolloutID(spec.WorkspaceID, plan.firmware()))
 	progress := func(msg string) {
 		tflog.Info(ctx, msg, map[string]any{"rollout": plan.ID.ValueString()})
 	}
@@ -194,7 +194,7 @@ func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, p
 	}
 	if err != nil {
 		diags.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
-			rolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
+			fotaRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
 				"apply again: the rollout resumes from the first incomplete wave, and no device is scheduled twice. "+
 				"After a stop in the first apply, Terraform marks the resource tainted and plans to replace it: the "+
 				"replacement inherits this record (inherited_waves) and resumes the same rollout."))
@@ -203,8 +203,8 @@ func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, p
 	return true
 }
 
-// rolloutID is the ID of a rollout resource.
-func rolloutID(workspaceID string, fw fleetstatus.Firmware) string {
+// fotaRolloutID is the ID of a rollout resource.
+func fotaRolloutID(workspaceID string, fw fleetstatus.Firmware) string {
 	return kit.JoinID(workspaceID, fw.ID, fw.Version)
 }
 

@@ -1,4 +1,4 @@
-package firmware
+package rollouts
 
 import (
 	"context"
@@ -23,12 +23,12 @@ import (
 // built from them. The rollout itself runs in package rollout; what every
 // rollout shares on the Terraform side is in scheduling/rollout.go.
 
-// defaultRolloutSuccessful is the success status unless success_statuses
+// defaultFOTARolloutSuccessful is the success status unless success_statuses
 // names others.
-const defaultRolloutSuccessful = fleetstatus.StatusDone
+const defaultFOTARolloutSuccessful = fleetstatus.StatusDone
 
-// rolloutInputs are the arguments of the rollout resource and action.
-type rolloutInputs struct {
+// fotaRolloutInputs are the arguments of the rollout resource and action.
+type fotaRolloutInputs struct {
 	scheduling.RolloutInputs
 	FirmwareID      types.String `tfsdk:"firmware_id"`
 	FirmwareVersion types.String `tfsdk:"firmware_version"`
@@ -37,22 +37,22 @@ type rolloutInputs struct {
 }
 
 // firmware is the firmware of validated inputs.
-func (in rolloutInputs) firmware() fleetstatus.Firmware {
+func (in fotaRolloutInputs) firmware() fleetstatus.Firmware {
 	return fleetstatus.Firmware{ID: in.FirmwareID.ValueString(), Version: in.FirmwareVersion.ValueString()}
 }
 
 // identity is the rollout.Identity of the inputs, "" while a part of it
 // is unknown.
-func (in rolloutInputs) identity() string {
+func (in fotaRolloutInputs) identity() string {
 	if in.WorkspaceID.IsUnknown() || in.FirmwareID.IsUnknown() || in.FirmwareVersion.IsUnknown() || in.Salt.IsUnknown() {
 		return ""
 	}
 	return rollout.Identity(in.WorkspaceID.ValueString(), rollout.FOTA(in.firmware()), in.Salt.ValueString())
 }
 
-// rolloutDocs are the descriptions of the rollout inputs, shared by the
+// fotaRolloutDocs are the descriptions of the rollout inputs, shared by the
 // resource's and the action's schemas.
-var rolloutDocs = func() map[string]string {
+var fotaRolloutDocs = func() map[string]string {
 	docs := scheduling.RolloutDocs(scheduling.RolloutWords{Thing: "the firmware", Identity: "the firmware"})
 	maps.Copy(docs, map[string]string{
 		"firmware_id":      "ID of the firmware to install.",
@@ -71,14 +71,14 @@ var rolloutDocs = func() map[string]string {
 	return docs
 }()
 
-// validateRolloutInputs checks what the schema's validators cannot: the
+// validateFOTARolloutInputs checks what the schema's validators cannot: the
 // targets, the waves, the statuses and the durations together.
-func validateRolloutInputs(ctx context.Context, in rolloutInputs, diags *diag.Diagnostics) {
+func validateFOTARolloutInputs(ctx context.Context, in fotaRolloutInputs, diags *diag.Diagnostics) {
 	scheduling.ValidateRolloutInputs(ctx, in.RolloutInputs, "the firmware", diags)
 	if !in.SuccessStatuses.IsUnknown() && !in.FailureStatuses.IsUnknown() {
 		success := kit.SetStrings(ctx, in.SuccessStatuses, diags)
 		if in.SuccessStatuses.IsNull() {
-			success = []string{defaultRolloutSuccessful}
+			success = []string{defaultFOTARolloutSuccessful}
 		}
 		var both []string
 		for _, s := range kit.SetStrings(ctx, in.FailureStatuses, diags) {
@@ -95,20 +95,20 @@ func validateRolloutInputs(ctx context.Context, in rolloutInputs, diags *diag.Di
 	scheduling.ValidateRolloutDurations(in.RolloutInputs, diags)
 }
 
-// rolloutSpec builds the rollout's spec from validated inputs.
-func rolloutSpec(ctx context.Context, in rolloutInputs, diags *diag.Diagnostics) rollout.Spec {
+// fotaRolloutSpec builds the rollout's spec from validated inputs.
+func fotaRolloutSpec(ctx context.Context, in fotaRolloutInputs, diags *diag.Diagnostics) rollout.Spec {
 	spec := scheduling.RolloutSpec(ctx, in.RolloutInputs, rollout.FOTA(in.firmware()), diags)
 	spec.Success = kit.SetStrings(ctx, in.SuccessStatuses, diags)
 	if len(spec.Success) == 0 {
-		spec.Success = []string{defaultRolloutSuccessful}
+		spec.Success = []string{defaultFOTARolloutSuccessful}
 	}
 	spec.Failure = kit.SetStrings(ctx, in.FailureStatuses, diags)
 	return spec
 }
 
-// rolloutStoppedDetail is the detail of the error of a rollout that stopped:
+// fotaRolloutStoppedDetail is the detail of the error of a rollout that stopped:
 // what happened and how to go on. resumeNote says how the next run resumes.
-func rolloutStoppedDetail(spec rollout.Spec, rec rollout.Record, err error, resumeNote string) string {
+func fotaRolloutStoppedDetail(spec rollout.Spec, rec rollout.Record, err error, resumeNote string) string {
 	return scheduling.RolloutStoppedDetail(spec, rec, err, "the firmware", resumeNote,
 		"To roll out a fixed firmware instead, change firmware_version: a new rollout starts from the first wave.")
 }

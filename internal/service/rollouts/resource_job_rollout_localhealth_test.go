@@ -1,4 +1,4 @@
-package jobs_test
+package rollouts_test
 
 import (
 	"fmt"
