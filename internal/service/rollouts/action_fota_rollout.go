@@ -14,7 +14,6 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
-	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
 var (
@@ -46,7 +45,7 @@ func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, re
 	set := func(name string, v ...validator.Set) schema.SetAttribute {
 		return schema.SetAttribute{MarkdownDescription: fotaRolloutDocs[name], ElementType: types.StringType, Optional: true, Validators: v}
 	}
-	attrs := scheduling.RolloutActionAttributes(fotaRolloutDocs)
+	attrs := RolloutActionAttributes(fotaRolloutDocs)
 	maps.Copy(attrs, map[string]schema.Attribute{
 		"firmware_id":      str("firmware_id", notEmpty...),
 		"firmware_version": str("firmware_version", notEmpty...),
@@ -63,7 +62,7 @@ func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, re
 			"already have the firmware are not scheduled again, and waves whose devices are all done pass at " +
 			"once. Progress is reported per wave. Needs Terraform 1.14 or later.",
 		Attributes: attrs,
-		Blocks:     scheduling.RolloutActionBlocks(),
+		Blocks:     RolloutActionBlocks(),
 	}
 }
 
@@ -81,9 +80,9 @@ func (a *fotaRolloutAction) Configure(_ context.Context, req action.ConfigureReq
 }
 
 // ModifyPlan probes the storage service of health_check at plan time
-// (scheduling.PlanRolloutAction).
+// (PlanRolloutAction).
 func (a *fotaRolloutAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
-	scheduling.PlanRolloutAction(ctx, a.data, req, resp)
+	PlanRolloutAction(ctx, a.data, req, resp)
 }
 
 func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
@@ -97,7 +96,7 @@ func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest
 		return
 	}
 	spec := fotaRolloutSpec(ctx, cfg, &resp.Diagnostics)
-	scheduling.InvokeRollout(ctx, a.data, spec, resp, func(rec rollout.Record, err error) string {
+	InvokeRollout(ctx, a.data, spec, resp, func(rec rollout.Record, err error) string {
 		return fotaRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
 			"invoke the action again: it resumes, scheduling only the devices that do not have the firmware yet.")
 	})

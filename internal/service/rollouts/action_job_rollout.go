@@ -37,7 +37,7 @@ func (a *jobRolloutAction) Metadata(_ context.Context, req action.MetadataReques
 }
 
 func (a *jobRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	attrs := scheduling.RolloutActionAttributes(jobRolloutDocs)
+	attrs := RolloutActionAttributes(jobRolloutDocs)
 	maps.Copy(attrs, map[string]schema.Attribute{
 		"name": schema.StringAttribute{
 			MarkdownDescription: jobRolloutDocs["name"],
@@ -63,7 +63,7 @@ func (a *jobRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, res
 			"it again, and waves whose devices are all done pass at once. Progress is reported per wave. Needs " +
 			"Terraform 1.14 or later; the `zdm_job_rollout` resource works with every version.",
 		Attributes: attrs,
-		Blocks:     scheduling.RolloutActionBlocks(),
+		Blocks:     RolloutActionBlocks(),
 	}
 }
 
@@ -81,9 +81,9 @@ func (a *jobRolloutAction) Configure(_ context.Context, req action.ConfigureRequ
 }
 
 // ModifyPlan probes the storage service of health_check at plan time
-// (scheduling.PlanRolloutAction).
+// (PlanRolloutAction).
 func (a *jobRolloutAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
-	scheduling.PlanRolloutAction(ctx, a.data, req, resp)
+	PlanRolloutAction(ctx, a.data, req, resp)
 }
 
 func (a *jobRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
@@ -97,7 +97,7 @@ func (a *jobRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest,
 		return
 	}
 	spec := jobRolloutSpec(ctx, cfg, &resp.Diagnostics)
-	scheduling.InvokeRollout(ctx, a.data, spec, resp, func(rec rollout.Record, err error) string {
+	InvokeRollout(ctx, a.data, spec, resp, func(rec rollout.Record, err error) string {
 		return jobRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
 			"invoke the action again: it resumes, sending the job only to the devices that do not have it "+
 			"with this value yet.")

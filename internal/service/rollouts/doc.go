@@ -2,5 +2,10 @@
 // zdm_fota_rollout, each a resource and an action. What sets a job rollout
 // apart from a firmware rollout is its command (job_rollout.go,
 // fota_rollout.go: the inputs, their checks and the rollout.Command built
-// from them); the waves, gates and resume run in package rollout.
+// from them); what every rollout shares on the Terraform side is in
+// rollout.go (the target and wave inputs, their descriptions and checks,
+// the spec, wave_results and the record in the state, the resume plan),
+// attributes_action.go (the actions' attributes) and rollout_record.go
+// (the record a replacement inherits). The waves, gates and resume run in
+// package rollout.
 package rollouts

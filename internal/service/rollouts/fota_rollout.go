@@ -14,14 +14,13 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
-	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
 // This file holds what the zdm_fota_rollout resource and action share: the
 // firmware inputs next to the inputs of every rollout
-// (scheduling.RolloutInputs), how they are checked, and the rollout spec
+// (RolloutInputs), how they are checked, and the rollout spec
 // built from them. The rollout itself runs in package rollout; what every
-// rollout shares on the Terraform side is in scheduling/rollout.go.
+// rollout shares on the Terraform side is in rollout.go.
 
 // defaultFOTARolloutSuccessful is the success status unless success_statuses
 // names others.
@@ -29,7 +28,7 @@ const defaultFOTARolloutSuccessful = fleetstatus.StatusDone
 
 // fotaRolloutInputs are the arguments of the rollout resource and action.
 type fotaRolloutInputs struct {
-	scheduling.RolloutInputs
+	RolloutInputs
 	FirmwareID      types.String `tfsdk:"firmware_id"`
 	FirmwareVersion types.String `tfsdk:"firmware_version"`
 	SuccessStatuses types.Set    `tfsdk:"success_statuses"`
@@ -53,7 +52,7 @@ func (in fotaRolloutInputs) identity() string {
 // fotaRolloutDocs are the descriptions of the rollout inputs, shared by the
 // resource's and the action's schemas.
 var fotaRolloutDocs = func() map[string]string {
-	docs := scheduling.RolloutDocs(scheduling.RolloutWords{Thing: "the firmware", Identity: "the firmware"})
+	docs := RolloutDocs(RolloutWords{Thing: "the firmware", Identity: "the firmware"})
 	maps.Copy(docs, map[string]string{
 		"firmware_id":      "ID of the firmware to install.",
 		"firmware_version": "Version of the firmware to install.",
@@ -74,7 +73,7 @@ var fotaRolloutDocs = func() map[string]string {
 // validateFOTARolloutInputs checks what the schema's validators cannot: the
 // targets, the waves, the statuses and the durations together.
 func validateFOTARolloutInputs(ctx context.Context, in fotaRolloutInputs, diags *diag.Diagnostics) {
-	scheduling.ValidateRolloutInputs(ctx, in.RolloutInputs, "the firmware", diags)
+	ValidateRolloutInputs(ctx, in.RolloutInputs, "the firmware", diags)
 	if !in.SuccessStatuses.IsUnknown() && !in.FailureStatuses.IsUnknown() {
 		success := kit.SetStrings(ctx, in.SuccessStatuses, diags)
 		if in.SuccessStatuses.IsNull() {
@@ -92,12 +91,12 @@ func validateFOTARolloutInputs(ctx context.Context, in fotaRolloutInputs, diags 
 					"means success or failure, not both.")
 		}
 	}
-	scheduling.ValidateRolloutDurations(in.RolloutInputs, diags)
+	ValidateRolloutDurations(in.RolloutInputs, diags)
 }
 
 // fotaRolloutSpec builds the rollout's spec from validated inputs.
 func fotaRolloutSpec(ctx context.Context, in fotaRolloutInputs, diags *diag.Diagnostics) rollout.Spec {
-	spec := scheduling.RolloutSpec(ctx, in.RolloutInputs, rollout.FOTA(in.firmware()), diags)
+	spec := RolloutSpec(ctx, in.RolloutInputs, rollout.FOTA(in.firmware()), diags)
 	spec.Success = kit.SetStrings(ctx, in.SuccessStatuses, diags)
 	if len(spec.Success) == 0 {
 		spec.Success = []string{defaultFOTARolloutSuccessful}
@@ -109,6 +108,6 @@ func fotaRolloutSpec(ctx context.Context, in fotaRolloutInputs, diags *diag.Diag
 // fotaRolloutStoppedDetail is the detail of the error of a rollout that stopped:
 // what happened and how to go on. resumeNote says how the next run resumes.
 func fotaRolloutStoppedDetail(spec rollout.Spec, rec rollout.Record, err error, resumeNote string) string {
-	return scheduling.RolloutStoppedDetail(spec, rec, err, "the firmware", resumeNote,
+	return RolloutStoppedDetail(spec, rec, err, "the firmware", resumeNote,
 		"To roll out a fixed firmware instead, change firmware_version: a new rollout starts from the first wave.")
 }

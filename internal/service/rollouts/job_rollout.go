@@ -10,18 +10,17 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
-	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
 // This file holds what the zdm_job_rollout resource and action share: the
 // job and its value next to the inputs of every rollout
-// (scheduling.RolloutInputs), how they are checked, and the rollout spec
+// (RolloutInputs), how they are checked, and the rollout spec
 // built from them. The rollout itself runs in package rollout; what every
-// rollout shares on the Terraform side is in scheduling/rollout.go.
+// rollout shares on the Terraform side is in rollout.go.
 
 // jobRolloutInputs are the arguments of the rollout resource and action.
 type jobRolloutInputs struct {
-	scheduling.RolloutInputs
+	RolloutInputs
 	Name  types.String  `tfsdk:"name"`
 	Value types.Dynamic `tfsdk:"value"`
 }
@@ -56,7 +55,7 @@ func (in jobRolloutInputs) identity() string {
 // jobRolloutDocs are the descriptions of the rollout inputs, shared by the
 // resource's and the action's schemas.
 var jobRolloutDocs = func() map[string]string {
-	docs := scheduling.RolloutDocs(scheduling.RolloutWords{Thing: "the job", Identity: "the job's name and value"})
+	docs := RolloutDocs(RolloutWords{Thing: "the job", Identity: "the job's name and value"})
 	maps.Copy(docs, map[string]string{
 		"name": "Name of the job, one of the jobs the devices' firmware exposes.",
 		"max_failure_ratio": "Share of a wave's devices that may fail (0 to 1) before the rollout stops. A device " +
@@ -75,19 +74,19 @@ var jobRolloutDocs = func() map[string]string {
 // validateJobRolloutInputs checks what the schema's validators cannot: the
 // targets, the waves and the durations together.
 func validateJobRolloutInputs(ctx context.Context, in jobRolloutInputs, diags *diag.Diagnostics) {
-	scheduling.ValidateRolloutInputs(ctx, in.RolloutInputs, "the job", diags)
-	scheduling.ValidateRolloutDurations(in.RolloutInputs, diags)
+	ValidateRolloutInputs(ctx, in.RolloutInputs, "the job", diags)
+	ValidateRolloutDurations(in.RolloutInputs, diags)
 }
 
 // jobRolloutSpec builds the rollout's spec from validated inputs.
 func jobRolloutSpec(ctx context.Context, in jobRolloutInputs, diags *diag.Diagnostics) rollout.Spec {
-	return scheduling.RolloutSpec(ctx, in.RolloutInputs, in.command(diags), diags)
+	return RolloutSpec(ctx, in.RolloutInputs, in.command(diags), diags)
 }
 
 // jobRolloutStoppedDetail is the detail of the error of a rollout that
 // stopped: what happened and how to go on. resumeNote says how the next run
 // resumes.
 func jobRolloutStoppedDetail(spec rollout.Spec, rec rollout.Record, err error, resumeNote string) string {
-	return scheduling.RolloutStoppedDetail(spec, rec, err, "the job", resumeNote,
+	return RolloutStoppedDetail(spec, rec, err, "the job", resumeNote,
 		"To roll out a corrected value instead, change value: a new rollout starts from the first wave.")
 }

@@ -47,7 +47,7 @@ type fotaRolloutResource struct {
 // fotaRolloutModel maps the zdm_fota_rollout resource.
 type fotaRolloutModel struct {
 	fotaRolloutInputs
-	scheduling.RolloutResults
+	RolloutResults
 }
 
 func (r *fotaRolloutResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -59,7 +59,7 @@ func (r *fotaRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	doc := func(name, more string) string { return fotaRolloutDocs[name] + more }
 	newRollout := " Changing it starts a **new rollout** (the resource is replaced; the updates already scheduled stay)."
-	attrs := scheduling.RolloutResourceAttributes(scheduling.RolloutResourceDocs{
+	attrs := RolloutResourceAttributes(RolloutResourceDocs{
 		Inputs:  fotaRolloutDocs,
 		Stays:   "the updates already scheduled stay",
 		Command: "`firmware_id`, `firmware_version`",
@@ -123,7 +123,7 @@ func (r *fotaRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"version; with Terraform 1.14 and later the `zdm_fota_rollout` action runs the same rollout without " +
 			"state.",
 		Attributes: attrs,
-		Blocks:     scheduling.RolloutResourceBlocks(),
+		Blocks:     RolloutResourceBlocks(),
 	}
 }
 
@@ -153,7 +153,7 @@ func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.Modif
 			return
 		}
 		fw := plan.firmware()
-		scheduling.PlanInheritedRecord(ctx, r.data, plan.identity(),
+		PlanInheritedRecord(ctx, r.data, plan.identity(),
 			fmt.Sprintf("firmware %s %s on %s", fw.ID, fw.Version, plan.WorkspaceID.ValueString()), "the firmware", resp)
 		return
 	}
@@ -164,14 +164,14 @@ func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	what := "The firmware " + prior.FirmwareID.ValueString() + " " + prior.FirmwareVersion.ValueString() +
 		" scheduled by this rollout"
-	if scheduling.WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel firmware updates", "its firmware") {
+	if WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel firmware updates", "its firmware") {
 		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
 	}
 	if prior.Status.ValueString() != rollout.StatusCompleted {
 		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 	}
-	scheduling.PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
+	PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
 }
 
 // run runs the rollout of plan, resuming prior, and stores the record in
@@ -189,11 +189,11 @@ func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, p
 	}
 	rec, err := rollout.Run(ctx, r.data.Client, spec, prior, progress)
 	plan.SetRecord(rec, nil)
-	if rolloutgates.WarnOutsideWindow(err, scheduling.DescribeRollout(spec), diags) {
+	if rolloutgates.WarnOutsideWindow(err, DescribeRollout(spec), diags) {
 		return true
 	}
 	if err != nil {
-		diags.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
+		diags.AddError("Rollout of "+DescribeRollout(spec)+" stopped",
 			fotaRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
 				"apply again: the rollout resumes from the first incomplete wave, and no device is scheduled twice. "+
 				"After a stop in the first apply, Terraform marks the resource tainted and plans to replace it: the "+
@@ -246,7 +246,7 @@ func (r *fotaRolloutResource) Read(ctx context.Context, req resource.ReadRequest
 	ids := rec.Devices()
 	if len(ids) == 0 {
 		// A replacement planned next inherits the record (rollout_record.go).
-		scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
+		RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
 		return
 	}
 	devices, err := fleetstatus.ReadIDs(ctx, r.data.Client, ids, fleetstatus.FOTA, scheduling.StatusParallelism(state.Parallelism))
@@ -254,8 +254,8 @@ func (r *fotaRolloutResource) Read(ctx context.Context, req resource.ReadRequest
 		resp.Diagnostics.AddError("Cannot read the devices of the rollout "+state.ID.ValueString(), err.Error())
 		return
 	}
-	state.WaveResults = scheduling.WaveResultsList(*rec, rollout.WaveCounts(*rec, rollout.FOTA(state.firmware()), devices))
-	scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
+	state.WaveResults = WaveResultsList(*rec, rollout.WaveCounts(*rec, rollout.FOTA(state.firmware()), devices))
+	RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -291,13 +291,13 @@ func (r *fotaRolloutResource) Update(ctx context.Context, req resource.UpdateReq
 
 // Delete forgets the rollout: firmware updates cannot be canceled. Its
 // record is remembered for a replacement that the apply creates next
-// (scheduling/rollout_record.go).
+// (rollout_record.go).
 func (r *fotaRolloutResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	tflog.Info(ctx, "forgetting a firmware rollout: the updates it scheduled stay")
 	var state fotaRolloutModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if !resp.Diagnostics.HasError() {
-		scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
+		RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
 	}
 }
 
@@ -314,7 +314,7 @@ func (r *fotaRolloutResource) ImportState(ctx context.Context, req resource.Impo
 		return
 	}
 	ws, fw, ver := parts[0], parts[1], parts[2]
-	for name, v := range map[string]string{"id": req.ID, "workspace_id": ws, "firmware_id": fw, "firmware_version": ver, "status": scheduling.StatusImported} {
+	for name, v := range map[string]string{"id": req.ID, "workspace_id": ws, "firmware_id": fw, "firmware_version": ver, "status": StatusImported} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("waves_completed"), int64(0))...)

@@ -48,7 +48,7 @@ type jobRolloutResource struct {
 // jobRolloutModel maps the zdm_job_rollout resource.
 type jobRolloutModel struct {
 	jobRolloutInputs
-	scheduling.RolloutResults
+	RolloutResults
 }
 
 func (r *jobRolloutResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -58,7 +58,7 @@ func (r *jobRolloutResource) Metadata(_ context.Context, req resource.MetadataRe
 func (r *jobRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
 	newRollout := " Changing it starts a **new rollout** (the resource is replaced; the jobs already scheduled stay)."
-	attrs := scheduling.RolloutResourceAttributes(scheduling.RolloutResourceDocs{
+	attrs := RolloutResourceAttributes(RolloutResourceDocs{
 		Inputs:  jobRolloutDocs,
 		Stays:   "the jobs already scheduled stay",
 		Command: "`name`, `value`",
@@ -78,7 +78,7 @@ func (r *jobRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	value.MarkdownDescription += " The resource is replaced; the jobs already scheduled stay."
 	value.PlanModifiers = append(value.PlanModifiers, dynamicplanmodifier.RequiresReplaceIf(
 		func(ctx context.Context, req planmodifier.DynamicRequest, resp *dynamicplanmodifier.RequiresReplaceIfFuncResponse) {
-			resp.RequiresReplace = !scheduling.ImportedRollout(ctx, req.State)
+			resp.RequiresReplace = !ImportedRollout(ctx, req.State)
 		}, "Replaces the rollout.", "Replaces the rollout."))
 	maps.Copy(attrs, rolloutgates.PacingAttributes())
 	maps.Copy(attrs, map[string]schema.Attribute{
@@ -112,7 +112,7 @@ func (r *jobRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"The API cannot cancel jobs: destroying the resource only removes it from the state. Works with " +
 			"every Terraform and OpenTofu version.",
 		Attributes: attrs,
-		Blocks:     scheduling.RolloutResourceBlocks(),
+		Blocks:     RolloutResourceBlocks(),
 	}
 }
 
@@ -140,7 +140,7 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 		if resp.Diagnostics.HasError() || req.Plan.Raw.IsNull() {
 			return
 		}
-		scheduling.PlanInheritedRecord(ctx, r.data, plan.identity(),
+		PlanInheritedRecord(ctx, r.data, plan.identity(),
 			fmt.Sprintf("job %s on %s", connection.Quote(plan.Name.ValueString()), plan.WorkspaceID.ValueString()),
 			"the job", resp)
 		return
@@ -151,7 +151,7 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	what := "The job " + connection.Quote(prior.Name.ValueString()) + " scheduled by this rollout"
-	if scheduling.WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel jobs",
+	if WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel jobs",
 		"the job with the new rollout's value") {
 		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
@@ -159,7 +159,7 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if prior.Status.ValueString() != rollout.StatusCompleted {
 		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 	}
-	scheduling.PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
+	PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
 }
 
 // run runs the rollout of plan, resuming prior, and stores the record in
@@ -177,11 +177,11 @@ func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, pri
 	}
 	rec, err := rollout.Run(ctx, r.data.Client, spec, prior, progress)
 	plan.SetRecord(rec, nil)
-	if rolloutgates.WarnOutsideWindow(err, scheduling.DescribeRollout(spec), diags) {
+	if rolloutgates.WarnOutsideWindow(err, DescribeRollout(spec), diags) {
 		return true
 	}
 	if err != nil {
-		diags.AddError("Rollout of "+scheduling.DescribeRollout(spec)+" stopped",
+		diags.AddError("Rollout of "+DescribeRollout(spec)+" stopped",
 			jobRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio "+
 				"or wave_timeout) and apply again: the rollout resumes from the first incomplete wave, and no "+
 				"device is sent the job twice. After a stop in the first apply, Terraform marks the resource "+
@@ -232,7 +232,7 @@ func (r *jobRolloutResource) Read(ctx context.Context, req resource.ReadRequest,
 	ids := rec.Devices()
 	if len(ids) == 0 {
 		// A replacement planned next inherits the record (rollout_record.go).
-		scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
+		RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
 		return
 	}
 	cmd := state.command(&resp.Diagnostics)
@@ -244,8 +244,8 @@ func (r *jobRolloutResource) Read(ctx context.Context, req resource.ReadRequest,
 		resp.Diagnostics.AddError("Cannot read the devices of the rollout "+state.ID.ValueString(), err.Error())
 		return
 	}
-	state.WaveResults = scheduling.WaveResultsList(*rec, rollout.WaveCounts(*rec, cmd, devices))
-	scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
+	state.WaveResults = WaveResultsList(*rec, rollout.WaveCounts(*rec, cmd, devices))
+	RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -285,7 +285,7 @@ func (r *jobRolloutResource) Delete(ctx context.Context, req resource.DeleteRequ
 	var state jobRolloutModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if !resp.Diagnostics.HasError() {
-		scheduling.RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
+		RememberRollout(ctx, r.data, state.identity(), state.RolloutResults)
 	}
 }
 
@@ -302,7 +302,7 @@ func (r *jobRolloutResource) ImportState(ctx context.Context, req resource.Impor
 				connection.Quote(req.ID)+" "+err.Error()+".")
 		return
 	}
-	for name, v := range map[string]string{"id": req.ID, "workspace_id": parts[0], "name": parts[1], "status": scheduling.StatusImported} {
+	for name, v := range map[string]string{"id": req.ID, "workspace_id": parts[0], "name": parts[1], "status": StatusImported} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("waves_completed"), int64(0))...)

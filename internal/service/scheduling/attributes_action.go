@@ -1,9 +1,6 @@
 package scheduling
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
@@ -11,8 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
-	"github.com/zdm/terraform-provider-zdm/internal/rollout"
-	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 )
 
 // Schema attributes shared by the actions.
@@ -81,54 +76,4 @@ func ActionTargetAttributes(what string) map[string]schema.Attribute {
 			Validators:          []validator.String{kit.PollInterval},
 		},
 	}
-}
-
-// RolloutActionAttributes are the attributes every rollout action has (the
-// inputs of RolloutInputs), described by docs: RolloutDocs with the
-// family's gate descriptions (max_failure_ratio, wave_timeout) added. The
-// action adds what it rolls out.
-func RolloutActionAttributes(docs map[string]string) map[string]schema.Attribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
-	str := func(name string, required bool, v ...validator.String) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: docs[name], Required: required, Optional: !required, Validators: v}
-	}
-	return map[string]schema.Attribute{
-		"workspace_id": str("workspace_id", true, notEmpty...),
-		"fleet_ids": schema.SetAttribute{
-			MarkdownDescription: docs["fleet_ids"],
-			ElementType:         types.StringType,
-			Optional:            true,
-			Validators:          []validator.Set{setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(notEmpty...)},
-		},
-		"all_fleets": schema.BoolAttribute{MarkdownDescription: docs["all_fleets"], Optional: true},
-		"salt":       str("salt", false),
-		"waves": schema.ListAttribute{
-			MarkdownDescription: docs["waves"],
-			ElementType:         types.StringType,
-			Required:            true,
-			Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.SizeAtMost(rollout.MaxWaves)},
-		},
-		"max_failure_ratio": schema.Float64Attribute{
-			MarkdownDescription: docs["max_failure_ratio"],
-			Optional:            true,
-			Validators:          []validator.Float64{float64validator.Between(0, 1)},
-		},
-		"wave_timeout":        str("wave_timeout", false, kit.Duration{}),
-		"poll_interval":       str("poll_interval", false, kit.PollInterval),
-		"pause_between_waves": str("pause_between_waves", false, kit.Duration{}),
-		"parallelism": schema.Int64Attribute{
-			MarkdownDescription: docs["parallelism"],
-			Optional:            true,
-			Validators:          []validator.Int64{int64validator.Between(1, MaxStatusParallelism)},
-		},
-		"health_check":           rolloutgates.HealthActionAttribute(),
-		"min_devices_reported":   rolloutgates.PacingActionAttributes()["min_devices_reported"],
-		"max_devices_per_minute": rolloutgates.PacingActionAttributes()["max_devices_per_minute"],
-	}
-}
-
-// RolloutActionBlocks are the blocks of the staged rollout actions: the
-// maintenance windows.
-func RolloutActionBlocks() map[string]schema.Block {
-	return map[string]schema.Block{"maintenance_window": rolloutgates.WindowActionBlock()}
 }

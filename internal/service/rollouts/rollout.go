@@ -1,4 +1,4 @@
-package scheduling
+package rollouts
 
 import (
 	"context"
@@ -30,6 +30,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
 	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
 // This file holds what the staged rollouts (zdm_fota_rollout, resource and
@@ -218,7 +219,7 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 		"parallelism": schema.Int64Attribute{
 			MarkdownDescription: doc("parallelism", ""),
 			Optional:            true,
-			Validators:          []validator.Int64{int64validator.Between(1, MaxStatusParallelism)},
+			Validators:          []validator.Int64{int64validator.Between(1, scheduling.MaxStatusParallelism)},
 		},
 		"health_check": rolloutgates.HealthAttribute(),
 		"next_window_opens_at": schema.StringAttribute{
@@ -324,7 +325,7 @@ func ImportedRollout(ctx context.Context, state tfsdk.State) bool {
 // targets, the waves and the durations together. thing names what the
 // devices get ("the firmware").
 func ValidateRolloutInputs(ctx context.Context, in RolloutInputs, thing string, diags *diag.Diagnostics) {
-	ValidateFleetTargets(in.FleetIDs, in.AllFleets, thing, diags)
+	scheduling.ValidateFleetTargets(in.FleetIDs, in.AllFleets, thing, diags)
 	rolloutgates.ValidateHealth(ctx, in.HealthCheck, diags)
 	rolloutgates.ValidateWindows(ctx, in.MaintenanceWindows, diags)
 	if !in.Waves.IsUnknown() && !in.Waves.IsNull() {
@@ -395,7 +396,7 @@ func RolloutSpec(ctx context.Context, in RolloutInputs, cmd rollout.Command, dia
 		WaveTimeout:     rolloutDuration(in.WaveTimeout, defaultWaveTimeout),
 		PollInterval:    max(rolloutDuration(in.PollInterval, defaultRolloutPoll), connection.MinPollInterval),
 		Pause:           rolloutDuration(in.PauseBetweenWaves, 0),
-		Parallel:        StatusParallelism(in.Parallelism),
+		Parallel:        scheduling.StatusParallelism(in.Parallelism),
 		Health:          rolloutgates.Health(ctx, in.HealthCheck, diags),
 	}
 	rolloutgates.Apply(ctx, &spec, in.MinDevicesReported, in.MaxDevicesPerMinute, in.MaintenanceWindows, diags)
@@ -498,7 +499,7 @@ func WaveResultsList(rec rollout.Record, counts []map[string]int) types.List {
 			"device_ids":    kit.StringList(w.DeviceIDs),
 			"scheduled":     types.Int64Value(int64(w.Scheduled)),
 			"complete":      types.BoolValue(w.Complete),
-			"status_counts": CountsMap(c),
+			"status_counts": scheduling.CountsMap(c),
 			"started_at":    started,
 			"healthy":       healthy,
 			"unhealthy":     unhealthy,
@@ -583,7 +584,7 @@ func InvokeRollout(ctx context.Context, d *connection.ProviderData, spec rollout
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	rec, err := rollout.Run(ctx, d.Client, spec, nil, ProgressFunc(resp))
+	rec, err := rollout.Run(ctx, d.Client, spec, nil, scheduling.ProgressFunc(resp))
 	if rolloutgates.WarnOutsideWindow(err, DescribeRollout(spec), &resp.Diagnostics) {
 		return
 	}
