@@ -12,7 +12,6 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
-	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -56,14 +55,14 @@ func RolloutActionAttributes(docs map[string]string) map[string]schema.Attribute
 			Optional:            true,
 			Validators:          []validator.Int64{int64validator.Between(1, scheduling.MaxStatusParallelism)},
 		},
-		"health_check":           rolloutgates.HealthActionAttribute(),
-		"min_devices_reported":   rolloutgates.PacingActionAttributes()["min_devices_reported"],
-		"max_devices_per_minute": rolloutgates.PacingActionAttributes()["max_devices_per_minute"],
+		"health_check":           HealthActionAttribute(),
+		"min_devices_reported":   PacingActionAttributes()["min_devices_reported"],
+		"max_devices_per_minute": PacingActionAttributes()["max_devices_per_minute"],
 	}
 }
 
 // RolloutActionBlocks are the blocks of the staged rollout actions: the
 // maintenance windows.
 func RolloutActionBlocks() map[string]schema.Block {
-	return map[string]schema.Block{"maintenance_window": rolloutgates.WindowActionBlock()}
+	return map[string]schema.Block{"maintenance_window": WindowActionBlock()}
 }

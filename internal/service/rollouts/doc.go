@@ -5,7 +5,9 @@
 // from them); what every rollout shares on the Terraform side is in
 // rollout.go (the target and wave inputs, their descriptions and checks,
 // the spec, wave_results and the record in the state, the resume plan),
-// attributes_action.go (the actions' attributes) and rollout_record.go
-// (the record a replacement inherits). The waves, gates and resume run in
-// package rollout.
+// attributes_action.go (the actions' attributes), rollout_record.go (the
+// record a replacement inherits), and the gates: health.go (health_check
+// and the storage probe) and pacing.go (min_devices_reported,
+// max_devices_per_minute, maintenance_window). The waves, gates and resume
+// run in package rollout.
 package rollouts

@@ -21,7 +21,6 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
-	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -75,7 +74,7 @@ func (r *fotaRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"refresh: for example `{ done = 9, failed = 1 }`. `replaced` counts devices whose " +
 			"update is now another firmware.",
 	})
-	maps.Copy(attrs, rolloutgates.PacingAttributes())
+	maps.Copy(attrs, PacingAttributes())
 	maps.Copy(attrs, map[string]schema.Attribute{
 		"id": schema.StringAttribute{
 			MarkdownDescription: "`<workspace_id>/<firmware_id>/<firmware_version>`, also the import ID; a `/` " +
@@ -146,7 +145,7 @@ func (r *fotaRolloutResource) Configure(_ context.Context, req resource.Configur
 // destroying or replacing leaves the scheduled updates in place.
 func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
-		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
+		CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		var plan fotaRolloutModel
 		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 		if resp.Diagnostics.HasError() || req.Plan.Raw.IsNull() {
@@ -165,11 +164,11 @@ func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.Modif
 	what := "The firmware " + prior.FirmwareID.ValueString() + " " + prior.FirmwareVersion.ValueString() +
 		" scheduled by this rollout"
 	if WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel firmware updates", "its firmware") {
-		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
+		CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
 	}
 	if prior.Status.ValueString() != rollout.StatusCompleted {
-		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
+		CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 	}
 	PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
 }
@@ -179,7 +178,7 @@ func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.Modif
 // plan then still holds what happened, for the state.
 func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, prior *rollout.Record, diags *diag.Diagnostics) bool {
 	spec := fotaRolloutSpec(ctx, plan.fotaRolloutInputs, diags)
-	rolloutgates.CheckStorageAtApply(ctx, r.data, spec, diags)
+	CheckStorageAtApply(ctx, r.data, spec, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -189,7 +188,7 @@ func (r *fotaRolloutResource) run(ctx context.Context, plan *fotaRolloutModel, p
 	}
 	rec, err := rollout.Run(ctx, r.data.Client, spec, prior, progress)
 	plan.SetRecord(rec, nil)
-	if rolloutgates.WarnOutsideWindow(err, DescribeRollout(spec), diags) {
+	if WarnOutsideWindow(err, DescribeRollout(spec), diags) {
 		return true
 	}
 	if err != nil {

@@ -21,7 +21,6 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
-	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -80,7 +79,7 @@ func (r *jobRolloutResource) Schema(_ context.Context, _ resource.SchemaRequest,
 		func(ctx context.Context, req planmodifier.DynamicRequest, resp *dynamicplanmodifier.RequiresReplaceIfFuncResponse) {
 			resp.RequiresReplace = !ImportedRollout(ctx, req.State)
 		}, "Replaces the rollout.", "Replaces the rollout."))
-	maps.Copy(attrs, rolloutgates.PacingAttributes())
+	maps.Copy(attrs, PacingAttributes())
 	maps.Copy(attrs, map[string]schema.Attribute{
 		"id": schema.StringAttribute{
 			MarkdownDescription: "`<workspace_id>/<job_name>`, also the import ID; a `/` inside the job name is " +
@@ -134,7 +133,7 @@ func (r *jobRolloutResource) Configure(_ context.Context, req resource.Configure
 // warns that destroying or replacing leaves the scheduled jobs in place.
 func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() {
-		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
+		CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		var plan jobRolloutModel
 		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 		if resp.Diagnostics.HasError() || req.Plan.Raw.IsNull() {
@@ -153,11 +152,11 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 	what := "The job " + connection.Quote(prior.Name.ValueString()) + " scheduled by this rollout"
 	if WarnRolloutDestroyOrReplace(req, resp, what, "the ZDM API cannot cancel jobs",
 		"the job with the new rollout's value") {
-		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
+		CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		return
 	}
 	if prior.Status.ValueString() != rollout.StatusCompleted {
-		rolloutgates.CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
+		CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 	}
 	PlanRolloutResume(ctx, req, resp, prior.RolloutResults)
 }
@@ -167,7 +166,7 @@ func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.Modify
 // plan then still holds what happened, for the state.
 func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, prior *rollout.Record, diags *diag.Diagnostics) bool {
 	spec := jobRolloutSpec(ctx, plan.jobRolloutInputs, diags)
-	rolloutgates.CheckStorageAtApply(ctx, r.data, spec, diags)
+	CheckStorageAtApply(ctx, r.data, spec, diags)
 	if diags.HasError() {
 		return false
 	}
@@ -177,7 +176,7 @@ func (r *jobRolloutResource) run(ctx context.Context, plan *jobRolloutModel, pri
 	}
 	rec, err := rollout.Run(ctx, r.data.Client, spec, prior, progress)
 	plan.SetRecord(rec, nil)
-	if rolloutgates.WarnOutsideWindow(err, DescribeRollout(spec), diags) {
+	if WarnOutsideWindow(err, DescribeRollout(spec), diags) {
 		return true
 	}
 	if err != nil {

@@ -29,7 +29,6 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
-	"github.com/zdm/terraform-provider-zdm/internal/service/rolloutgates"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -67,7 +66,7 @@ type RolloutInputs struct {
 	Parallelism       types.Int64   `tfsdk:"parallelism"`
 	HealthCheck       types.Object  `tfsdk:"health_check"`
 	// MinDevicesReported, MaxDevicesPerMinute and MaintenanceWindows are
-	// the pacing inputs (package rolloutgates).
+	// the pacing inputs (pacing.go).
 	MinDevicesReported  types.Int64 `tfsdk:"min_devices_reported"`
 	MaxDevicesPerMinute types.Int64 `tfsdk:"max_devices_per_minute"`
 	MaintenanceWindows  types.List  `tfsdk:"maintenance_window"`
@@ -122,9 +121,9 @@ func RolloutDocs(w RolloutWords) map[string]string {
 		"pause_between_waves": "How long to wait after a wave passed its health gate before starting the next, " +
 			"such as `\"15m\"`. No pause by default.",
 		"parallelism":  "How many devices are read or scheduled at once (1 to 64; default 16).",
-		"health_check": rolloutgates.HealthDoc,
+		"health_check": HealthDoc,
 	}
-	maps.Copy(docs, rolloutgates.Docs)
+	maps.Copy(docs, PacingDocs)
 	return docs
 }
 
@@ -221,7 +220,7 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 			Optional:            true,
 			Validators:          []validator.Int64{int64validator.Between(1, scheduling.MaxStatusParallelism)},
 		},
-		"health_check": rolloutgates.HealthAttribute(),
+		"health_check": HealthAttribute(),
 		"next_window_opens_at": schema.StringAttribute{
 			MarkdownDescription: "When the next `maintenance_window` opens (RFC 3339), while the rollout waits for " +
 				"one: set when the last apply ended outside every window; null otherwise.",
@@ -307,7 +306,7 @@ func waveResultsObject(d RolloutResourceDocs) schema.NestedAttributeObject {
 
 // RolloutResourceBlocks are the blocks every rollout resource has.
 func RolloutResourceBlocks() map[string]schema.Block {
-	return map[string]schema.Block{"maintenance_window": rolloutgates.WindowBlock()}
+	return map[string]schema.Block{"maintenance_window": WindowBlock()}
 }
 
 // ImportedRollout reports whether a prior state is that of an import not
@@ -326,8 +325,8 @@ func ImportedRollout(ctx context.Context, state tfsdk.State) bool {
 // devices get ("the firmware").
 func ValidateRolloutInputs(ctx context.Context, in RolloutInputs, thing string, diags *diag.Diagnostics) {
 	scheduling.ValidateFleetTargets(in.FleetIDs, in.AllFleets, thing, diags)
-	rolloutgates.ValidateHealth(ctx, in.HealthCheck, diags)
-	rolloutgates.ValidateWindows(ctx, in.MaintenanceWindows, diags)
+	ValidateHealth(ctx, in.HealthCheck, diags)
+	ValidateWindows(ctx, in.MaintenanceWindows, diags)
 	if !in.Waves.IsUnknown() && !in.Waves.IsNull() {
 		var texts []types.String
 		diags.Append(in.Waves.ElementsAs(ctx, &texts, false)...)
@@ -397,9 +396,9 @@ func RolloutSpec(ctx context.Context, in RolloutInputs, cmd rollout.Command, dia
 		PollInterval:    max(rolloutDuration(in.PollInterval, defaultRolloutPoll), connection.MinPollInterval),
 		Pause:           rolloutDuration(in.PauseBetweenWaves, 0),
 		Parallel:        scheduling.StatusParallelism(in.Parallelism),
-		Health:          rolloutgates.Health(ctx, in.HealthCheck, diags),
+		Health:          HealthSpec(ctx, in.HealthCheck, diags),
 	}
-	rolloutgates.Apply(ctx, &spec, in.MinDevicesReported, in.MaxDevicesPerMinute, in.MaintenanceWindows, diags)
+	ApplyPacing(ctx, &spec, in.MinDevicesReported, in.MaxDevicesPerMinute, in.MaintenanceWindows, diags)
 	return spec
 }
 
@@ -518,7 +517,7 @@ func (m *RolloutResults) SetRecord(rec rollout.Record, counts []map[string]int) 
 	}
 	m.WavesCompleted = types.Int64Value(int64(rec.WavesCompleted()))
 	m.WaveResults = WaveResultsList(rec, counts)
-	m.NextWindowOpensAt = rolloutgates.NextWindow(rec)
+	m.NextWindowOpensAt = NextWindow(rec)
 }
 
 // waveResult is one element of wave_results, read from the state.
@@ -570,7 +569,7 @@ func (m RolloutResults) Record(ctx context.Context, diags *diag.Diagnostics) *ro
 // as a resource's plan does, so that a storage service the workspace lacks
 // fails the plan rather than the gate of the first wave.
 func PlanRolloutAction(ctx context.Context, d *connection.ProviderData, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
-	rolloutgates.CheckStorage(ctx, d, req.Config, &resp.Diagnostics)
+	CheckStorage(ctx, d, req.Config, &resp.Diagnostics)
 }
 
 // InvokeRollout runs the rollout of spec for a rollout action, without
@@ -580,12 +579,12 @@ func PlanRolloutAction(ctx context.Context, d *connection.ProviderData, req acti
 // error of a stop, whose detail stopped writes.
 func InvokeRollout(ctx context.Context, d *connection.ProviderData, spec rollout.Spec, resp *action.InvokeResponse,
 	stopped func(rollout.Record, error) string) {
-	rolloutgates.CheckStorageAtApply(ctx, d, spec, &resp.Diagnostics)
+	CheckStorageAtApply(ctx, d, spec, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	rec, err := rollout.Run(ctx, d.Client, spec, nil, scheduling.ProgressFunc(resp))
-	if rolloutgates.WarnOutsideWindow(err, DescribeRollout(spec), &resp.Diagnostics) {
+	if WarnOutsideWindow(err, DescribeRollout(spec), &resp.Diagnostics) {
 		return
 	}
 	if err != nil {

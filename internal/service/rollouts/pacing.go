@@ -1,4 +1,4 @@
-package rolloutgates
+package rollouts
 
 import (
 	"context"
@@ -34,9 +34,9 @@ const (
 	maxWindows   = 50
 )
 
-// Docs are the descriptions of the pacing inputs and of the
+// PacingDocs are the descriptions of the pacing inputs and of the
 // maintenance_window block.
-var Docs = map[string]string{
+var PacingDocs = map[string]string{
 	"min_devices_reported": "How many devices of a wave must have reported (a success or failure status, or " +
 		"a `health_check` verdict) before failures can stop the wave: below it, the wave keeps waiting even when " +
 		"its failures already pass `max_failure_ratio`, so that one early failure does not stop a large wave. " +
@@ -72,9 +72,9 @@ var dayNames = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
 // attributes of the rollout resources.
 func PacingAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"min_devices_reported": schema.Int64Attribute{MarkdownDescription: Docs["min_devices_reported"], Optional: true,
+		"min_devices_reported": schema.Int64Attribute{MarkdownDescription: PacingDocs["min_devices_reported"], Optional: true,
 			Validators: []validator.Int64{int64validator.AtLeast(1)}},
-		"max_devices_per_minute": schema.Int64Attribute{MarkdownDescription: Docs["max_devices_per_minute"], Optional: true,
+		"max_devices_per_minute": schema.Int64Attribute{MarkdownDescription: PacingDocs["max_devices_per_minute"], Optional: true,
 			Validators: []validator.Int64{int64validator.Between(1, MaxPerMinute)}},
 	}
 }
@@ -82,9 +82,9 @@ func PacingAttributes() map[string]schema.Attribute {
 // PacingActionAttributes are PacingAttributes for a rollout action.
 func PacingActionAttributes() map[string]actionschema.Attribute {
 	return map[string]actionschema.Attribute{
-		"min_devices_reported": actionschema.Int64Attribute{MarkdownDescription: Docs["min_devices_reported"], Optional: true,
+		"min_devices_reported": actionschema.Int64Attribute{MarkdownDescription: PacingDocs["min_devices_reported"], Optional: true,
 			Validators: []validator.Int64{int64validator.AtLeast(1)}},
-		"max_devices_per_minute": actionschema.Int64Attribute{MarkdownDescription: Docs["max_devices_per_minute"], Optional: true,
+		"max_devices_per_minute": actionschema.Int64Attribute{MarkdownDescription: PacingDocs["max_devices_per_minute"], Optional: true,
 			Validators: []validator.Int64{int64validator.Between(1, MaxPerMinute)}},
 	}
 }
@@ -99,13 +99,13 @@ func windowValidators() (days []validator.Set, clock []validator.String, zone []
 func WindowBlock() schema.ListNestedBlock {
 	days, clock, zone := windowValidators()
 	return schema.ListNestedBlock{
-		MarkdownDescription: Docs["maintenance_window"],
+		MarkdownDescription: PacingDocs["maintenance_window"],
 		Validators:          []validator.List{listvalidator.SizeAtMost(maxWindows)},
 		NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
-			"days":      schema.SetAttribute{MarkdownDescription: Docs["days"], ElementType: types.StringType, Required: true, Validators: days},
-			"start":     schema.StringAttribute{MarkdownDescription: Docs["start"], Required: true, Validators: clock},
-			"end":       schema.StringAttribute{MarkdownDescription: Docs["end"], Required: true, Validators: clock},
-			"time_zone": schema.StringAttribute{MarkdownDescription: Docs["time_zone"], Required: true, Validators: zone},
+			"days":      schema.SetAttribute{MarkdownDescription: PacingDocs["days"], ElementType: types.StringType, Required: true, Validators: days},
+			"start":     schema.StringAttribute{MarkdownDescription: PacingDocs["start"], Required: true, Validators: clock},
+			"end":       schema.StringAttribute{MarkdownDescription: PacingDocs["end"], Required: true, Validators: clock},
+			"time_zone": schema.StringAttribute{MarkdownDescription: PacingDocs["time_zone"], Required: true, Validators: zone},
 		}},
 	}
 }
@@ -114,13 +114,13 @@ func WindowBlock() schema.ListNestedBlock {
 func WindowActionBlock() actionschema.ListNestedBlock {
 	days, clock, zone := windowValidators()
 	return actionschema.ListNestedBlock{
-		MarkdownDescription: Docs["maintenance_window"],
+		MarkdownDescription: PacingDocs["maintenance_window"],
 		Validators:          []validator.List{listvalidator.SizeAtMost(maxWindows)},
 		NestedObject: actionschema.NestedBlockObject{Attributes: map[string]actionschema.Attribute{
-			"days":      actionschema.SetAttribute{MarkdownDescription: Docs["days"], ElementType: types.StringType, Required: true, Validators: days},
-			"start":     actionschema.StringAttribute{MarkdownDescription: Docs["start"], Required: true, Validators: clock},
-			"end":       actionschema.StringAttribute{MarkdownDescription: Docs["end"], Required: true, Validators: clock},
-			"time_zone": actionschema.StringAttribute{MarkdownDescription: Docs["time_zone"], Required: true, Validators: zone},
+			"days":      actionschema.SetAttribute{MarkdownDescription: PacingDocs["days"], ElementType: types.StringType, Required: true, Validators: days},
+			"start":     actionschema.StringAttribute{MarkdownDescription: PacingDocs["start"], Required: true, Validators: clock},
+			"end":       actionschema.StringAttribute{MarkdownDescription: PacingDocs["end"], Required: true, Validators: clock},
+			"time_zone": actionschema.StringAttribute{MarkdownDescription: PacingDocs["time_zone"], Required: true, Validators: zone},
 		}},
 	}
 }
@@ -153,9 +153,9 @@ func ValidateWindows(ctx context.Context, v types.List, diags *diag.Diagnostics)
 	}
 }
 
-// Apply sets the pacing inputs and the windows of validated inputs in
+// ApplyPacing sets the pacing inputs and the windows of validated inputs in
 // spec. A run waits at most spec.WaveTimeout for a window to open.
-func Apply(ctx context.Context, spec *rollout.Spec, minReported, perMinute types.Int64, windows types.List, diags *diag.Diagnostics) {
+func ApplyPacing(ctx context.Context, spec *rollout.Spec, minReported, perMinute types.Int64, windows types.List, diags *diag.Diagnostics) {
 	spec.MinReported = int(minReported.ValueInt64())
 	spec.MaxPerMinute = int(perMinute.ValueInt64())
 	spec.WindowWait = spec.WaveTimeout

@@ -1,4 +1,4 @@
-package rolloutgates
+package rollouts
 
 import (
 	"context"
@@ -94,9 +94,9 @@ func HealthActionAttribute() actionschema.SingleNestedAttribute {
 	}
 }
 
-// healthCheck reads the health_check object; nil when it is null or
+// healthCheckOf reads the health_check object; nil when it is null or
 // unknown.
-func healthCheck(ctx context.Context, v types.Object, diags *diag.Diagnostics) *healthCheckModel {
+func healthCheckOf(ctx context.Context, v types.Object, diags *diag.Diagnostics) *healthCheckModel {
 	if v.IsNull() || v.IsUnknown() {
 		return nil
 	}
@@ -108,7 +108,7 @@ func healthCheck(ctx context.Context, v types.Object, diags *diag.Diagnostics) *
 // ValidateHealth checks health_check: payload_field and payload_equals
 // together, the path, and payload_equals as JSON.
 func ValidateHealth(ctx context.Context, v types.Object, diags *diag.Diagnostics) {
-	m := healthCheck(ctx, v, diags)
+	m := healthCheckOf(ctx, v, diags)
 	if m == nil {
 		return
 	}
@@ -136,10 +136,10 @@ func ValidateHealth(ctx context.Context, v types.Object, diags *diag.Diagnostics
 	}
 }
 
-// Health is the rollout's Health from a validated health_check; nil
+// HealthSpec is the rollout's Health from a validated health_check; nil
 // without one.
-func Health(ctx context.Context, v types.Object, diags *diag.Diagnostics) *rollout.Health {
-	m := healthCheck(ctx, v, diags)
+func HealthSpec(ctx context.Context, v types.Object, diags *diag.Diagnostics) *rollout.Health {
+	m := healthCheckOf(ctx, v, diags)
 	if m == nil {
 		return nil
 	}
@@ -188,7 +188,7 @@ func CheckStorage(ctx context.Context, data *connection.ProviderData, in attribu
 	var ws types.String
 	diags.Append(in.GetAttribute(ctx, path.Root("health_check"), &hc)...)
 	diags.Append(in.GetAttribute(ctx, path.Root("workspace_id"), &ws)...)
-	m := healthCheck(ctx, hc, diags)
+	m := healthCheckOf(ctx, hc, diags)
 	if m == nil || ws.IsUnknown() || ws.IsNull() || m.Tag.IsUnknown() {
 		return
 	}
