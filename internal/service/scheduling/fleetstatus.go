@@ -15,8 +15,9 @@ import (
 
 // This file turns the fleet-wide status reads of package fleetstatus (one
 // list of the devices, then bounded concurrent per-device GETs) into
-// Terraform values. zdm_fleet_status, zdm_fota_rollout and the fleet-wide
-// scheduling resources read through it.
+// Terraform values. zdm_fleet_status, the fleet-wide scheduling resources'
+// read-back and their gate read through it; the rollouts (package
+// rollouts) read per wave through fleetstatus itself.
 
 // readFleetStatus reads the status of kind (a job name, or the firmware
 // update) on every device of scope, parallel reads at a time (0: the
