@@ -123,7 +123,7 @@ const (
 	// paceShareMin is the least share of a quota.
 	paceShareMin = 0.05
 	// paceShareSeen and paceShareAdd bound the share of a quota by the
-	// share this client was seen to spend (quotaShare).
+	// share this client was seen to spend (current).
 	paceShareSeen = 2
 	paceShareAdd  = 0.05
 )
@@ -292,31 +292,24 @@ func (p *pacer) current(now time.Time) float64 {
 	if p.qRemaining < 1 {
 		return paceMin // held until the reset
 	}
-	// What is left, less what the others on the key spent since the
-	// answer said it: the quota of a window a second, less what this
-	// client was accepted, once its rate is known.
-	left := p.qRemaining
+	// Once the service said its quota of a window and this client's rate
+	// under it is known: what is left, less what the others on the key
+	// likely spent since the answer said it (the quota a second, less what
+	// this client was accepted); and the share of it this client spends,
+	// no more than paceShareSeen times its seen share of the quota plus
+	// paceShareAdd: a client grows into what the others leave, but never
+	// claims at once what they are spending.
+	left, share := p.qRemaining, p.qShare
 	if p.qLimit >= 1 && p.qWindow > 0 && now.Sub(p.qOnAt) >= paceAnchorWindow {
-		others := max(p.qLimit/p.qWindow.Seconds()-p.acceptedRate(now, paceAnchorWindow), 0)
-		left -= others * now.Sub(p.qAt).Seconds()
+		quota := p.qLimit / p.qWindow.Seconds()
+		mine := p.acceptedRate(now, paceAnchorWindow)
+		left -= max(quota-mine, 0) * now.Sub(p.qAt).Seconds()
 		if left < 1 {
 			return paceMin
 		}
+		share = min(share, paceShareSeen*mine/quota+paceShareAdd)
 	}
-	return max(p.quotaShare(now)*left/min(max(p.qReset.Sub(now).Seconds(), 0.001), paceQuotaHorizon.Seconds()), paceMin)
-}
-
-// quotaShare is the share of what is left of the quota that this client
-// spends: qShare, and, once the service said its quota of a window, no
-// more than paceShareSeen times this client's share of that quota in the
-// last paceAnchorWindow, plus paceShareAdd: a client grows into what the
-// others leave, but never claims at once what they are spending.
-func (p *pacer) quotaShare(now time.Time) float64 {
-	if p.qLimit < 1 || p.qWindow <= 0 || now.Sub(p.qOnAt) < paceAnchorWindow {
-		return p.qShare
-	}
-	seen := p.acceptedRate(now, paceAnchorWindow) / (p.qLimit / p.qWindow.Seconds())
-	return min(p.qShare, paceShareSeen*seen+paceShareAdd)
+	return max(share*left/min(max(p.qReset.Sub(now).Seconds(), 0.001), paceQuotaHorizon.Seconds()), paceMin)
 }
 
 // advance follows the quota and the curve to now, and moves the served
