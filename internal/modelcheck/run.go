@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -262,11 +263,18 @@ func refused(out string) bool {
 	return strings.Contains(out, "with these names already exist")
 }
 
+// conflicting tells whether out is the plan's refusal of two values of
+// one command for one fleet.
+func conflicting(out string) bool {
+	return strings.Contains(out, "Two values of job")
+}
+
 // exec runs one step and reports whether it ended in an apply that
 // succeeded without faults or interrupts (the state must then agree with
 // the service).
 func (r *runner) exec(ctx context.Context, s Step) (bool, error) {
 	addr := fmt.Sprintf("zdm_device.d[%q]", s.A)
+	rollouts := maps.Clone(r.m.ro)
 	r.m.edit(s)
 	var out string
 	var code int
@@ -373,6 +381,11 @@ func (r *runner) exec(ctx context.Context, s Step) (bool, error) {
 			if err := r.adopt(ctx); err != nil {
 				return false, err
 			}
+		}
+		if conflicting(out) {
+			// As the refusal says: one value of the job per fleet; the
+			// edit that added the other value is taken back.
+			r.m.ro = rollouts
 		}
 		return false, nil
 	}

@@ -257,6 +257,19 @@ func (r *fotaResource) Configure(_ context.Context, req resource.ConfigureReques
 }
 
 func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !req.Plan.Raw.IsNull() {
+		var plan fotaModel
+		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+		if !resp.Diagnostics.HasError() && !plan.DeviceID.IsUnknown() && !plan.deviceMode() && kit.Known(plan.FirmwareID) &&
+			kit.Known(plan.FirmwareVersion) {
+			fw := plan.firmware()
+			scheduling.ClaimFleets(ctx, r.data, plan.WorkspaceID, plan.FleetIDs, plan.AllFleets, "firmware",
+				fw.ID+" "+fw.Version, "zdm_fota of fleets", &resp.Diagnostics)
+		}
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	kit.KeepComputedUnlessChanged(ctx, req, resp,
 		[]string{"device_id", "workspace_id", "fleet_ids", "firmware_id", "firmware_version", "triggers"},
 		append([]string{"id", "status", "scheduled_at", "devices"}, scheduling.ProgressAttributes...))

@@ -187,6 +187,17 @@ func (r *fleetJobResource) ValidateConfig(ctx context.Context, req resource.Vali
 }
 
 func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !req.Plan.Raw.IsNull() {
+		var plan fleetJobModel
+		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+		if !resp.Diagnostics.HasError() && kit.Known(plan.Name) && kit.Known(plan.valueText()) {
+			scheduling.ClaimFleets(ctx, r.data, plan.WorkspaceID, plan.FleetIDs, plan.AllFleets, "job "+connection.Quote(plan.Name.ValueString()),
+				plan.valueText().ValueString(), "zdm_fleet_job", &resp.Diagnostics)
+		}
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		var plan fleetJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)

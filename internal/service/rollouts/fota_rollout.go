@@ -14,6 +14,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
 // This file holds what the zdm_fota_rollout resource and action share: the
@@ -110,4 +111,15 @@ func fotaRolloutSpec(ctx context.Context, in fotaRolloutInputs, diags *diag.Diag
 func fotaRolloutStoppedDetail(spec rollout.Spec, rec rollout.Record, err error, resumeNote string) string {
 	return RolloutStoppedDetail(spec, rec, err, "the firmware", resumeNote,
 		"To roll out a fixed firmware instead, change firmware_version: a new rollout starts from the first wave.")
+}
+
+// claim claims the rollout's firmware and fleets for the plan (see
+// scheduling.ClaimCommand).
+func (in fotaRolloutInputs) claim(ctx context.Context, d *connection.ProviderData, diags *diag.Diagnostics) {
+	if in.FirmwareID.IsUnknown() || in.FirmwareVersion.IsUnknown() || in.Salt.IsUnknown() {
+		return
+	}
+	fw := in.firmware()
+	scheduling.ClaimFleets(ctx, d, in.WorkspaceID, in.FleetIDs, in.AllFleets, "firmware", fw.ID+" "+fw.Version,
+		"zdm_fota_rollout with salt "+connection.Quote(in.Salt.ValueString()), diags)
 }

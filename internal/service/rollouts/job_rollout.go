@@ -8,8 +8,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
 // This file holds what the zdm_job_rollout resource and action share: the
@@ -89,4 +91,18 @@ func jobRolloutSpec(ctx context.Context, in jobRolloutInputs, diags *diag.Diagno
 func jobRolloutStoppedDetail(spec rollout.Spec, rec rollout.Record, err error, resumeNote string) string {
 	return RolloutStoppedDetail(spec, rec, err, "the job", resumeNote,
 		"To roll out a corrected value instead, change value: a new rollout starts from the first wave.")
+}
+
+// claim claims the rollout's job, value and fleets for the plan (see
+// scheduling.ClaimCommand).
+func (in jobRolloutInputs) claim(ctx context.Context, d *connection.ProviderData, diags *diag.Diagnostics) {
+	if in.Name.IsUnknown() || in.Salt.IsUnknown() {
+		return
+	}
+	value := in.valueText()
+	if value.IsUnknown() || value.IsNull() {
+		return
+	}
+	scheduling.ClaimFleets(ctx, d, in.WorkspaceID, in.FleetIDs, in.AllFleets, "job "+connection.Quote(in.Name.ValueString()),
+		value.ValueString(), "zdm_job_rollout with salt "+connection.Quote(in.Salt.ValueString()), diags)
 }

@@ -144,6 +144,9 @@ func (r *fotaRolloutResource) Configure(_ context.Context, req resource.Configur
 // complete rollout when only its gate settings change, and warns that
 // destroying or replacing leaves the scheduled updates in place.
 func (r *fotaRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !claimPlanned[fotaRolloutModel](ctx, r.data, req, &resp.Diagnostics) {
+		return
+	}
 	if req.State.Raw.IsNull() {
 		CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		var plan fotaRolloutModel

@@ -132,6 +132,9 @@ func (r *jobRolloutResource) Configure(_ context.Context, req resource.Configure
 // results of a complete rollout when only its gate settings change, and
 // warns that destroying or replacing leaves the scheduled jobs in place.
 func (r *jobRolloutResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !claimPlanned[jobRolloutModel](ctx, r.data, req, &resp.Diagnostics) {
+		return
+	}
 	if req.State.Raw.IsNull() {
 		CheckStorage(ctx, r.data, req.Plan, &resp.Diagnostics)
 		var plan jobRolloutModel

@@ -3,6 +3,7 @@ package rollouts_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"sync"
 	"testing"
@@ -281,4 +282,65 @@ resource "zdm_job_rollout" "test" {
   %s
 }
 `, e.Bootstrap.WorkspaceID, fleet, extra))
+}
+
+// TestAccJobRolloutsOfOneJobTwoValuesRefused is the model checker's seed
+// 1007: a rollout of value 1, then a second rollout of the same job with
+// value 2 beside it (which replaced value 1 on every device), then a third
+// rollout of value 1 sent value 1 a second time to every device, since the
+// service showed value 2 there. Two values of one job for one fleet in one
+// configuration are now refused at plan, before anything is sent; the way
+// the error names (one rollout whose value changes) sends each value once.
+func TestAccJobRolloutsOfOneJobTwoValuesRefused(t *testing.T) {
+	e := acctest.NewEnv(t)
+	countsSchedules(t, e)
+	fleet, ids := acctest.NewFleetDevices(t, e, "sensors", 4)
+	jobsAnswer(t, e)
+	rollout := func(key, salt string, delay int) string {
+		return fmt.Sprintf(`
+resource "zdm_job_rollout" %q {
+  workspace_id  = %q
+  fleet_ids     = [%q]
+  name          = "reboot"
+  value         = jsonencode({ delay = %d })
+  salt          = %q
+  waves         = ["1", "100%%"]
+  wave_timeout  = "60s"
+  poll_interval = "100ms"
+}
+`, key, e.Bootstrap.WorkspaceID, fleet, delay, salt)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.Factories,
+		Steps: []resource.TestStep{
+			{
+				// Value 1 on the 4 devices: the positive control of the
+				// counts below.
+				Config: e.Config(rollout("a", "a", 1)),
+				Check:  expectJobSchedules(t, e, 4, `{"delay":1}`, 4, ids),
+			},
+			{
+				// A second rollout of another value beside it: refused,
+				// nothing sent.
+				Config:      e.Config(rollout("a", "a", 1) + rollout("b", "b", 2)),
+				ExpectError: regexp.MustCompile(`Two values of job "reboot" for one fleet`),
+			},
+			{
+				Config: e.Config(rollout("a", "a", 1)),
+				Check:  expectJobSchedules(t, e, 4, `{"delay":1}`, 4, ids),
+			},
+			{
+				// The same value with another salt is no conflict: every
+				// device has it, nothing is sent.
+				Config: e.Config(rollout("a", "a", 1) + rollout("c", "c", 1)),
+				Check:  expectJobSchedules(t, e, 4, `{"delay":1}`, 4, ids),
+			},
+			{
+				// Value 2 as the error says: one rollout (a new value is a
+				// new rollout), the others removed in the same edit.
+				Config: e.Config(rollout("b", "b", 2)),
+				Check:  expectJobSchedules(t, e, 8, `{"delay":2}`, 4, ids),
+			},
+		},
+	})
 }

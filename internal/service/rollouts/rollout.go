@@ -591,3 +591,23 @@ func InvokeRollout(ctx context.Context, d *connection.ProviderData, spec rollout
 		resp.Diagnostics.AddError("Rollout of "+DescribeRollout(spec)+" stopped", stopped(rec, err))
 	}
 }
+
+// claimPlanned claims the command of a rollout planned (not for destroy)
+// for the plan's walk (scheduling.ClaimCommand); it reports false after an
+// error: another rollout or scheduling of this configuration sends another
+// value to one of its fleets.
+func claimPlanned[M any, P interface {
+	*M
+	claim(context.Context, *connection.ProviderData, *diag.Diagnostics)
+}](ctx context.Context, d *connection.ProviderData, req resource.ModifyPlanRequest, diags *diag.Diagnostics) bool {
+	if req.Plan.Raw.IsNull() {
+		return true
+	}
+	var plan M
+	diags.Append(req.Plan.Get(ctx, &plan)...)
+	if diags.HasError() {
+		return false
+	}
+	P(&plan).claim(ctx, d, diags)
+	return !diags.HasError()
+}

@@ -1,0 +1,50 @@
+package scheduling
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+)
+
+// TestClaimCommand: within one walk, a second value of one job for a
+// shared fleet is refused, whichever fleets or every fleet it names; the
+// same value (as JSON, whatever its key order), another job, another
+// workspace or other fleets are not; and a new walk starts empty.
+func TestClaimCommand(t *testing.T) {
+	claim := func(d *connection.ProviderData, ws, cmd, value string, all bool, fleets ...string) diag.Diagnostics {
+		var diags diag.Diagnostics
+		ClaimCommand(d, CommandClaim{Workspace: ws, Command: cmd, Value: value, Fleets: fleets, All: all, Owner: "test"}, &diags)
+		return diags
+	}
+	d := &connection.ProviderData{}
+	for _, c := range []struct {
+		name, ws, cmd, value string
+		all                  bool
+		fleets               []string
+		refused              bool
+	}{
+		{"first", "wks-1", `job "reboot"`, `{"a":1,"b":2}`, false, []string{"flt-1", "flt-2"}, false},
+		{"same value, keys in another order", "wks-1", `job "reboot"`, `{"b":2,"a":1}`, false, []string{"flt-2"}, false},
+		{"another value, other fleets", "wks-1", `job "reboot"`, `{"a":3}`, false, []string{"flt-3"}, false},
+		{"another job", "wks-1", `job "mode"`, `{"a":3}`, false, []string{"flt-1"}, false},
+		{"another workspace", "wks-2", `job "reboot"`, `{"a":3}`, false, []string{"flt-1"}, false},
+		{"another value, a shared fleet", "wks-1", `job "reboot"`, `{"a":4}`, false, []string{"flt-9", "flt-2"}, true},
+		{"another value, every fleet", "wks-1", `job "reboot"`, `{"a":5}`, true, nil, true},
+		{"firmware", "wks-1", "firmware", "fw-1 1.0", true, nil, false},
+		{"another firmware version", "wks-1", "firmware", "fw-1 2.0", false, []string{"flt-7"}, true},
+	} {
+		diags := claim(d, c.ws, c.cmd, c.value, c.all, c.fleets...)
+		if diags.HasError() != c.refused {
+			t.Fatalf("%s: refused %v, want %v (%v)", c.name, diags.HasError(), c.refused, diags)
+		}
+		if c.refused && !strings.Contains(diags.Errors()[0].Summary(), "Two values of "+c.cmd) {
+			t.Errorf("%s: the error does not name the command: %v", c.name, diags)
+		}
+	}
+	if diags := claim(&connection.ProviderData{}, "wks-1", `job "reboot"`, `{"a":4}`, false, "flt-2"); diags.HasError() {
+		t.Errorf("a new walk (provider configuration) kept the claims of another: %v", diags)
+	}
+}
