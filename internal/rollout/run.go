@@ -144,25 +144,20 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 		rec.Status = StatusStopped
 		return rec, err
 	}
-	mark := sends.mark()
-	current, err := fleetstatus.ReadDevices(ctx, c, devices, spec.Command.Kind(), spec.Parallel)
-	if err != nil {
-		rec.Status = StatusStopped
-		return rec, err
-	}
-	rd.set(current, spec.Command, mark)
-	has := map[string]bool{}
-	for _, d := range current {
-		if spec.Command.has(d) {
-			has[d.ID] = true
-		}
-	}
 	if rec.StartedAt.IsZero() {
 		rec.StartedAt = startTime(devices)
 	}
-	plan := assign(spec, rec, devices, has)
-	progress(fmt.Sprintf("Rollout of %s: %d devices in %d waves (%s), %d already have it",
-		spec.Command, len(devices), len(spec.Waves), describeWaves(spec.Waves, plan), len(has)))
+	// Only the devices that may be late (created since the start, not
+	// recorded) are read now: whether one already has the command decides
+	// its wave. Every other device is read right before its wave's sends
+	// (schedule), the read that decides them.
+	if err := rd.read(ctx, c, spec, lateCandidates(rec, devices)); err != nil {
+		rec.Status = StatusStopped
+		return rec, err
+	}
+	plan := assign(spec, rec, devices, rd.hasIt)
+	progress(fmt.Sprintf("Rollout of %s: %d devices in %d waves (%s)",
+		spec.Command, len(devices), len(spec.Waves), describeWaves(spec.Waves, plan)))
 
 	for k := range spec.Waves {
 		w := &rec.Waves[k]
@@ -257,6 +252,25 @@ func Run(ctx context.Context, c *client.Client, spec Spec, prior *Record, progre
 	return rec, nil
 }
 
+// lateCandidates are the devices assign may place in the last wave as
+// created since the rollout started: not recorded in a wave, created after
+// rec.StartedAt.
+func lateCandidates(rec Record, devices []client.Device) []string {
+	recorded := map[string]bool{}
+	for _, w := range rec.Waves {
+		for _, id := range w.DeviceIDs {
+			recorded[id] = true
+		}
+	}
+	var ids []string
+	for _, d := range devices {
+		if t, err := time.Parse(time.RFC3339Nano, d.CreatedAt); err == nil && t.After(rec.StartedAt) && !recorded[d.ID] {
+			ids = append(ids, d.ID)
+		}
+	}
+	return ids
+}
+
 // startTime is the start of a rollout without a prior record, on the
 // service's clock: the creation of the newest target device, so that every
 // device listed now is part of the waves and only devices created later
@@ -315,7 +329,7 @@ func newRecord(spec Spec, prior *Record) Record {
 // the fleets since), go to the last wave. A complete wave is never given a
 // device it did not have: it is not run again, so the device would be
 // skipped.
-func assign(spec Spec, rec Record, devices []client.Device, has map[string]bool) [][]string {
+func assign(spec Spec, rec Record, devices []client.Device, has func(string) bool) [][]string {
 	plan := make([][]string, len(spec.Waves))
 	placed := map[string]bool{}
 	target := map[string]bool{}
@@ -336,7 +350,7 @@ func assign(spec Spec, rec Record, devices []client.Device, has map[string]bool)
 		if placed[d.ID] {
 			continue
 		}
-		if t, err := time.Parse(time.RFC3339Nano, d.CreatedAt); err == nil && t.After(rec.StartedAt) && !has[d.ID] {
+		if t, err := time.Parse(time.RFC3339Nano, d.CreatedAt); err == nil && t.After(rec.StartedAt) && !has(d.ID) {
 			late = append(late, d.ID)
 			continue
 		}
@@ -416,6 +430,9 @@ func schedule(ctx context.Context, c *client.Client, spec Spec, w *WaveRecord, m
 		todo = pick(todo)
 	}
 	if len(todo) == 0 {
+		if len(members) > 0 && w.Scheduled == 0 {
+			progress(fmt.Sprintf("%s: all %d devices have %s already", label, len(members), spec.Command))
+		}
 		return false, nil
 	}
 	progress(fmt.Sprintf("%s: scheduling %s on %d devices (%d have it already)", label,

@@ -111,7 +111,7 @@ func TestAccJobRolloutActionProgress(t *testing.T) {
 	// Each progress line is shown by the CLI after the action's address.
 	const job, at = `job "reboot"`, "Action action.zdm_job_rollout.sensors (triggered by CLI): "
 	expectInOrder(t, "first invocation", invoke(),
-		at+"Rollout of "+job+": 5 devices in 2 waves (20%: 1, 100%: 4), 0 already have it",
+		at+"Rollout of "+job+": 5 devices in 2 waves (20%: 1, 100%: 4)",
 		at+"Wave 1 of 2 (20%): scheduling "+job+" on 1 devices (0 have it already)",
 		at+"Wave 1 of 2 (20%): complete, 1 of 1 devices succeeded",
 		at+"Wave 2 of 2 (100%): scheduling "+job+" on 4 devices (0 have it already)",
@@ -122,8 +122,10 @@ func TestAccJobRolloutActionProgress(t *testing.T) {
 	}
 	out := invoke()
 	expectInOrder(t, "second invocation", out,
-		at+"Rollout of "+job+": 5 devices in 2 waves (20%: 1, 100%: 4), 5 already have it",
+		at+"Rollout of "+job+": 5 devices in 2 waves (20%: 1, 100%: 4)",
+		at+"Wave 1 of 2 (20%): all 1 devices have "+job+" already",
 		at+"Wave 1 of 2 (20%): complete, 1 of 1 devices succeeded",
+		at+"Wave 2 of 2 (100%): all 4 devices have "+job+" already",
 		at+"Wave 2 of 2 (100%): complete, 4 of 4 devices succeeded",
 		at+"Rollout of "+job+" complete on 5 devices")
 	if strings.Contains(out, ": scheduling") {
