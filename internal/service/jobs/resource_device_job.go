@@ -284,7 +284,7 @@ func (r *deviceJobResource) wait(ctx context.Context, plan *deviceJobModel, upda
 	if !plan.Enabled() {
 		return true
 	}
-	w := plan.StatusWait(ctx, fleetstatus.Job(plan.Name.ValueString()), nil, update, diags)
+	w := plan.WaitOptions(ctx, fleetstatus.Job(plan.Name.ValueString()), nil, update, diags)
 	if diags.HasError() {
 		return false
 	}

@@ -124,10 +124,10 @@ func InvokeAction(ctx context.Context, d *connection.ProviderData, t ActionTarge
 	if !opts.Wait {
 		return
 	}
-	w := StatusWait{Kind: c.Kind, Firmware: c.Firmware,
+	w := fleetstatus.WaitOptions{Kind: c.Kind, Firmware: c.Firmware,
 		Success: kit.SetStrings(ctx, t.SuccessStatuses, &resp.Diagnostics), Failure: kit.SetStrings(ctx, t.FailureStatuses, &resp.Diagnostics),
-		Timeout: opts.Timeout, Interval: opts.Interval}
-	if _, err := WaitStatuses(ctx, d.Client, devices, w, progress); err != nil {
+		Timeout: opts.Timeout, Interval: opts.Interval, Progress: progress}
+	if _, err := fleetstatus.Wait(ctx, d.Client, devices, w); err != nil {
 		resp.Diagnostics.AddError("The "+c.What+" is not done", err.Error())
 	}
 }

@@ -78,34 +78,6 @@ func ReportScheduled(what, ws string, fleets, devices []string, progress func(st
 	return true
 }
 
-// StatusWait shapes waitStatuses.
-type StatusWait struct {
-	// Kind is what is waited for: a job by name, or the firmware update.
-	Kind fleetstatus.Kind
-	// Firmware, for a firmware update, is the update waited for: a device
-	// whose update became another firmware has failed.
-	Firmware *fleetstatus.Firmware
-	// Success are the statuses that finish a device well (default "done");
-	// failure those that finish it badly and end the wait at once.
-	Success, Failure  []string
-	Timeout, Interval time.Duration
-	// parallel bounds the reads in flight (0: 16).
-	parallel int
-}
-
-// WaitStatuses polls the devices until each reports a success status of
-// w.kind. A device that reports a failure status ends the wait at once. On
-// failure, timeout or cancellation the error is a *fleetstatus.WaitError
-// whose message names each device not done with its last status; the
-// result holds every device's last status either way. Reads go through the
-// fleet-status reader: parallel at a time, each retried as the client does.
-func WaitStatuses(ctx context.Context, c *client.Client, devices []string, w StatusWait, progress func(string)) (fleetstatus.WaitResult, error) {
-	return fleetstatus.Wait(ctx, c, devices, fleetstatus.WaitOptions{
-		Kind: w.Kind, Firmware: w.Firmware, Success: w.Success, Failure: w.Failure,
-		Timeout: w.Timeout, Interval: w.Interval, Parallel: w.parallel, Progress: progress,
-	})
-}
-
 // Descriptions and validators of the wait attributes, shared by the actions
 // and the scheduling resources; fails says what a failed wait ends ("the
 // action fails", "the apply fails").
@@ -231,9 +203,10 @@ func (w WaitModel) Unfinished(ctx context.Context, statuses []string, diags *dia
 	return false
 }
 
-// StatusWait is the wait of kind (firmware: the update waited for) for a
-// create, or an update when update is true.
-func (w WaitModel) StatusWait(ctx context.Context, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, diags *diag.Diagnostics) StatusWait {
+// WaitOptions is the wait of kind (firmware: the update waited for) for a
+// create, or an update when update is true: the one shape of a wait from
+// the schema (WaitModel, the actions' wait attributes) to the reader.
+func (w WaitModel) WaitOptions(ctx context.Context, kind fleetstatus.Kind, firmware *fleetstatus.Firmware, update bool, diags *diag.Diagnostics) fleetstatus.WaitOptions {
 	get := w.Timeouts.Create
 	if update {
 		get = w.Timeouts.Update
@@ -244,7 +217,7 @@ func (w WaitModel) StatusWait(ctx context.Context, kind fleetstatus.Kind, firmwa
 	if v, err := connection.ParseDuration(w.PollInterval.ValueString()); err == nil && !w.PollInterval.IsNull() {
 		interval = max(v, connection.MinPollInterval) // a value unknown at plan was not validated
 	}
-	return StatusWait{Kind: kind, Firmware: firmware, Success: w.successes(ctx, diags),
+	return fleetstatus.WaitOptions{Kind: kind, Firmware: firmware, Success: w.successes(ctx, diags),
 		Failure: kit.SetStrings(ctx, w.FailureStatuses, diags), Timeout: timeout, Interval: interval}
 }
 
@@ -265,9 +238,9 @@ func StatusCountKeys(counts types.Map) []string {
 //
 // noun is what is sent again by a change of triggers ("job", "firmware
 // update").
-func WaitResource(ctx context.Context, d *connection.ProviderData, devices []string, w StatusWait, what, noun string, diags *diag.Diagnostics) (fleetstatus.WaitResult, bool) {
-	progress := func(msg string) { tflog.Info(ctx, msg) }
-	res, err := WaitStatuses(ctx, d.Client, devices, w, progress)
+func WaitResource(ctx context.Context, d *connection.ProviderData, devices []string, w fleetstatus.WaitOptions, what, noun string, diags *diag.Diagnostics) (fleetstatus.WaitResult, bool) {
+	w.Progress = func(msg string) { tflog.Info(ctx, msg) }
+	res, err := fleetstatus.Wait(ctx, d.Client, devices, w)
 	if err != nil {
 		diags.AddError("The "+what+" is not done",
 			err.Error()+". The state keeps what was scheduled. Applying again sends nothing: it waits again "+
@@ -296,7 +269,7 @@ func WaitDevices(ctx context.Context, d *connection.ProviderData, w WaitModel, d
 	if !w.Enabled() {
 		return nil, true
 	}
-	sw := w.StatusWait(ctx, kind, firmware, update, diags)
+	sw := w.WaitOptions(ctx, kind, firmware, update, diags)
 	if diags.HasError() {
 		return nil, false
 	}

@@ -41,10 +41,10 @@ func TestWaitStatusesStopsAtFailure(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := StatusWait{Kind: fleetstatus.FOTA, Firmware: &fleetstatus.Firmware{ID: "fw", Version: "1"},
-		Failure: []string{"failed"}, Timeout: time.Hour, Interval: time.Hour}
 	var lines []string
-	res, err := WaitStatuses(ctx, c, ids, w, func(s string) { lines = append(lines, s) })
+	w := fleetstatus.WaitOptions{Kind: fleetstatus.FOTA, Firmware: &fleetstatus.Firmware{ID: "fw", Version: "1"},
+		Failure: []string{"failed"}, Timeout: time.Hour, Interval: time.Hour, Progress: func(s string) { lines = append(lines, s) }}
+	res, err := fleetstatus.Wait(ctx, c, ids, w)
 	var we *fleetstatus.WaitError
 	if !errors.As(err, &we) || we.Reason != "failed" {
 		t.Fatalf("err = %v, want a failure", err)
@@ -59,8 +59,8 @@ func TestWaitStatusesStopsAtFailure(t *testing.T) {
 	}
 	// Positive control: without failure statuses, the failed device is just
 	// not done, and the wait runs to its timeout.
-	w.Failure, w.Timeout, w.Interval = nil, 50*time.Millisecond, 10*time.Millisecond
-	_, err = WaitStatuses(ctx, c, ids, w, nil)
+	w.Failure, w.Timeout, w.Interval, w.Progress = nil, 50*time.Millisecond, 10*time.Millisecond, nil
+	_, err = fleetstatus.Wait(ctx, c, ids, w)
 	if !errors.As(err, &we) || we.Reason != "timeout" || !strings.Contains(err.Error(), ids[1]+" (failed)") {
 		t.Fatalf("err = %v, want a timeout naming the failed device", err)
 	}
