@@ -76,22 +76,27 @@ type options struct {
 	scale           []scaleSpec
 	own             []int
 	ownFleet        int
-	scaleLatency    time.Duration
-	latency         time.Duration
-	parallelism     int
-	planRepeat      int
-	terraform       string
-	out             string
-	plot            string
-	guide           string
-	jsonOut         string
-	render          string
-	only            string
-	work            string
-	keep            bool
-	reattach        bool
-	floor           bool
-	quick           bool
+	// shards, shardSize and shardParallel set the states of one
+	// workspace planned at once (shards.go).
+	shards        int
+	shardSize     int
+	shardParallel int
+	scaleLatency  time.Duration
+	latency       time.Duration
+	parallelism   int
+	planRepeat    int
+	terraform     string
+	out           string
+	plot          string
+	guide         string
+	jsonOut       string
+	render        string
+	only          string
+	work          string
+	keep          bool
+	reattach      bool
+	floor         bool
+	quick         bool
 }
 
 func main() {
@@ -139,6 +144,10 @@ func parseFlags(args []string) (options, error) {
 	own := fs.String("own", "0", "comma-separated numbers of devices W of a workspace in which a state of one fleet of "+
 		"-own-fleet devices is planned with no change; the first is the base of the provider's memory ratio (0 skips it)")
 	fs.IntVar(&o.ownFleet, "own-fleet", 10000, "devices of the state's fleet in the -own workspaces")
+	fs.IntVar(&o.shards, "shards", 0, "number of states, each one fleet of -shard-size devices of one workspace, "+
+		"planned with no change -shard-parallel at a time against a lone workspace of one fleet (0 skips it)")
+	fs.IntVar(&o.shardSize, "shard-size", 10000, "devices of each fleet of -shards")
+	fs.IntVar(&o.shardParallel, "shard-parallel", 8, "plans of -shards at a time")
 	fs.IntVar(&o.healthSize, "health-size", 1000, "devices of the rollout wave whose health points are read with -latency (0 skips it)")
 	fs.StringVar(&o.gateBaselineRef, "gate-baseline-ref", "", "git ref of a provider before the checks that read the service "+
 		"before writes: build it and compare its create of -gate-devices zdm_fleet_devices, their no-op plan and a rollout "+
@@ -234,6 +243,8 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-query-size, -points, -fleet-status, -fault-size, -gate-devices, -gate-rollout and -latency must not be negative")
 	case o.only == gateCostScenario.name && o.gateBaselineRef == "":
 		return o, errors.New("-only gatecost needs -gate-baseline-ref (the git ref of the provider to compare with)")
+	case o.shards < 0 || (o.shards > 0 && (o.shardSize < 1 || o.shardParallel < 1)):
+		return o, errors.New("-shards must not be negative, -shard-size and -shard-parallel must be at least 1")
 	case o.parallelism < 1 || o.planRepeat < 1 || o.gateRepeat < 1:
 		return o, errors.New("-parallelism, -plan-repeat and -gate-repeat must be at least 1")
 	case o.points > 175000:
@@ -380,6 +391,7 @@ func (o options) describe() map[string]string {
 		"scale":             scaleText(o.scale),
 		"scale_latency":     o.scaleLatency.String(),
 		"own":               ownText(o.own, o.ownFleet),
+		"shards":            shardsText(o.shards, o.shardSize, o.shardParallel),
 		"latency":           o.latency.String(),
 		"parallelism":       strconv.Itoa(o.parallelism),
 		"plan_repeat":       strconv.Itoa(o.planRepeat),

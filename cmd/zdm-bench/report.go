@@ -25,6 +25,7 @@ type results struct {
 	Share        *shareResult        `json:"share,omitempty"`
 	Scale        *scaleResult        `json:"scale,omitempty"`
 	Own          *ownResult          `json:"own,omitempty"`
+	Shards       *shardsResult       `json:"shards,omitempty"`
 	HealthRead   *healthReadResult   `json:"health_read,omitempty"`
 	GateCost     *gateCostResult     `json:"gate_cost,omitempty"`
 	Finished     time.Time           `json:"finished"`

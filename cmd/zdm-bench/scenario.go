@@ -33,7 +33,7 @@ type scenario struct {
 }
 
 // scenarios run in this order.
-var scenarios = []scenario{sizesScenario, queryScenario, timeseriesScenario, fleetStatusScenario, fleetDevicesScenario, faultsScenario, shareScenario, scaleScenario, ownScenario, healthReadScenario, gateCostScenario}
+var scenarios = []scenario{sizesScenario, queryScenario, timeseriesScenario, fleetStatusScenario, fleetDevicesScenario, faultsScenario, shareScenario, scaleScenario, ownScenario, shardsScenario, healthReadScenario, gateCostScenario}
 
 // selected says whether the run measures sc.
 func (o options) selected(sc scenario) bool {
