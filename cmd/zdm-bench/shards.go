@@ -155,6 +155,10 @@ func (b *bench) newShardState(ctx context.Context, dir string, ws localzdm.Boots
 			cfg.env[i] = "ZDM_BASE_URL=http://" + ln.Addr().String()
 		}
 	}
+	// The local server encodes the lists of all the plans running at once
+	// on the bench's CPUs: eight lists of 500,000 devices on two shared
+	// cores took more than the default 60 s of one attempt.
+	cfg.env = append(cfg.env, "ZDM_REQUEST_TIMEOUT=15m")
 	var inv strings.Builder
 	inv.WriteString("serial,name\n")
 	for _, n := range names {
