@@ -22,6 +22,7 @@
 //	go run ./cmd/zdm-bench -only timeseries -json ts.json       # one section
 //	go run ./cmd/zdm-bench -only fleetstatus                    # zdm_fleet_status, 1,000 devices
 //	go run ./cmd/zdm-bench -render full.json,ts.json            # merged report
+//	go run ./cmd/zdm-bench -only shards -shards 50 -shard-size 10000  # states planned at once
 //
 // It prints its tables, and writes the report (-out, bench/RESULTS.md), its
 // plot (-plot, a PNG image drawn with gonum's plot) and the numbers of the
