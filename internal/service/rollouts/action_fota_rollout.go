@@ -67,12 +67,7 @@ func (a *fotaRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, re
 }
 
 func (a *fotaRolloutAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
-	var cfg fotaRolloutInputs
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	validateFOTARolloutInputs(ctx, cfg, &resp.Diagnostics)
+	validateConfig[fotaRolloutInputs](ctx, fotaRollout, req.Config, &resp.Diagnostics)
 }
 
 func (a *fotaRolloutAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
@@ -95,9 +90,8 @@ func (a *fotaRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	spec := fotaRolloutSpec(ctx, cfg, &resp.Diagnostics)
+	spec := commandSpec(ctx, &cfg, &resp.Diagnostics)
 	InvokeRollout(ctx, a.data, spec, resp, func(rec rollout.Record, err error) string {
-		return fotaRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
-			"invoke the action again: it resumes, scheduling only the devices that do not have the firmware yet.")
+		return fotaRollout.actionStoppedDetail(spec, rec, err)
 	})
 }

@@ -68,12 +68,7 @@ func (a *jobRolloutAction) Schema(_ context.Context, _ action.SchemaRequest, res
 }
 
 func (a *jobRolloutAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
-	var cfg jobRolloutInputs
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	validateJobRolloutInputs(ctx, cfg, &resp.Diagnostics)
+	validateConfig[jobRolloutInputs](ctx, jobRollout, req.Config, &resp.Diagnostics)
 }
 
 func (a *jobRolloutAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
@@ -96,10 +91,8 @@ func (a *jobRolloutAction) Invoke(ctx context.Context, req action.InvokeRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	spec := jobRolloutSpec(ctx, cfg, &resp.Diagnostics)
+	spec := commandSpec(ctx, &cfg, &resp.Diagnostics)
 	InvokeRollout(ctx, a.data, spec, resp, func(rec rollout.Record, err error) string {
-		return jobRolloutStoppedDetail(spec, rec, err, "Fix the cause (or raise max_failure_ratio or wave_timeout) and "+
-			"invoke the action again: it resumes, sending the job only to the devices that do not have it "+
-			"with this value yet.")
+		return jobRollout.actionStoppedDetail(spec, rec, err)
 	})
 }

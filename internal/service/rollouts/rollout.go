@@ -36,8 +36,8 @@ import (
 // action, and zdm_job_rollout) share: the inputs of the targets and the
 // waves, their descriptions and checks, the spec built from them, the
 // record of the waves in the state, and the messages of a rollout. What is
-// rolled out (firmware, or a job and its value) is the family's; the waves
-// run in package rollout.
+// rolled out (firmware, or a job and its value) is the command's
+// (rollout_command.go); the waves run in package rollout.
 
 // Defaults of the rollout inputs.
 const (
@@ -145,13 +145,19 @@ type RolloutResourceDocs struct {
 	Command, Thing string
 }
 
+// newRolloutNote ends the description of an attribute that replaces a
+// rollout resource; stays says what the replacement leaves.
+func newRolloutNote(stays string) string {
+	return " Changing it starts a **new rollout** (the resource is replaced; " + stays + ")."
+}
+
 // RolloutResourceAttributes are the schema attributes every rollout
 // resource has: its inputs and its results. Targets and salt replace the
 // rollout, except right after an import, whose state holds only the ID's
 // parts.
 func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribute {
 	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
-	newRollout := " Changing it starts a **new rollout** (the resource is replaced; " + d.Stays + ")."
+	newRollout := newRolloutNote(d.Stays)
 	doc := func(name, more string) string { return d.Inputs[name] + more }
 	return map[string]schema.Attribute{
 		"workspace_id": schema.StringAttribute{
@@ -590,24 +596,4 @@ func InvokeRollout(ctx context.Context, d *connection.ProviderData, spec rollout
 	if err != nil {
 		resp.Diagnostics.AddError("Rollout of "+DescribeRollout(spec)+" stopped", stopped(rec, err))
 	}
-}
-
-// claimPlanned claims the command of a rollout planned (not for destroy)
-// for the plan's walk (scheduling.ClaimCommand); it reports false after an
-// error: another rollout or scheduling of this configuration sends another
-// value to one of its fleets.
-func claimPlanned[M any, P interface {
-	*M
-	claim(context.Context, *connection.ProviderData, *diag.Diagnostics)
-}](ctx context.Context, d *connection.ProviderData, req resource.ModifyPlanRequest, diags *diag.Diagnostics) bool {
-	if req.Plan.Raw.IsNull() {
-		return true
-	}
-	var plan M
-	diags.Append(req.Plan.Get(ctx, &plan)...)
-	if diags.HasError() {
-		return false
-	}
-	P(&plan).claim(ctx, d, diags)
-	return !diags.HasError()
 }
