@@ -1,7 +1,7 @@
 // Package rollouts is the staged-rollout family: zdm_job_rollout and
 // zdm_fota_rollout, each a resource and an action. One resource
-// (resource_rollout.go) serves both commands (the actions are
-// action_job_rollout.go and action_fota_rollout.go); what sets a job rollout apart from a firmware rollout is its
+// (resource_rollout.go) and one action (action_rollout.go) serve both
+// commands; what sets a job rollout apart from a firmware rollout is its
 // command's description (rollout_command.go: the rolloutCommand with the
 // schema, ID and words of messages, and the commandInputs of its model),
 // given in job_rollout.go and fota_rollout.go. What every rollout shares on

@@ -29,8 +29,12 @@ import (
 // resource is resource_rollout.go, the action action_rollout.go; the waves
 // run in package rollout, with rollout.FOTA.
 
-// NewFOTARolloutResource makes the resource zdm_fota_rollout.
-var NewFOTARolloutResource = newRolloutResource[fotaRolloutModel](fotaRollout)
+// NewFOTARolloutResource and NewFOTARolloutAction make the resource and the
+// action zdm_fota_rollout.
+var (
+	NewFOTARolloutResource = newRolloutResource[fotaRolloutModel](fotaRollout)
+	NewFOTARolloutAction   = newRolloutAction[fotaRolloutInputs](fotaRollout)
+)
 
 // defaultFOTARolloutSuccessful is the success status unless success_statuses
 // names others.

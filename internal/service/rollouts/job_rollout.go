@@ -27,8 +27,12 @@ import (
 // resource_rollout.go, the action action_rollout.go; the waves run in
 // package rollout, with rollout.Job.
 
-// NewJobRolloutResource makes the resource zdm_job_rollout.
-var NewJobRolloutResource = newRolloutResource[jobRolloutModel](jobRollout)
+// NewJobRolloutResource and NewJobRolloutAction make the resource and the
+// action zdm_job_rollout.
+var (
+	NewJobRolloutResource = newRolloutResource[jobRolloutModel](jobRollout)
+	NewJobRolloutAction   = newRolloutAction[jobRolloutInputs](jobRollout)
+)
 
 // jobRolloutInputs are the arguments of the rollout resource and action.
 type jobRolloutInputs struct {

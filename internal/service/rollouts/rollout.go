@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -568,32 +567,4 @@ func (m RolloutResults) Record(ctx context.Context, diags *diag.Diagnostics) *ro
 		rec.Waves = append(rec.Waves, w)
 	}
 	return rec
-}
-
-// PlanRolloutAction is the ModifyPlan of a rollout action (plan -invoke,
-// and the plan of apply -invoke): the storage probe of its health_check,
-// as a resource's plan does, so that a storage service the workspace lacks
-// fails the plan rather than the gate of the first wave.
-func PlanRolloutAction(ctx context.Context, d *connection.ProviderData, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
-	CheckStorage(ctx, d, req.Config, &resp.Diagnostics)
-}
-
-// InvokeRollout runs the rollout of spec for a rollout action, without
-// state: the storage check of its health gate (the probe of the plan, again
-// before the first send), the waves with their progress
-// sent to the CLI, then the warning of a closed maintenance window or the
-// error of a stop, whose detail stopped writes.
-func InvokeRollout(ctx context.Context, d *connection.ProviderData, spec rollout.Spec, resp *action.InvokeResponse,
-	stopped func(rollout.Record, error) string) {
-	CheckStorageAtApply(ctx, d, spec, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, err := rollout.Run(ctx, d.Client, spec, nil, scheduling.ProgressFunc(resp))
-	if WarnOutsideWindow(err, DescribeRollout(spec), &resp.Diagnostics) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Rollout of "+DescribeRollout(spec)+" stopped", stopped(rec, err))
-	}
 }
