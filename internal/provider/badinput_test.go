@@ -1,3 +1,5 @@
+// Several families: one table of invalid configurations of every resource, data source, list resource and action, and of the provider block, all refused before any API call.
+
 package provider
 
 import (
@@ -37,7 +39,7 @@ type badInput struct {
 	// the one declaring the rule), or noAttribute for a diagnostic of the
 	// whole block (such as "exactly one of").
 	at string
-	// want are parts of the error, in order (see errorPattern).
+	// want are parts of the error, in order (see acctest.ErrorPattern).
 	want []string
 
 	// One of the following describes the configuration.
@@ -1157,7 +1159,7 @@ func (b *badInputEnv) checkDiagnostic(t *testing.T, row badInput) {
 	if len(errs) == 0 {
 		t.Fatalf("the provider returned no error diagnostic: the refusal came from elsewhere")
 	}
-	want := errorPattern(row.want...)
+	want := acctest.ErrorPattern(row.want...)
 	matched := false
 	at := row.at
 	if at == "" {

@@ -1,3 +1,5 @@
+// Several families: the import by identity of IDs with a slash, for zdm_device (devices), zdm_device_job (jobs) and zdm_fota (firmware) in one configuration.
+
 package provider
 
 import (

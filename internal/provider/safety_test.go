@@ -1,7 +1,8 @@
+// Several families and the provider: mistakes in the provider block and in configurations of workspaces, fleets, devices and time series, one table.
+
 package provider
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -24,7 +25,7 @@ import (
 // "Mistakes that cannot hurt you" lists the same cases.
 //
 // The apply interrupted by one Ctrl-C is TestAccInterruptedApplyOnce; by
-// two, TestAccInterruptedApplyTwice.
+// two, TestAccInterruptedApplyTwice (both in internal/service/devices).
 
 // safetyBody is the configuration every case starts from: 5 objects, 5
 // creates.
@@ -48,97 +49,17 @@ resource "zdm_device" "free" {
 // safetyBaseline is the number of creates of safetyBody.
 const safetyBaseline = 5
 
-// safetyEnv is a local server behind a front the test controls, and a CLI
-// working directory.
-type safetyEnv struct {
-	*acctest.FrontEnv
-	cli *acctest.Cli
-	// ids maps the address of each resource to its ID after the baseline.
-	ids map[string]string
-}
-
-// providerBlock renders a provider block.
-func providerBlock(baseURL, key, ws, extra string) string {
-	return fmt.Sprintf(`
-provider "zdm" {
-  base_url     = %q
-  api_key      = %q
-  workspace_id = %q
-  max_retries  = 1
-%s
-}
-`, baseURL, key, ws, extra)
-}
-
-// right is the provider block of the baseline.
-func (s *safetyEnv) right() string {
-	return providerBlock(s.URL, s.Bootstrap.APIKey, s.Bootstrap.WorkspaceID,
-		fmt.Sprintf("  storage_url  = %q", s.Server.StorageURL()))
-}
-
-// write writes the configuration: provider block and body.
-func (s *safetyEnv) write(provider, body string) {
-	s.cli.Write("main.tf", acctest.RequiredProviders+provider+body)
-}
-
-// stateIDs maps each resource address of the state to its ID.
-func (s *safetyEnv) stateIDs(t *testing.T) map[string]string {
-	t.Helper()
-	out := s.cli.MustRun("show", "-json", "-no-color")
-	var st struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Mode    string         `json:"mode"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		t.Fatalf("terraform show -json: %v\n%s", err, out)
-	}
-	ids := map[string]string{}
-	for _, r := range st.Values.RootModule.Resources {
-		if r.Mode != "managed" {
-			continue
-		}
-		id, _ := r.Values["id"].(string)
-		ids[r.Address] = id
-	}
-	return ids
-}
-
-// creates is the number of POST requests the server received.
-func (s *safetyEnv) creates() int64 {
-	var n int64
-	for k, v := range s.Server.Counters() {
-		if strings.HasPrefix(k, "POST ") {
-			n += v
-		}
-	}
-	return n
-}
+// safetyEnv is the environment of every case (see acctest.SafetyEnv).
+type safetyEnv = acctest.SafetyEnv
 
 // newSafetyEnv applies body (safetyBody when empty) with the right provider
 // block and records the IDs.
 func newSafetyEnv(t *testing.T, body string, before func(*testing.T, *safetyEnv)) *safetyEnv {
 	t.Helper()
-	s := &safetyEnv{FrontEnv: acctest.NewFrontEnv(t)}
-	if before != nil {
-		before(t, s)
-	}
-	s.cli = acctest.NewCLI(t)
 	if body == "" {
 		body = safetyBody
 	}
-	s.write(s.right(), body)
-	s.cli.MustRun("init", "-input=false", "-no-color")
-	s.Server.ResetCounters()
-	s.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
-	s.ids = s.stateIDs(t)
-	return s
+	return acctest.NewSafetyEnv(t, body, before)
 }
 
 // step is the expected outcome of one command.
@@ -176,10 +97,10 @@ func (c safetyCase) run(t *testing.T) {
 	s := newSafetyEnv(t, c.body, c.before)
 	// Positive control of the request count: the baseline's creates were
 	// counted.
-	if got, want := s.creates(), int64(safetyBaseline+strings.Count(c.body, "resource \"zdm_workspace\"")); got != want {
+	if got, want := s.Creates(), int64(safetyBaseline+strings.Count(c.body, "resource \"zdm_workspace\"")); got != want {
 		t.Fatalf("baseline: %d creates counted, want %d", got, want)
 	}
-	if len(s.ids) == 0 {
+	if len(s.IDs) == 0 {
 		t.Fatal("baseline: empty state")
 	}
 	provider, body := c.breakIt(t, s)
@@ -189,7 +110,7 @@ func (c safetyCase) run(t *testing.T) {
 			body = safetyBody
 		}
 	}
-	s.write(provider, body)
+	s.Write(provider, body)
 	s.Server.ResetCounters()
 	commands := []struct {
 		name string
@@ -201,24 +122,24 @@ func (c safetyCase) run(t *testing.T) {
 		{"apply -refresh-only", []string{"apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color"}, c.refresh},
 	}
 	for _, cmd := range commands {
-		out, code := s.cli.Run(cmd.args...)
+		out, code := s.Cli.Run(cmd.args...)
 		t.Logf("%s: exit %d\n%s", cmd.name, code, out)
 		if code != cmd.want.code {
 			t.Errorf("%s: exit code %d, want %d", cmd.name, code, cmd.want.code)
 		}
 		for _, frag := range cmd.want.out {
-			if !errorPattern(frag).MatchString(out) {
+			if !acctest.ErrorPattern(frag).MatchString(out) {
 				t.Errorf("%s: the output does not hold %q", cmd.name, frag)
 			}
 		}
-		ids := s.stateIDs(t)
+		ids := s.StateIDs(t)
 		if cmd.want.state != nil {
 			cmd.want.state(t, s, ids)
-		} else if !maps.Equal(ids, s.ids) {
-			t.Errorf("%s: the state changed:\n got  %v\n want %v", cmd.name, ids, s.ids)
+		} else if !maps.Equal(ids, s.IDs) {
+			t.Errorf("%s: the state changed:\n got  %v\n want %v", cmd.name, ids, s.IDs)
 		}
 	}
-	if got := s.creates(); got != c.creates {
+	if got := s.Creates(); got != c.creates {
 		t.Errorf("the server received %d creating requests (POST), want %d: %v", got, c.creates, s.Server.Counters())
 	}
 	if c.after != nil {
@@ -238,10 +159,10 @@ func unchangedRefused(msg ...string) step {
 func sameExcept(changed ...string) func(t *testing.T, s *safetyEnv, ids map[string]string) {
 	return func(t *testing.T, s *safetyEnv, ids map[string]string) {
 		t.Helper()
-		if got, want := slices.Sorted(maps.Keys(ids)), slices.Sorted(maps.Keys(s.ids)); !slices.Equal(got, want) {
+		if got, want := slices.Sorted(maps.Keys(ids)), slices.Sorted(maps.Keys(s.IDs)); !slices.Equal(got, want) {
 			t.Errorf("state addresses %v, want %v", got, want)
 		}
-		for addr, id := range s.ids {
+		for addr, id := range s.IDs {
 			if slices.Contains(changed, addr) {
 				if ids[addr] == id || ids[addr] == "" {
 					t.Errorf("%s: ID %q, want a new object", addr, ids[addr])
@@ -266,23 +187,12 @@ func htmlPage(status int, title string) func(http.ResponseWriter, *http.Request)
 	}
 }
 
-// otherWorkspace creates a second workspace of the test's account and
-// returns it with its key.
-func otherWorkspace(t *testing.T, s *safetyEnv) localzdm.Bootstrap {
-	t.Helper()
-	b, err := s.Server.CreateWorkspace(s.Bootstrap.AccountID, "other")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func safetyCases() []safetyCase {
 	return []safetyCase{
 		{
 			name: "wrong or revoked key",
 			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
-				return providerBlock(s.URL, "zdm-wrong-key-0000000000", s.Bootstrap.WorkspaceID, ""), ""
+				return acctest.ProviderBlock(s.URL, "zdm-wrong-key-0000000000", s.Bootstrap.WorkspaceID, ""), ""
 			},
 			plan:    unchangedRefused("401 Unauthorized", "refused the API key", "check api_key"),
 			apply:   unchangedRefused("401 Unauthorized", "refused the API key"),
@@ -291,8 +201,8 @@ func safetyCases() []safetyCase {
 		{
 			name: "key of another workspace",
 			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
-				other := otherWorkspace(t, s)
-				return providerBlock(s.URL, other.APIKey, s.Bootstrap.WorkspaceID, ""), ""
+				other := acctest.OtherWorkspace(t, s)
+				return acctest.ProviderBlock(s.URL, other.APIKey, s.Bootstrap.WorkspaceID, ""), ""
 			},
 			plan:    unchangedRefused("403 Forbidden", "An API key is bound to one workspace", "provider alias"),
 			apply:   unchangedRefused("403 Forbidden", "An API key is bound to one workspace"),
@@ -301,7 +211,7 @@ func safetyCases() []safetyCase {
 		{
 			name: "base_url and storage_url swapped",
 			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
-				return providerBlock(s.Server.StorageURL(), s.Bootstrap.APIKey, s.Bootstrap.WorkspaceID, ""), ""
+				return acctest.ProviderBlock(s.Server.StorageURL(), s.Bootstrap.APIKey, s.Bootstrap.WorkspaceID, ""), ""
 			},
 			plan:    unchangedRefused("404 Not Found", "could not be shown to see that workspace", "kept in the state", "Check base_url"),
 			apply:   unchangedRefused("404 Not Found", "kept in the state"),
@@ -312,7 +222,7 @@ func safetyCases() []safetyCase {
 			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
 				h := htmlPage(http.StatusNotFound, "404 Not Found")
 				s.Override.Store(&h)
-				return s.right(), ""
+				return s.Right(), ""
 			},
 			plan:    unchangedRefused("404 Not Found", "nginx", "could not be shown to see that workspace", "kept in the state"),
 			apply:   unchangedRefused("404 Not Found", "kept in the state"),
@@ -321,7 +231,7 @@ func safetyCases() []safetyCase {
 		{
 			name: "https for a service that speaks http",
 			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
-				return providerBlock(strings.Replace(s.URL, "http://", "https://", 1), s.Bootstrap.APIKey, s.Bootstrap.WorkspaceID, ""), ""
+				return acctest.ProviderBlock(strings.Replace(s.URL, "http://", "https://", 1), s.Bootstrap.APIKey, s.Bootstrap.WorkspaceID, ""), ""
 			},
 			plan:    unchangedRefused("server gave HTTP response to HTTPS client"),
 			apply:   unchangedRefused("server gave HTTP response to HTTPS client"),
@@ -330,7 +240,7 @@ func safetyCases() []safetyCase {
 		{
 			name: "trailing /v3/ in base_url",
 			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
-				return providerBlock(s.URL+"/v3/", s.Bootstrap.APIKey, s.Bootstrap.WorkspaceID, ""), ""
+				return acctest.ProviderBlock(s.URL+"/v3/", s.Bootstrap.APIKey, s.Bootstrap.WorkspaceID, ""), ""
 			},
 			plan:    step{code: 0, out: []string{"No changes"}},
 			apply:   step{code: 0, out: []string{"0 added, 0 changed, 0 destroyed"}},
@@ -339,7 +249,7 @@ func safetyCases() []safetyCase {
 		{
 			name: "wrong provider workspace_id",
 			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
-				return providerBlock(s.URL, s.Bootstrap.APIKey, "wks-typo", ""), ""
+				return acctest.ProviderBlock(s.URL, s.Bootstrap.APIKey, "wks-typo", ""), ""
 			},
 			plan:    step{code: 0, out: []string{"No changes", "stays in workspace", "wks-typo"}},
 			apply:   step{code: 0, out: []string{"0 added, 0 changed, 0 destroyed"}},
@@ -348,8 +258,8 @@ func safetyCases() []safetyCase {
 		{
 			name: "provider workspace_id and key changed to another workspace",
 			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
-				other := otherWorkspace(t, s)
-				return providerBlock(s.URL, other.APIKey, other.WorkspaceID, ""), ""
+				other := acctest.OtherWorkspace(t, s)
+				return acctest.ProviderBlock(s.URL, other.APIKey, other.WorkspaceID, ""), ""
 			},
 			plan:    unchangedRefused("403 Forbidden", "An API key is bound to one workspace"),
 			apply:   unchangedRefused("403 Forbidden", "An API key is bound to one workspace"),
@@ -360,14 +270,14 @@ func safetyCases() []safetyCase {
 			breakIt: func(_ *testing.T, s *safetyEnv) (string, string) {
 				h := htmlPage(http.StatusInternalServerError, "500 Internal Server Error")
 				s.Override.Store(&h)
-				return s.right(), ""
+				return s.Right(), ""
 			},
 			plan:    unchangedRefused("500 Internal Server Error", "nginx"),
 			apply:   unchangedRefused("500 Internal Server Error"),
 			refresh: unchangedRefused("500 Internal Server Error"),
 			after: func(t *testing.T, s *safetyEnv) {
 				s.Override.Store(nil)
-				if out, code := s.cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
+				if out, code := s.Cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 					t.Errorf("plan once the service recovered: exit %d, want 0:\n%s", code, out)
 				}
 			},
@@ -376,10 +286,10 @@ func safetyCases() []safetyCase {
 			name: "device moved to another fleet outside Terraform",
 			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
 				c := acctest.APIClient(t, s.Env)
-				if _, err := c.UpdateDevice(t.Context(), s.Bootstrap.WorkspaceID, s.ids["zdm_device.d[0]"], "safety-0", s.ids["zdm_fleet.spare"]); err != nil {
+				if _, err := c.UpdateDevice(t.Context(), s.Bootstrap.WorkspaceID, s.IDs["zdm_device.d[0]"], "safety-0", s.IDs["zdm_fleet.spare"]); err != nil {
 					t.Fatal(err)
 				}
-				return s.right(), ""
+				return s.Right(), ""
 			},
 			plan:    step{code: 2, out: []string{"zdm_device.d[0] will be updated in-place", "0 to add, 1 to change, 0 to destroy"}},
 			apply:   step{code: 0, out: []string{"0 added, 1 changed, 0 destroyed"}},
@@ -388,10 +298,10 @@ func safetyCases() []safetyCase {
 		{
 			name: "device deleted outside Terraform",
 			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
-				if err := s.Server.DeleteDevice(s.ids["zdm_device.free"]); err != nil {
+				if err := s.Server.DeleteDevice(s.IDs["zdm_device.free"]); err != nil {
 					t.Fatal(err)
 				}
-				return s.right(), ""
+				return s.Right(), ""
 			},
 			plan:    step{code: 2, out: []string{"zdm_device.free will be created", "1 to add, 0 to change, 0 to destroy"}},
 			apply:   step{code: 0, out: []string{"1 added, 0 changed, 0 destroyed"}, state: sameExcept("zdm_device.free")},
@@ -401,10 +311,10 @@ func safetyCases() []safetyCase {
 		{
 			name: "fleet deleted outside Terraform",
 			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
-				if err := s.Server.DeleteFleet(s.ids["zdm_fleet.spare"]); err != nil {
+				if err := s.Server.DeleteFleet(s.IDs["zdm_fleet.spare"]); err != nil {
 					t.Fatal(err)
 				}
-				return s.right(), ""
+				return s.Right(), ""
 			},
 			plan:    step{code: 2, out: []string{"zdm_fleet.spare will be created", "1 to add, 0 to change, 0 to destroy"}},
 			apply:   step{code: 0, out: []string{"1 added, 0 changed, 0 destroyed"}, state: sameExcept("zdm_fleet.spare")},
@@ -414,10 +324,10 @@ func safetyCases() []safetyCase {
 		{
 			name: "fleet renamed outside Terraform",
 			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
-				if err := s.Server.RenameFleet(s.ids["zdm_fleet.spare"], "renamed"); err != nil {
+				if err := s.Server.RenameFleet(s.IDs["zdm_fleet.spare"], "renamed"); err != nil {
 					t.Fatal(err)
 				}
-				return s.right(), ""
+				return s.Right(), ""
 			},
 			// The API cannot rename a fleet: the configured name needs a
 			// new fleet, and the plan says that the renamed one stays.
@@ -435,10 +345,10 @@ resource "zdm_workspace" "w" {
 }
 `,
 			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
-				if err := s.Server.SetChoices(localzdm.Choices{HiddenWorkspaces: []string{s.ids["zdm_workspace.w"]}}); err != nil {
+				if err := s.Server.SetChoices(localzdm.Choices{HiddenWorkspaces: []string{s.IDs["zdm_workspace.w"]}}); err != nil {
 					t.Fatal(err)
 				}
-				return s.right(), ""
+				return s.Right(), ""
 			},
 			plan:    step{code: 0, out: []string{"No changes"}},
 			apply:   step{code: 0, out: []string{"0 added, 0 changed, 0 destroyed"}},
@@ -467,7 +377,7 @@ data "zdm_timeseries" "t" {
 				if err := s.Server.SetStorage(s.Bootstrap.WorkspaceID, false); err != nil {
 					t.Fatal(err)
 				}
-				return s.right(), ""
+				return s.Right(), ""
 			},
 			plan:    unchangedRefused("403 Forbidden", "storage"),
 			apply:   unchangedRefused("403 Forbidden", "storage"),
@@ -476,8 +386,8 @@ data "zdm_timeseries" "t" {
 		{
 			name: "a new fleet in a workspace the key cannot reach",
 			breakIt: func(t *testing.T, s *safetyEnv) (string, string) {
-				other := otherWorkspace(t, s)
-				return s.right(), safetyBody + fmt.Sprintf(`
+				other := acctest.OtherWorkspace(t, s)
+				return s.Right(), safetyBody + fmt.Sprintf(`
 resource "zdm_fleet" "elsewhere" {
   workspace_id = %q
   name         = "elsewhere"
@@ -503,51 +413,6 @@ func TestAccSafetyMistakes(t *testing.T) {
 	}
 }
 
-// TestAccSafetyNewWorkspacePlanWarning: a configuration that creates a
-// workspace and a fleet in it, with the key of another workspace, gets a
-// plan-time warning naming the rule and the fix, before anything permanent
-// is created (the plan sends no create).
-func TestAccSafetyNewWorkspacePlanWarning(t *testing.T) {
-	s := &safetyEnv{FrontEnv: acctest.NewFrontEnv(t)}
-	s.cli = acctest.NewCLI(t)
-	s.write(s.right(), `
-resource "zdm_workspace" "staging" {
-  name = "staging"
-}
-resource "zdm_fleet" "sensors" {
-  workspace_id = zdm_workspace.staging.id
-  name         = "sensors"
-}
-`)
-	s.cli.MustRun("init", "-input=false", "-no-color")
-	s.Server.ResetCounters()
-	out, code := s.cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color")
-	if code != 2 {
-		t.Fatalf("plan: exit %d, want 2:\n%s", code, out)
-	}
-	for _, frag := range []string{"Warning: An API key is bound to one workspace", "not known until apply",
-		"provider alias", "Workspaces, API keys and provider aliases", "2 to add"} {
-		if !errorPattern(frag).MatchString(out) {
-			t.Errorf("plan output does not hold %q:\n%s", frag, out)
-		}
-	}
-	if got := s.creates(); got != 0 {
-		t.Errorf("the plan sent %d creates", got)
-	}
-	// Control: the same fleet in the provider's own workspace plans
-	// without the warning.
-	s.write(s.right(), fmt.Sprintf(`
-resource "zdm_fleet" "sensors" {
-  workspace_id = %q
-  name         = "sensors"
-}
-`, s.Bootstrap.WorkspaceID))
-	out, code = s.cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color")
-	if code != 2 || strings.Contains(out, "bound to one workspace") {
-		t.Errorf("plan in the provider's workspace: exit %d, want 2 without the warning:\n%s", code, out)
-	}
-}
-
 // TestAccSafetySecretInBaseURL: a secret written in an invalid base_url,
 // in its user information, query, path, port or fragment, never appears in
 // what the CLI prints; the message still names the address.
@@ -564,7 +429,7 @@ func TestAccSafetySecretInBaseURL(t *testing.T) {
 		"https://api.example.com/" + secret[:12] + "/v3",
 		"https://api.example.com:" + secret[:12] + "/v3",
 	} {
-		c.Write("main.tf", acctest.RequiredProviders+providerBlock(raw, "zdm-key-0000000000", "wks-1", "")+`
+		c.Write("main.tf", acctest.RequiredProviders+acctest.ProviderBlock(raw, "zdm-key-0000000000", "wks-1", "")+`
 data "zdm_workspaces" "all" {}
 `)
 		if _, code := c.Run("init", "-input=false", "-no-color"); code != 0 {
@@ -583,71 +448,5 @@ data "zdm_workspaces" "all" {}
 		if !strings.Contains(out, "[REDACTED]") {
 			t.Errorf("base_url %q: no [REDACTED] mark in the output:\n%s", raw, out)
 		}
-	}
-}
-
-// TestAccSafetyMovedToOtherAlias: a device moved to a provider alias whose
-// key belongs to another workspace. The plan fails with a message that says
-// what happened and how to move it, and the state keeps the device. The
-// documented move to the other workspace (its workspace_id and the alias,
-// with -refresh=false) then creates a new device there and only forgets the
-// old one.
-func TestAccSafetyMovedToOtherAlias(t *testing.T) {
-	s := newSafetyEnv(t, `
-resource "zdm_device" "gw" {
-  name = "gateway"
-}
-`, nil)
-	other := otherWorkspace(t, s)
-	alias := fmt.Sprintf(`
-provider "zdm" {
-  alias        = "other"
-  base_url     = %q
-  api_key      = %q
-  workspace_id = %q
-}
-`, s.URL, other.APIKey, other.WorkspaceID)
-	s.write(s.right()+alias, `
-resource "zdm_device" "gw" {
-  provider = zdm.other
-  name     = "gateway"
-}
-`)
-	s.Server.ResetCounters()
-	out, code := s.cli.Run("plan", "-input=false", "-no-color")
-	if code != 1 {
-		t.Fatalf("plan after the move to the alias: exit %d, want 1:\n%s", code, out)
-	}
-	for _, frag := range []string{"403 Forbidden", "An API key is bound to one workspace",
-		"moved to another provider configuration", "Workspaces, API keys and provider aliases"} {
-		if !errorPattern(frag).MatchString(out) {
-			t.Errorf("plan output does not hold %q:\n%s", frag, out)
-		}
-	}
-	if ids := s.stateIDs(t); ids["zdm_device.gw"] != s.ids["zdm_device.gw"] {
-		t.Errorf("the state changed: %v, want %v", ids, s.ids)
-	}
-
-	// The documented move to the other workspace.
-	s.write(s.right()+alias, fmt.Sprintf(`
-resource "zdm_device" "gw" {
-  provider     = zdm.other
-  workspace_id = %q
-  name         = "gateway"
-}
-`, other.WorkspaceID))
-	out = s.cli.MustRun("apply", "-refresh=false", "-auto-approve", "-input=false", "-no-color")
-	if !errorPattern("1 added, 0 changed, 1 destroyed").MatchString(out) {
-		t.Errorf("the move did not replace the device:\n%s", out)
-	}
-	if got := s.creates(); got != 1 {
-		t.Errorf("%d creates, want 1 (the new device in the other workspace)", got)
-	}
-	old, err := acctest.APIClient(t, s.Env).GetDevice(t.Context(), s.Bootstrap.WorkspaceID, s.ids["zdm_device.gw"])
-	if err != nil || old.Name != "gateway" {
-		t.Errorf("the old device: %+v, %v; want it kept in the service", old, err)
-	}
-	if out, code := s.cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
-		t.Errorf("plan after the move: exit %d, want 0:\n%s", code, out)
 	}
 }

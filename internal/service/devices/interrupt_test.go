@@ -1,4 +1,4 @@
-package provider
+package devices_test
 
 import (
 	"encoding/json"
@@ -33,7 +33,7 @@ type interruptEnv struct {
 
 func newInterruptEnv(t *testing.T, n int) *interruptEnv {
 	t.Helper()
-	env := acctest.New(t, NewServer("test"))
+	env := acctest.New(t, acctest.ProviderServer(t))
 	c := acctest.NewCLI(t)
 	ie := &interruptEnv{env: env, cli: c, n: n}
 	for i := range n {
@@ -115,7 +115,7 @@ func TestAccInterruptedApplyOnce(t *testing.T) {
 		t.Errorf("the CLI did not report the interrupt:\n%s", out)
 	}
 	sent := ie.env.Server.Counters()[devicePOST]
-	inService := len(deviceNames(t, acctest.APIClient(t, ie.env), ie.env.Bootstrap.WorkspaceID))
+	inService := len(acctest.DeviceNames(t, acctest.APIClient(t, ie.env), ie.env.Bootstrap.WorkspaceID))
 	inState := ie.stateCount(t)
 	t.Logf("after one SIGINT: %d creates received, %d devices in the service, %d in the state", sent, inService, inState)
 	if inService == 0 || inService == n {
@@ -131,8 +131,8 @@ func TestAccInterruptedApplyOnce(t *testing.T) {
 	if got := ie.env.Server.Counters()[devicePOST]; got != int64(n-inService) {
 		t.Errorf("the second apply sent %d creates, want %d (the devices still missing)", got, n-inService)
 	}
-	checkExactly(t, "devices after an interrupted apply and a second apply",
-		deviceNames(t, acctest.APIClient(t, ie.env), ie.env.Bootstrap.WorkspaceID), ie.want)
+	acctest.CheckExactly(t, "devices after an interrupted apply and a second apply",
+		acctest.DeviceNames(t, acctest.APIClient(t, ie.env), ie.env.Bootstrap.WorkspaceID), ie.want)
 	if out, code := ie.cli.Run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 		t.Errorf("plan after the second apply: exit %d, want 0 (empty plan):\n%s", code, out)
 	}
@@ -159,7 +159,7 @@ func TestAccInterruptedApplyTwice(t *testing.T) {
 	ie.env.Server.SetFaults(localzdm.Faults{})
 	time.Sleep(2 * time.Second)
 	c := acctest.APIClient(t, ie.env)
-	inService := len(deviceNames(t, c, ie.env.Bootstrap.WorkspaceID))
+	inService := len(acctest.DeviceNames(t, c, ie.env.Bootstrap.WorkspaceID))
 	inState := ie.stateCount(t)
 	t.Logf("after two SIGINTs: %d devices in the service, %d in the state", inService, inState)
 	if inState > inService {
@@ -212,6 +212,6 @@ output "created_since" {
 	ie.cli.Write("find.tf", imports.String())
 	ie.cli.Write("main.tf", main)
 	ie.cli.MustRun("apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=20")
-	checkExactly(t, "devices after two SIGINTs, the guide's recovery and an apply",
-		deviceNames(t, c, ie.env.Bootstrap.WorkspaceID), ie.want)
+	acctest.CheckExactly(t, "devices after two SIGINTs, the guide's recovery and an apply",
+		acctest.DeviceNames(t, c, ie.env.Bootstrap.WorkspaceID), ie.want)
 }

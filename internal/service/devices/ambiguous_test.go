@@ -1,10 +1,9 @@
-package provider
+package devices_test
 
 import (
 	"context"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,34 +16,18 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
-// Ambiguous creates through the real CLI: a create reset before it reaches
+// Ambiguous creates of devices through the real CLI (those of workspaces and
+// fleets are in internal/service/fleets): a create reset before it reaches
 // the service, an answer dropped after the service acted, and a create held
 // past request_timeout. The provider adopts only what can only be its own
 // (see DESIGN.md, "Ambiguous creates are resolved by lookup"), never says
 // that nothing was created, and never creates anything twice.
 
-// faultNth returns a front override that applies act to the n-th POST
-// (1-based) whose path ends in suffix, and lets every other request through.
-func faultNth(n int64, suffix string, act func(w http.ResponseWriter, r *http.Request)) *func(http.ResponseWriter, *http.Request) bool {
-	var seen atomic.Int64
-	f := func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, suffix) || seen.Add(1) != n {
-			return false
-		}
-		act(w, r)
-		return true
-	}
-	return &f
-}
-
-// reset closes the connection without forwarding the request.
-func reset(w http.ResponseWriter, _ *http.Request) { acctest.CloseConnection(w) }
-
 // namesOf counts the devices of the test's workspace by name.
 func namesOf(t *testing.T, fe *acctest.FrontEnv) map[string]int {
 	t.Helper()
 	counts := map[string]int{}
-	for _, n := range deviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID) {
+	for _, n := range acctest.DeviceNames(t, fe.Client(t), fe.Bootstrap.WorkspaceID) {
 		counts[n]++
 	}
 	return counts
@@ -69,58 +52,15 @@ resource "zdm_device" "b" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: fe.Factories,
 		Steps: []resource.TestStep{{
-			PreConfig: func() { fe.Override.Store(faultNth(2, "/devices", reset)) },
+			PreConfig: func() { fe.Override.Store(acctest.FaultNth(2, "/devices", acctest.Reset)) },
 			Config:    cfg,
-			ExpectError: errorPattern(`Cannot create device "twin"`, `may have been created`,
+			ExpectError: acctest.ErrorPattern(`Cannot create device "twin"`, `may have been created`,
 				`No device named "twin" created since the request`, `Do not apply again before checking`),
 		}},
 	})
 	fe.Override.Store(nil)
 	if got := namesOf(t, fe)["twin"]; got != 1 {
 		t.Errorf("%d devices named twin, want 1 (b's create never reached the service)", got)
-	}
-}
-
-// TestAccAmbiguousOldTwin: a workspace "staging" created through the API
-// before the apply; the apply's create of a workspace "staging" is reset
-// before it reaches the service. The old workspace is not adopted.
-func TestAccAmbiguousOldTwin(t *testing.T) {
-	fe := acctest.NewFrontEnv(t)
-	if _, err := fe.Server.CreateWorkspace(fe.Bootstrap.AccountID, "staging"); err != nil {
-		t.Fatal(err)
-	}
-	// The service's Date header has a one-second precision: let the
-	// service's clock move on past the old workspace's creation.
-	time.Sleep(2 * time.Second)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: fe.Factories,
-		Steps: []resource.TestStep{{
-			PreConfig: func() { fe.Override.Store(faultNth(1, "/workspaces", reset)) },
-			// A second workspace of the name is asked for: without it the
-			// plan refuses the create before anything is sent.
-			Config: fe.Config("", `
-resource "zdm_workspace" "staging" {
-  name                  = "staging"
-  allow_duplicate_names = true
-}
-`),
-			ExpectError: errorPattern(`Cannot create workspace "staging"`, `may have been created`,
-				`data "zdm_workspaces"`, `terraform import`),
-		}},
-	})
-	fe.Override.Store(nil)
-	all, err := fe.Client(t).ListWorkspaces(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, w := range all {
-		if w.Name == "staging" {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Errorf("%d workspaces named staging, want 1 (the old one)", n)
 	}
 }
 
@@ -148,7 +88,7 @@ func TestAccAmbiguousOtherFleetTwin(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: fe.Factories,
 		Steps: []resource.TestStep{{
-			PreConfig: func() { fe.Override.Store(faultNth(1, "/devices", act)) },
+			PreConfig: func() { fe.Override.Store(acctest.FaultNth(1, "/devices", act)) },
 			Config: fe.Config("", `
 resource "zdm_device" "solo" {
   name = "solo"
@@ -194,42 +134,6 @@ resource "zdm_device" "slow" {
 	}
 	if got := fe.Server.Counters()["POST /v3/workspaces/{workspace_id}/devices"]; got != 1 {
 		t.Errorf("%d device creates, want 1", got)
-	}
-}
-
-// TestAccAmbiguousDroppedAnswer: the service acts on a fleet create and the
-// answer is lost: the fleet is adopted with a warning, and the service
-// holds it once.
-func TestAccAmbiguousDroppedAnswer(t *testing.T) {
-	fe := acctest.NewFrontEnv(t)
-	if _, err := fe.Server.AddRequestFault(localzdm.RequestFault{Method: http.MethodPost,
-		Path: "/v3/workspaces/{workspace_id}/fleets", Action: localzdm.FaultDropAnswer, Count: 1}); err != nil {
-		t.Fatal(err)
-	}
-	cfg := fe.Config("", `
-resource "zdm_fleet" "f" {
-  name = "dropped"
-}
-`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: fe.Factories,
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{Config: cfg, PlanOnly: true},
-		},
-	})
-	fleets, err := fe.Client(t).ListFleets(context.Background(), fe.Bootstrap.WorkspaceID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, f := range fleets {
-		if f.Name == "dropped" {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Errorf("%d fleets named dropped, want 1", n)
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package provider
+package devices_test
 
 import (
 	"bytes"
@@ -23,8 +23,8 @@ import (
 // the provider included, while creates are in flight. Every device the
 // service holds must then be in the state.
 func TestAccInterruptedApplyTERMGroup(t *testing.T) {
-	env := acctest.New(t, NewServer("test"))
-	root, err := filepath.Abs("../..")
+	env := acctest.New(t, acctest.ProviderServer(t))
+	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ resource "zdm_device" "d" {
 	list, lout := run("state", "list")
 	_ = list.Run()
 	inState := strings.Count(lout.String(), "zdm_device.d[")
-	inService := len(deviceNames(t, acctest.APIClient(t, env), env.Bootstrap.WorkspaceID))
+	inService := len(acctest.DeviceNames(t, acctest.APIClient(t, env), env.Bootstrap.WorkspaceID))
 	t.Logf("after SIGTERM: %d creates received, %d devices in the service, %d in the state",
 		env.Server.Counters()[devicePOST], inService, inState)
 	if inService == 0 {
