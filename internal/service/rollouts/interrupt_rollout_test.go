@@ -1,4 +1,4 @@
-package provider
+package rollouts_test
 
 import (
 	"context"
@@ -23,7 +23,7 @@ const deviceJobPOST = "POST /v3/devices/{device_id}/jobs/{job_name}"
 // the plan after is empty.
 func TestAccInterruptedJobRollout(t *testing.T) {
 	const n = 20
-	env := acctest.New(t, NewServer("test"))
+	env := acctest.New(t, acctest.ProviderServer(t))
 	fleet, ids := acctest.NewFleetDevices(t, env, "sensors", n)
 	if err := env.Server.SetDeviceBehavior(localzdm.DeviceBehavior{Enabled: true}); err != nil {
 		t.Fatal(err)
