@@ -4,6 +4,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 )
 
 // Schema attributes shared by the data sources.
@@ -26,7 +28,7 @@ func LookupAttribute(description string) schema.StringAttribute {
 		MarkdownDescription: description,
 		Optional:            true,
 		Computed:            true,
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), NotBlank{}},
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 	}
 }
 
@@ -73,7 +75,7 @@ func DeviceIDAttribute(description string) schema.StringAttribute {
 	return schema.StringAttribute{
 		MarkdownDescription: description,
 		Required:            true,
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), NotBlank{}},
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 	}
 }
 

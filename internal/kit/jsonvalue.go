@@ -1,50 +1,15 @@
 package kit
 
 import (
-	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
-// JSON values of the provider: the JSON objects of jobs, compacted and
-// compared by package jsonvalue.
-
 // emptyJSONObject is the value of a job scheduled without arguments.
 const emptyJSONObject = "{}"
-
-// CompactJSON returns raw without insignificant white space, or raw itself
-// (trimmed) when it is not valid JSON; null when raw is empty.
-func CompactJSON(raw []byte) string {
-	c := jsonvalue.Compact(raw, nil)
-	if len(c) == 0 {
-		return "null"
-	}
-	return string(c)
-}
-
-// SortedJSON returns raw as compact JSON with the keys of every object in
-// sorted order (numbers and strings as written), so that a value echoed with
-// its keys in another order reads the same; compactJSON(raw) when raw is
-// not valid JSON.
-func SortedJSON(raw []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return CompactJSON(raw)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return CompactJSON(raw)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
 
 // JobValue returns the JSON object of a planned value to send to the service.
 func JobValue(v types.String) (json.RawMessage, error) {
@@ -52,16 +17,4 @@ func JobValue(v types.String) (json.RawMessage, error) {
 		return json.RawMessage(emptyJSONObject), nil
 	}
 	return jsonvalue.CompactObject(v.ValueString())
-}
-
-// RefreshedJSON returns the state's text when it holds the same JSON as the
-// service's answer (numbers compared as the service keeps them, float64), or
-// when the answer carries no value (missing or null: a service that does not
-// echo it tells nothing new); else the answer (compacted).
-func RefreshedJSON(state types.String, answer json.RawMessage) types.String {
-	got := CompactJSON(answer)
-	if !state.IsNull() && !state.IsUnknown() && (got == "null" || jsonvalue.Equal(state.ValueString(), got)) {
-		return state
-	}
-	return types.StringValue(got)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 )
 
@@ -28,7 +29,7 @@ func FlattenJobItem(j *client.Job) JobItemModel {
 		Name:        types.StringValue(j.Name),
 		Status:      types.StringValue(j.Status),
 		ScheduledAt: types.StringValue(j.ScheduledAt),
-		Value:       types.StringValue(SortedJSON(j.Value)),
+		Value:       types.StringValue(values.SortedJSON(j.Value)),
 	}
 }
 

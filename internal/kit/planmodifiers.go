@@ -4,42 +4,13 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/zdm/terraform-provider-zdm/internal/framework/planmodifiers"
 )
-
-// Plan modifiers and the plan helpers called from ModifyPlan.
-
-// KeepComputedUnlessChanged plans the computed attributes of a scheduling
-// resource: while none of the inputs changes, they keep the values of the
-// state; otherwise they stay unknown until the service answers. (The
-// framework marks them unknown as soon as the configuration's text differs
-// from the state, even when a plan modifier then keeps the state's value, as
-// JobValuePlan does for a rewritten value.) It is called from ModifyPlan,
-// after the attribute plan modifiers.
-func KeepComputedUnlessChanged(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, inputs, computed []string) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
-		return
-	}
-	for _, name := range inputs {
-		var planned, prior attr.Value
-		resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root(name), &planned)...)
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
-		if resp.Diagnostics.HasError() || !planned.Equal(prior) {
-			return
-		}
-	}
-	for _, name := range computed {
-		var prior attr.Value
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(name), &prior)...)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), prior)...)
-	}
-}
 
 // WarnDestroyOrReplace adds the plan-time warning of a destroy (the plan is
 // null) or of a replace (one of replacePaths differs between the plan, as
@@ -62,7 +33,7 @@ func WarnDestroyOrReplace(ctx context.Context, kind string, req resource.ModifyP
 				"Terraform will stop managing it.")
 		return
 	}
-	changed := ReplacedPaths(ctx, resp.Plan, req.State, replacePaths, &resp.Diagnostics)
+	changed := planmodifiers.ReplacedPaths(ctx, resp.Plan, req.State, replacePaths, &resp.Diagnostics)
 	if len(changed) == 0 {
 		return
 	}
@@ -73,21 +44,6 @@ func WarnDestroyOrReplace(ctx context.Context, kind string, req resource.ModifyP
 	resp.Diagnostics.AddWarning("Replacing a "+kind+" leaves the old one in the service",
 		"A change of "+strings.Join(names, ", ")+" needs a new "+kind+". The ZDM API has no delete operation: "+
 			ref+" will stay in the service and Terraform will stop managing it; a new "+kind+" will be created.")
-}
-
-// ReplacedPaths returns the paths whose planned value differs from the state
-// (unknown planned values count as changes).
-func ReplacedPaths(ctx context.Context, plan tfsdk.Plan, state tfsdk.State, paths []path.Path, diags *diag.Diagnostics) []path.Path {
-	var out []path.Path
-	for _, p := range paths {
-		var pv, sv types.String
-		diags.Append(plan.GetAttribute(ctx, p, &pv)...)
-		diags.Append(state.GetAttribute(ctx, p, &sv)...)
-		if !pv.Equal(sv) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // FleetNameUnchanged keeps the fleet_name of the state while neither the

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 )
 
 // ResourceBase gives a resource its type name and the provider's
@@ -79,7 +80,7 @@ func ReplacingNameAttribute(what, What string) schema.StringAttribute {
 		MarkdownDescription: What + " name; must not be blank. Changing it **replaces** the " + what + " " +
 			"(the old one stays in the service).",
 		Required:      true,
-		Validators:    []validator.String{stringvalidator.LengthAtLeast(1), NotBlank{}},
+		Validators:    []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 	}
 }
@@ -110,7 +111,7 @@ func WorkspaceIDAttribute(what string) schema.StringAttribute {
 			"a workspace other than the provider's needs a provider alias with that workspace's key.",
 		Optional:   true,
 		Computed:   true,
-		Validators: []validator.String{stringvalidator.LengthAtLeast(1), NotBlank{}},
+		Validators: []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 		PlanModifiers: []planmodifier.String{
 			stringplanmodifier.UseStateForUnknown(),
 			stringplanmodifier.RequiresReplace(),

@@ -20,7 +20,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 )
 
 // providerModel maps the provider block.
@@ -36,7 +36,7 @@ type providerModel struct {
 }
 
 func (p *zdmProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
-	urlValidators := []validator.String{kit.ServiceURL{}}
+	urlValidators := []validator.String{connection.ServiceURLValidator{}}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Manages workspaces, fleets and devices of the ZDM device management service " +
 			"and reads them back. Every attribute falls back to an environment variable when it is not set.",
@@ -59,19 +59,19 @@ func (p *zdmProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 					"Falls back to `" + connection.EnvAPIKey + "`. Required in one of the two places. Never logged nor stored in state.",
 				Optional:   true,
 				Sensitive:  true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 			},
 			"workspace_id": schema.StringAttribute{
 				MarkdownDescription: "Default workspace of resources and data sources that take a `workspace_id`; " +
 					"normally the workspace the API key is bound to. Falls back to `" + connection.EnvWorkspaceID + "`.",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "Time limit of one HTTP attempt, as a duration such as `\"60s\"` or `\"2m\"`. " +
 					"Defaults to `60s`. Falls back to `" + connection.EnvRequestTimeout + "`.",
 				Optional:   true,
-				Validators: []validator.String{kit.Duration{}},
+				Validators: []validator.String{connection.DurationValidator{}},
 			},
 			"max_retries": schema.Int64Attribute{
 				MarkdownDescription: "How many times a request is retried after a rate limit (429), an unavailable " +
@@ -87,7 +87,7 @@ func (p *zdmProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 					"A number greater than 0. Unset, the provider sends as fast as the service accepts, and paces itself to its " +
 					"rate limit once it refuses a request or says what is left of it. Falls back to `" + connection.EnvMaxRequests + "`.",
 				Optional:   true,
-				Validators: []validator.Float64{kit.MaxRequestsPerSecond{}},
+				Validators: []validator.Float64{connection.MaxRequestsPerSecondValidator{}},
 			},
 			"insecure_http": schema.BoolAttribute{
 				MarkdownDescription: "Allow plain `http` addresses for hosts that are not loopback addresses. " +

@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 )
 
 // The device filters of the zdm_devices data source and the zdm_device list
@@ -33,7 +33,7 @@ type deviceFilterArg struct {
 
 // deviceFilterArgs are the filter arguments by name.
 func deviceFilterArgs() map[string]deviceFilterArg {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	return map[string]deviceFilterArg{
 		"fleet_id": {Description: "Only the devices of this fleet.", Validators: notEmpty},
 		"name": {
@@ -49,7 +49,7 @@ func deviceFilterArgs() map[string]deviceFilterArg {
 			Description: "Only the devices whose name matches this regular expression " +
 				"([RE2 syntax](https://github.com/google/re2/wiki/Syntax), unanchored: use `^...$` to match " +
 				"the whole name). Checked before any API call. Conflicts with `name` and `name_prefix`.",
-			Validators: []validator.String{kit.RegexString{}},
+			Validators: []validator.String{validators.RegexString{}},
 		},
 		"phys_id": {
 			Description: "Only the devices with exactly this physical ID (`phys_id`, the ID printed on the hardware).",

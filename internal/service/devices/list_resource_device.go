@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -43,7 +44,7 @@ func (r *deviceListResource) ListResourceConfigSchema(_ context.Context, _ list.
 		"workspace_id": schema.StringAttribute{
 			MarkdownDescription: "Workspace to list; defaults to the provider's `workspace_id`.",
 			Optional:            true,
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 		},
 	}
 	for name, a := range deviceFilterArgs() {

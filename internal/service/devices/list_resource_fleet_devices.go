@@ -16,6 +16,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
 )
@@ -44,7 +45,7 @@ type fleetDevicesListModel struct {
 }
 
 func (r *fleetDevicesListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
-	filter := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	filter := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the fleets of a workspace as `zdm_fleet_devices` for `terraform query`: one result " +
 			"per fleet (the `default` fleet included, and empty fleets), whatever the number of devices, with one API " +

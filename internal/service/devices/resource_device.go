@@ -16,6 +16,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -46,7 +47,7 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Device name; must not be blank. Changing it updates the device in place.",
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 			},
 			"fleet_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the fleet of the device, in the same workspace. When not set, the device " +
@@ -54,7 +55,7 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					"Changing it moves the device in place.",
 				Optional:   true,
 				Computed:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 				PlanModifiers: []planmodifier.String{
 					stringplanmodifier.UseStateForUnknown(),
 				},

@@ -19,6 +19,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
 	"github.com/zdm/terraform-provider-zdm/internal/service/devices/bulkwrite"
@@ -88,7 +89,7 @@ func (s *fleetDevicesServer) ValidateResourceConfig(_ context.Context, req *tfpr
 func validateFleetDevicesConfig(cfg *fleetDevicesObject, diags *diag.Diagnostics) {
 	for name, v := range map[string]protoval.String{"workspace_id": cfg.workspaceID, "fleet_id": cfg.fleetID} {
 		if v.IsKnown() && strings.TrimSpace(v.S) == "" {
-			kit.AddBlankValueError(path.Root(name), diags)
+			validators.AddBlankValueError(path.Root(name), diags)
 		}
 	}
 	if p := cfg.parallelism; !p.Null && !p.Unknown && (p.N < 1 || p.N > maxDeviceParallelism) {

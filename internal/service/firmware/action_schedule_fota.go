@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -34,7 +34,7 @@ type scheduleFOTAActionModel struct {
 }
 
 func (a *scheduleFOTAAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	attrs := scheduling.ActionTargetAttributes("firmware update")
 	attrs["firmware_id"] = schema.StringAttribute{
 		MarkdownDescription: "ID of the firmware to install.",

@@ -13,6 +13,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
@@ -21,7 +22,7 @@ import (
 //
 // The update of one device has the device ID as its id (and import ID). The
 // update of fleets has "<workspace_id>/<firmware_id>/<firmware_version>"
-// (kit.JoinID: a "/" inside a part is %2F), so two fleet updates of one
+// (values.JoinID: a "/" inside a part is %2F), so two fleet updates of one
 // workspace have different ids, and the id imports back. Schema version 0
 // gave fleet updates the workspace ID; the state upgrade rewrites it.
 
@@ -29,7 +30,7 @@ import (
 const fotaSchemaVersion = 1
 
 // fleetFOTAID is the id of the update of fleets of workspace ws.
-func fleetFOTAID(ws, fw, ver string) string { return kit.JoinID(ws, fw, ver) }
+func fleetFOTAID(ws, fw, ver string) string { return values.JoinID(ws, fw, ver) }
 
 // setID sets the id of m from its target and firmware.
 func (m *fotaModel) setID() {
@@ -130,7 +131,7 @@ func (r *fotaResource) importFleets(ctx context.Context, ws, fw, ver string, res
 		FleetIDs: types.SetNull(types.StringType), AllFleets: types.BoolValue(true),
 		FirmwareID: types.StringValue(fw), FirmwareVersion: types.StringValue(ver),
 		Triggers: types.MapNull(types.StringType), Status: types.StringValue(client.JobStatusPending),
-		ScheduledAt: types.StringValue(latest), Devices: kit.SortedList(reached),
+		ScheduledAt: types.StringValue(latest), Devices: values.SortedList(reached),
 		// Read fills the progress.
 		StatusCounts: types.MapNull(types.Int64Type), DevicesNotDone: types.ListNull(types.StringType),
 		WaitModel: scheduling.NullWaitModel(),

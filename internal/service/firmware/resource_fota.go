@@ -21,6 +21,9 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/planmodifiers"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
@@ -82,7 +85,7 @@ func (m *fotaModel) what(ctx context.Context) string {
 // (unfinished.go); ok is false while it is not known.
 func (m *fotaModel) scheduling(ctx context.Context) (scheduling.UnfinishedScheduling, bool) {
 	triggers, ok := scheduling.TriggersJSON(m.Triggers)
-	if !ok || !kit.Known(m.FirmwareID) || !kit.Known(m.FirmwareVersion) || m.DeviceID.IsUnknown() || m.WorkspaceID.IsUnknown() ||
+	if !ok || !values.Known(m.FirmwareID) || !values.Known(m.FirmwareVersion) || m.DeviceID.IsUnknown() || m.WorkspaceID.IsUnknown() ||
 		m.FleetIDs.IsUnknown() || m.AllFleets.IsUnknown() {
 		return scheduling.UnfinishedScheduling{}, false
 	}
@@ -128,7 +131,7 @@ func (m *fotaModel) target(ctx context.Context, diags *diag.Diagnostics) string 
 	if m.deviceMode() {
 		return "device " + m.DeviceID.ValueString()
 	}
-	return kit.DescribeFleets(m.WorkspaceID.ValueString(), kit.SetStrings(ctx, m.FleetIDs, diags))
+	return kit.DescribeFleets(m.WorkspaceID.ValueString(), values.SetStrings(ctx, m.FleetIDs, diags))
 }
 
 func (r *fotaResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -136,7 +139,7 @@ func (r *fotaResource) Metadata(_ context.Context, req resource.MetadataRequest,
 }
 
 func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
@@ -260,8 +263,8 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if !req.Plan.Raw.IsNull() {
 		var plan fotaModel
 		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-		if !resp.Diagnostics.HasError() && !plan.DeviceID.IsUnknown() && !plan.deviceMode() && kit.Known(plan.FirmwareID) &&
-			kit.Known(plan.FirmwareVersion) {
+		if !resp.Diagnostics.HasError() && !plan.DeviceID.IsUnknown() && !plan.deviceMode() && values.Known(plan.FirmwareID) &&
+			values.Known(plan.FirmwareVersion) {
 			fw := plan.firmware()
 			scheduling.ClaimFleets(ctx, r.data, plan.WorkspaceID, plan.FleetIDs, plan.AllFleets, "firmware",
 				fw.ID+" "+fw.Version, "zdm_fota of fleets", &resp.Diagnostics)
@@ -270,7 +273,7 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 			return
 		}
 	}
-	kit.KeepComputedUnlessChanged(ctx, req, resp,
+	planmodifiers.KeepComputedUnlessChanged(ctx, req, resp,
 		[]string{"device_id", "workspace_id", "fleet_ids", "firmware_id", "firmware_version", "triggers"},
 		append([]string{"id", "status", "scheduled_at", "devices"}, scheduling.ProgressAttributes...))
 	planID(ctx, resp)
@@ -279,7 +282,7 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
 			if u, ok = scheduling.PlanAdoption(ctx, r.data, u, resp.Private, plan.what(ctx), "firmware update", &resp.Diagnostics); ok {
-				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), kit.SortedList(u.Devices)
+				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), values.SortedList(u.Devices)
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 			}
 		}
@@ -297,7 +300,7 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 			what+" stays scheduled: the ZDM API cannot cancel updates. Terraform will stop managing it.")
 		return
 	}
-	if changed := kit.ReplacedPaths(ctx, resp.Plan, req.State, []path.Path{path.Root("device_id"), path.Root("workspace_id")}, &resp.Diagnostics); len(changed) > 0 {
+	if changed := planmodifiers.ReplacedPaths(ctx, resp.Plan, req.State, []path.Path{path.Root("device_id"), path.Root("workspace_id")}, &resp.Diagnostics); len(changed) > 0 {
 		resp.Diagnostics.AddWarning("Replacing a firmware update leaves the old one scheduled",
 			what+" stays scheduled (the ZDM API cannot cancel updates); the update will be scheduled on the new target.")
 	}
@@ -477,7 +480,7 @@ func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 // ImportState imports the update of one device by its device ID (or the
 // identity), or the update of fleets by its id (see fota_id.go).
 func (r *fotaResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if parts, err := kit.SplitID(req.ID, 3); req.ID != "" && err == nil && r.importFleets(ctx, parts[0], parts[1], parts[2], resp) {
+	if parts, err := values.SplitID(req.ID, 3); req.ID != "" && err == nil && r.importFleets(ctx, parts[0], parts[1], parts[2], resp) {
 		return
 	}
 	kit.ImportFOTA(ctx, req, resp)
@@ -495,11 +498,11 @@ func fotaFlatten(m *fotaModel, f *client.FOTA) {
 	}
 	m.setID()
 	if m.deviceMode() {
-		m.Devices = kit.StringList([]string{m.DeviceID.ValueString()})
+		m.Devices = values.StringList([]string{m.DeviceID.ValueString()})
 		m.StatusCounts, m.DevicesNotDone = scheduling.FleetProgress([]string{m.DeviceID.ValueString()}, f.Status, nil, nil, m.DoneStatuses())
 		return
 	}
-	m.Devices = kit.SortedList(f.Devices)
+	m.Devices = values.SortedList(f.Devices)
 	m.StatusCounts, m.DevicesNotDone = scheduling.FleetProgress(f.Devices, f.Status, nil, nil, m.DoneStatuses())
 }
 
@@ -548,7 +551,7 @@ func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior stri
 		fotaFlatten(plan, f)
 		return true
 	}
-	fleets := kit.SetStrings(ctx, plan.FleetIDs, diags)
+	fleets := values.SetStrings(ctx, plan.FleetIDs, diags)
 	if only != nil {
 		fleets = only
 	}

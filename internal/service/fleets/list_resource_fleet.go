@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -35,7 +36,7 @@ type fleetListModel struct {
 }
 
 func (r *fleetListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
-	filter := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	filter := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the fleets of a workspace for `terraform query`, with one API call per " +
 			"`list` block. Results come sorted by name, then by ID, so that `limit` keeps the same fleets whatever " +

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -43,7 +44,7 @@ func (r *workspaceListResource) ListResourceConfigSchema(_ context.Context, _ li
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Only list the workspaces with exactly this name.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 			},
 		},
 	}

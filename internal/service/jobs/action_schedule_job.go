@@ -12,6 +12,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
@@ -41,7 +42,7 @@ func (a *scheduleJobAction) Schema(_ context.Context, _ action.SchemaRequest, re
 		MarkdownDescription: "Name of the job to schedule, one of the jobs the devices' firmware exposes. A job of " +
 			"the same name already on a device is replaced and set back to `pending`.",
 		Required:   true,
-		Validators: []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+		Validators: []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 	}
 	attrs["value"] = schema.DynamicAttribute{
 		MarkdownDescription: scheduling.JobValueDoc,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -48,7 +49,7 @@ func (d *deviceJobDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	attrs["name"] = schema.StringAttribute{
 		MarkdownDescription: "Name of the job to read. A device without a job of this name is an error.",
 		Required:            true,
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads one job of a device by name: its status, when it was scheduled and its arguments.",

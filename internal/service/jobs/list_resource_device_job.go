@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -49,7 +51,7 @@ func (r *deviceJobListResource) ListResourceConfigSchema(_ context.Context, _ li
 			"device_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the device whose jobs are listed. An unknown device is an error.",
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Only list the jobs with this status: `pending` or `done`. All jobs when not set.",
@@ -95,7 +97,7 @@ func (r *deviceJobListResource) List(ctx context.Context, req list.ListRequest, 
 			// on the order the service echoes them in (Read compares values
 			// as JSON); a list without the value (which a service need not
 			// echo) leaves it null.
-			if v := kit.SortedJSON(j.Value); v != "null" {
+			if v := values.SortedJSON(j.Value); v != "null" {
 				attrs["value"] = types.DynamicValue(types.StringValue(v))
 			}
 			return attrs

@@ -20,6 +20,9 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/planmodifiers"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
@@ -65,7 +68,7 @@ func (m *deviceJobModel) valueText() types.String { return kit.JobValueText(m.Va
 // (unfinished.go); ok is false while it is not known.
 func (m *deviceJobModel) scheduling() (scheduling.UnfinishedScheduling, bool) {
 	triggers, ok := scheduling.TriggersJSON(m.Triggers)
-	if !ok || !kit.Known(m.DeviceID) || !kit.Known(m.Name) || !kit.Known(m.valueText()) {
+	if !ok || !values.Known(m.DeviceID) || !values.Known(m.Name) || !values.Known(m.valueText()) {
 		return scheduling.UnfinishedScheduling{}, false
 	}
 	return scheduling.UnfinishedScheduling{Key: scheduling.SchedulingKey("zdm_device_job", m.DeviceID.ValueString(), m.Name.ValueString()),
@@ -85,7 +88,7 @@ func (r *deviceJobResource) Metadata(_ context.Context, req resource.MetadataReq
 func (r *deviceJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	resp.Schema = schema.Schema{
 		// Version 1: value is dynamic (an object or JSON text); see UpgradeState.
 		Version: 1,
@@ -183,7 +186,7 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			return
 		}
 	}
-	kit.KeepComputedUnlessChanged(ctx, req, resp, []string{"device_id", "name", "value", "triggers"},
+	planmodifiers.KeepComputedUnlessChanged(ctx, req, resp, []string{"device_id", "name", "value", "triggers"},
 		[]string{"id", "status", "scheduled_at"})
 	kit.WarnDestroyOrReplace(ctx, "job", req, resp, path.Root("device_id"), path.Root("name"))
 	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
@@ -223,7 +226,7 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 		// A replacement of a job whose wait did not succeed: nothing is
 		// sent; the job is checked on the device, then waited for.
 		got, ok := scheduling.VerifyAdoption(ctx, r.data, adopted, fleetstatus.Job(plan.Name.ValueString()),
-			scheduling.JobMatches(kit.CompactJSON([]byte(plan.valueText().ValueString()))), plan.what(), &resp.Diagnostics)
+			scheduling.JobMatches(values.CompactJSON([]byte(plan.valueText().ValueString()))), plan.what(), &resp.Diagnostics)
 		plan.ID = types.StringValue(kit.DeviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
 		plan.ScheduledAt, plan.Status = types.StringValue(adopted.ScheduledAt), types.StringValue(scheduling.NoRecord)
 		if len(got) == 1 && got[0].Found {

@@ -21,6 +21,9 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/planmodifiers"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
@@ -69,7 +72,7 @@ func (m *fleetJobModel) valueText() types.String { return kit.JobValueText(m.Val
 // (unfinished.go); ok is false while it is not known.
 func (m *fleetJobModel) scheduling(ctx context.Context) (scheduling.UnfinishedScheduling, bool) {
 	triggers, ok := scheduling.TriggersJSON(m.Triggers)
-	if !ok || !kit.Known(m.WorkspaceID) || !kit.Known(m.Name) || !kit.Known(m.valueText()) || m.FleetIDs.IsUnknown() || m.AllFleets.IsUnknown() {
+	if !ok || !values.Known(m.WorkspaceID) || !values.Known(m.Name) || !values.Known(m.valueText()) || m.FleetIDs.IsUnknown() || m.AllFleets.IsUnknown() {
 		return scheduling.UnfinishedScheduling{}, false
 	}
 	var diags diag.Diagnostics
@@ -83,7 +86,7 @@ func (m *fleetJobModel) scheduling(ctx context.Context) (scheduling.UnfinishedSc
 func (m *fleetJobModel) what(ctx context.Context) string {
 	var diags diag.Diagnostics
 	return "job " + connection.Quote(m.Name.ValueString()) + " of " +
-		kit.DescribeFleets(m.WorkspaceID.ValueString(), kit.SetStrings(ctx, m.FleetIDs, &diags))
+		kit.DescribeFleets(m.WorkspaceID.ValueString(), values.SetStrings(ctx, m.FleetIDs, &diags))
 }
 
 // wait waits, with wait = true, for the job on the devices of plan, and
@@ -107,7 +110,7 @@ func (r *fleetJobResource) Metadata(_ context.Context, req resource.MetadataRequ
 }
 
 func (r *fleetJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	resp.Schema = schema.Schema{
 		// Version 1: value is dynamic (an object or JSON text); see UpgradeState.
 		Version: 1,
@@ -190,7 +193,7 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if !req.Plan.Raw.IsNull() {
 		var plan fleetJobModel
 		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-		if !resp.Diagnostics.HasError() && kit.Known(plan.Name) && kit.Known(plan.valueText()) {
+		if !resp.Diagnostics.HasError() && values.Known(plan.Name) && values.Known(plan.valueText()) {
 			scheduling.ClaimFleets(ctx, r.data, plan.WorkspaceID, plan.FleetIDs, plan.AllFleets, "job "+connection.Quote(plan.Name.ValueString()),
 				plan.valueText().ValueString(), "zdm_fleet_job", &resp.Diagnostics)
 		}
@@ -204,13 +207,13 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
 			if u, ok = scheduling.PlanAdoption(ctx, r.data, u, resp.Private, plan.what(ctx), "job", &resp.Diagnostics); ok {
 				plan.ID = types.StringValue(kit.DeviceJobID(plan.WorkspaceID.ValueString(), plan.Name.ValueString()))
-				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), kit.SortedList(u.Devices)
+				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), values.SortedList(u.Devices)
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 			}
 		}
 		return
 	}
-	kit.KeepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
+	planmodifiers.KeepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
 		append([]string{"id", "devices", "scheduled_at"}, scheduling.ProgressAttributes...))
 	kit.WarnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
 	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
@@ -248,9 +251,9 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 		// sent; the job is checked on the devices, then waited for.
 		name := plan.Name.ValueString()
 		got, ok := scheduling.VerifyAdoption(ctx, r.data, adopted, fleetstatus.Job(name),
-			scheduling.JobMatches(kit.CompactJSON([]byte(plan.valueText().ValueString()))), plan.what(ctx), &resp.Diagnostics)
+			scheduling.JobMatches(values.CompactJSON([]byte(plan.valueText().ValueString()))), plan.what(ctx), &resp.Diagnostics)
 		plan.ID = types.StringValue(kit.DeviceJobID(plan.WorkspaceID.ValueString(), name))
-		plan.Devices, plan.ScheduledAt = kit.SortedList(adopted.Devices), types.StringValue(adopted.ScheduledAt)
+		plan.Devices, plan.ScheduledAt = values.SortedList(adopted.Devices), types.StringValue(adopted.ScheduledAt)
 		plan.StatusCounts, plan.DevicesNotDone = scheduling.FleetProgress(adopted.Devices, client.JobStatusPending, got, nil, plan.DoneStatuses())
 		if !ok {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -369,11 +372,11 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 		ID:          types.StringValue(kit.DeviceJobID(ws, name)),
 		WorkspaceID: types.StringValue(ws),
 		Name:        types.StringValue(name),
-		Value:       types.DynamicValue(types.StringValue(kit.CompactJSON(latest.Value))),
+		Value:       types.DynamicValue(types.StringValue(values.CompactJSON(latest.Value))),
 		FleetIDs:    types.SetNull(types.StringType),
 		AllFleets:   types.BoolValue(true),
 		Triggers:    types.MapNull(types.StringType),
-		Devices:     kit.SortedList(reached),
+		Devices:     values.SortedList(reached),
 		ScheduledAt: types.StringValue(latest.ScheduledAt),
 		// Read fills the progress.
 		StatusCounts:   types.MapNull(types.Int64Type),
@@ -396,7 +399,7 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 // only to the devices that lack the job (scheduling.SendFleetCommand).
 func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, prior string, only []string, gate *scheduling.Gate, diags *diag.Diagnostics) bool {
 	ws := plan.WorkspaceID.ValueString()
-	fleets := kit.SetStrings(ctx, plan.FleetIDs, diags)
+	fleets := values.SetStrings(ctx, plan.FleetIDs, diags)
 	if only != nil {
 		fleets = only
 	}
@@ -461,8 +464,8 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 	tflog.Trace(ctx, "scheduled fleet job", map[string]any{"workspace_id": ws, "name": name, "devices": len(job.Devices)})
 	plan.ID = types.StringValue(kit.DeviceJobID(ws, name))
 	plan.WorkspaceID = types.StringValue(ws)
-	plan.Value = kit.JobValueDynamic(plan.Value, kit.RefreshedJSON(plan.valueText(), job.Value))
-	plan.Devices = kit.SortedList(job.Devices)
+	plan.Value = kit.JobValueDynamic(plan.Value, values.RefreshedJSON(plan.valueText(), job.Value))
+	plan.Devices = values.SortedList(job.Devices)
 	plan.ScheduledAt = types.StringValue(job.ScheduledAt)
 	status := job.Status
 	if status == "" {

@@ -10,7 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
@@ -22,7 +23,7 @@ import (
 // family's gate descriptions (max_failure_ratio, wave_timeout) added. The
 // action adds what it rolls out.
 func RolloutActionAttributes(docs map[string]string) map[string]schema.Attribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	str := func(name string, required bool, v ...validator.String) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: docs[name], Required: required, Optional: !required, Validators: v}
 	}
@@ -47,9 +48,9 @@ func RolloutActionAttributes(docs map[string]string) map[string]schema.Attribute
 			Optional:            true,
 			Validators:          []validator.Float64{float64validator.Between(0, 1)},
 		},
-		"wave_timeout":        str("wave_timeout", false, kit.Duration{}),
-		"poll_interval":       str("poll_interval", false, kit.PollInterval),
-		"pause_between_waves": str("pause_between_waves", false, kit.Duration{}),
+		"wave_timeout":        str("wave_timeout", false, connection.DurationValidator{}),
+		"poll_interval":       str("poll_interval", false, connection.PollIntervalValidator),
+		"pause_between_waves": str("pause_between_waves", false, connection.DurationValidator{}),
 		"parallelism": schema.Int64Attribute{
 			MarkdownDescription: docs["parallelism"],
 			Optional:            true,

@@ -19,7 +19,8 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
 )
 
@@ -86,12 +87,12 @@ func (in fotaRolloutInputs) validate(ctx context.Context, diags *diag.Diagnostic
 	if in.SuccessStatuses.IsUnknown() || in.FailureStatuses.IsUnknown() {
 		return
 	}
-	success := kit.SetStrings(ctx, in.SuccessStatuses, diags)
+	success := values.SetStrings(ctx, in.SuccessStatuses, diags)
 	if in.SuccessStatuses.IsNull() {
 		success = []string{defaultFOTARolloutSuccessful}
 	}
 	var both []string
-	for _, s := range kit.SetStrings(ctx, in.FailureStatuses, diags) {
+	for _, s := range values.SetStrings(ctx, in.FailureStatuses, diags) {
 		if slices.Contains(success, s) {
 			both = append(both, connection.Quote(s))
 		}
@@ -105,11 +106,11 @@ func (in fotaRolloutInputs) validate(ctx context.Context, diags *diag.Diagnostic
 
 // statuses are success_statuses (by default done) and failure_statuses.
 func (in fotaRolloutInputs) statuses(ctx context.Context, diags *diag.Diagnostics) (success, failure []string) {
-	success = kit.SetStrings(ctx, in.SuccessStatuses, diags)
+	success = values.SetStrings(ctx, in.SuccessStatuses, diags)
 	if len(success) == 0 {
 		success = []string{defaultFOTARolloutSuccessful}
 	}
-	return success, kit.SetStrings(ctx, in.FailureStatuses, diags)
+	return success, values.SetStrings(ctx, in.FailureStatuses, diags)
 }
 
 // fotaRolloutDocs are the descriptions of the rollout inputs, shared by the
@@ -213,7 +214,7 @@ func fotaRolloutResourceAttributes(newRollout string) map[string]schema.Attribut
 
 // fotaRolloutActionAttributes are the action's firmware and statuses.
 func fotaRolloutActionAttributes() map[string]actionschema.Attribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	str := func(name string) actionschema.StringAttribute {
 		return actionschema.StringAttribute{MarkdownDescription: fotaRolloutDocs[name], Required: true, Validators: notEmpty}
 	}

@@ -19,8 +19,8 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
 )
 
@@ -65,13 +65,13 @@ var healthCheckDocs = map[string]string{
 // HealthAttribute is the health_check attribute of the rollout
 // resources.
 func HealthAttribute() schema.SingleNestedAttribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: HealthDoc,
 		Optional:            true,
 		Attributes: map[string]schema.Attribute{
 			"tag":            schema.StringAttribute{MarkdownDescription: healthCheckDocs["tag"], Required: true, Validators: notEmpty},
-			"within":         schema.StringAttribute{MarkdownDescription: healthCheckDocs["within"], Required: true, Validators: []validator.String{kit.Duration{}}},
+			"within":         schema.StringAttribute{MarkdownDescription: healthCheckDocs["within"], Required: true, Validators: []validator.String{connection.DurationValidator{}}},
 			"payload_field":  schema.StringAttribute{MarkdownDescription: healthCheckDocs["payload_field"], Optional: true, Validators: notEmpty},
 			"payload_equals": schema.StringAttribute{MarkdownDescription: healthCheckDocs["payload_equals"], Optional: true, Validators: notEmpty},
 		},
@@ -81,13 +81,13 @@ func HealthAttribute() schema.SingleNestedAttribute {
 // HealthActionAttribute is the health_check attribute of a rollout
 // action.
 func HealthActionAttribute() actionschema.SingleNestedAttribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	return actionschema.SingleNestedAttribute{
 		MarkdownDescription: HealthDoc,
 		Optional:            true,
 		Attributes: map[string]actionschema.Attribute{
 			"tag":            actionschema.StringAttribute{MarkdownDescription: healthCheckDocs["tag"], Required: true, Validators: notEmpty},
-			"within":         actionschema.StringAttribute{MarkdownDescription: healthCheckDocs["within"], Required: true, Validators: []validator.String{kit.Duration{}}},
+			"within":         actionschema.StringAttribute{MarkdownDescription: healthCheckDocs["within"], Required: true, Validators: []validator.String{connection.DurationValidator{}}},
 			"payload_field":  actionschema.StringAttribute{MarkdownDescription: healthCheckDocs["payload_field"], Optional: true, Validators: notEmpty},
 			"payload_equals": actionschema.StringAttribute{MarkdownDescription: healthCheckDocs["payload_equals"], Optional: true, Validators: notEmpty},
 		},

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
@@ -169,7 +170,7 @@ func jobRolloutResourceAttributes(newRollout string) map[string]schema.Attribute
 		"name": schema.StringAttribute{
 			MarkdownDescription: jobRolloutDocs["name"] + newRollout,
 			Required:            true,
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"value": value,
@@ -182,7 +183,7 @@ func jobRolloutActionAttributes() map[string]actionschema.Attribute {
 		"name": actionschema.StringAttribute{
 			MarkdownDescription: jobRolloutDocs["name"],
 			Required:            true,
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}},
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
 		},
 		"value": actionschema.DynamicAttribute{
 			MarkdownDescription: scheduling.JobValueDoc + " Devices that have the job of this name with another " +

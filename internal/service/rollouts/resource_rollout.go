@@ -16,7 +16,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
@@ -138,7 +138,7 @@ func (r *rolloutResource[M, P]) run(ctx context.Context, plan P, prior *rollout.
 		return false
 	}
 	res := plan.results()
-	res.ID = types.StringValue(kit.JoinID(append([]string{spec.WorkspaceID}, plan.idValues()...)...))
+	res.ID = types.StringValue(values.JoinID(append([]string{spec.WorkspaceID}, plan.idValues()...)...))
 	progress := func(msg string) {
 		tflog.Info(ctx, msg, map[string]any{"rollout": res.ID.ValueString()})
 	}
@@ -251,7 +251,7 @@ func (r *rolloutResource[M, P]) Delete(ctx context.Context, req resource.DeleteR
 // What the ID does not hold (a job's value) is null in the state until
 // that apply.
 func (r *rolloutResource[M, P]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	parts, err := kit.SplitID(req.ID, 1+len(r.c.idAttributes))
+	parts, err := values.SplitID(req.ID, 1+len(r.c.idAttributes))
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID",
 			"The import ID of a "+r.c.typeName()+" is "+r.c.idFormat+", as its id attribute shows; "+

@@ -26,6 +26,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
@@ -155,7 +157,7 @@ func newRolloutNote(stays string) string {
 // rollout, except right after an import, whose state holds only the ID's
 // parts.
 func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	newRollout := newRolloutNote(d.Stays)
 	doc := func(name, more string) string { return d.Inputs[name] + more }
 	return map[string]schema.Attribute{
@@ -208,17 +210,17 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 		"wave_timeout": schema.StringAttribute{
 			MarkdownDescription: doc("wave_timeout", ""),
 			Optional:            true,
-			Validators:          []validator.String{kit.Duration{}},
+			Validators:          []validator.String{connection.DurationValidator{}},
 		},
 		"poll_interval": schema.StringAttribute{
 			MarkdownDescription: doc("poll_interval", ""),
 			Optional:            true,
-			Validators:          []validator.String{kit.PollInterval},
+			Validators:          []validator.String{connection.PollIntervalValidator},
 		},
 		"pause_between_waves": schema.StringAttribute{
 			MarkdownDescription: doc("pause_between_waves", ""),
 			Optional:            true,
-			Validators:          []validator.String{kit.Duration{}},
+			Validators:          []validator.String{connection.DurationValidator{}},
 		},
 		"parallelism": schema.Int64Attribute{
 			MarkdownDescription: doc("parallelism", ""),
@@ -384,7 +386,7 @@ func RolloutSpec(ctx context.Context, in RolloutInputs, cmd rollout.Command, dia
 	}
 	var fleets []string
 	if !in.AllFleets.ValueBool() {
-		fleets = kit.SetStrings(ctx, in.FleetIDs, diags)
+		fleets = values.SetStrings(ctx, in.FleetIDs, diags)
 		if len(fleets) == 0 {
 			diags.AddAttributeError(path.Root("fleet_ids"), "Missing fleet_ids",
 				"Name the fleets with fleet_ids, or set all_fleets = true.")
@@ -500,7 +502,7 @@ func WaveResultsList(rec rollout.Record, counts []map[string]int) types.List {
 		}
 		elems[k] = types.ObjectValueMust(waveResultAttrTypes, map[string]attr.Value{
 			"name":          types.StringValue(w.Name),
-			"device_ids":    kit.StringList(w.DeviceIDs),
+			"device_ids":    values.StringList(w.DeviceIDs),
 			"scheduled":     types.Int64Value(int64(w.Scheduled)),
 			"complete":      types.BoolValue(w.Complete),
 			"status_counts": scheduling.CountsMap(c),

@@ -13,6 +13,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -103,7 +104,7 @@ func InvokeAction(ctx context.Context, d *connection.ProviderData, t ActionTarge
 		}
 	} else {
 		ws := t.WorkspaceID.ValueString()
-		fleets := kit.SetStrings(ctx, t.FleetIDs, &resp.Diagnostics)
+		fleets := values.SetStrings(ctx, t.FleetIDs, &resp.Diagnostics)
 		ValidateFleetTargets(t.FleetIDs, t.AllFleets, c.Command, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
@@ -125,7 +126,7 @@ func InvokeAction(ctx context.Context, d *connection.ProviderData, t ActionTarge
 		return
 	}
 	w := fleetstatus.WaitOptions{Kind: c.Kind, Firmware: c.Firmware,
-		Success: kit.SetStrings(ctx, t.SuccessStatuses, &resp.Diagnostics), Failure: kit.SetStrings(ctx, t.FailureStatuses, &resp.Diagnostics),
+		Success: values.SetStrings(ctx, t.SuccessStatuses, &resp.Diagnostics), Failure: values.SetStrings(ctx, t.FailureStatuses, &resp.Diagnostics),
 		Timeout: opts.Timeout, Interval: opts.Interval, Progress: progress}
 	if _, err := fleetstatus.Wait(ctx, d.Client, devices, w); err != nil {
 		resp.Diagnostics.AddError("The "+c.What+" is not done", err.Error())

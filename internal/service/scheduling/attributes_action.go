@@ -7,7 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 )
 
 // Schema attributes shared by the actions.
@@ -15,7 +16,7 @@ import (
 // ActionTargetAttributes are the target and wait attributes of the
 // scheduling actions; what names what is scheduled ("job", "firmware update").
 func ActionTargetAttributes(what string) map[string]schema.Attribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	return map[string]schema.Attribute{
 		"device_id": schema.StringAttribute{
 			MarkdownDescription: "ID of the device that gets the " + what + ". Exactly one of `device_id` and " +
@@ -38,7 +39,7 @@ func ActionTargetAttributes(what string) map[string]schema.Attribute {
 			Optional:    true,
 			Validators: []validator.Set{
 				setvalidator.SizeAtLeast(1),
-				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), kit.NotBlank{}),
+				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), validators.NotBlank{}),
 			},
 		},
 		"all_fleets": schema.BoolAttribute{
@@ -68,12 +69,12 @@ func ActionTargetAttributes(what string) map[string]schema.Attribute {
 			MarkdownDescription: "With `wait`, how long to wait, as a duration such as `\"10m\"`; the action fails " +
 				"after it naming the devices not done. Defaults to `5m`.",
 			Optional:   true,
-			Validators: []validator.String{kit.Duration{}},
+			Validators: []validator.String{connection.DurationValidator{}},
 		},
 		"poll_interval": schema.StringAttribute{
 			MarkdownDescription: pollIntervalDoc("; at most `timeout`"),
 			Optional:            true,
-			Validators:          []validator.String{kit.PollInterval},
+			Validators:          []validator.String{connection.PollIntervalValidator},
 		},
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -64,7 +66,7 @@ func FleetIDsAttribute(description string) schema.SetAttribute {
 		Optional:            true,
 		Validators: []validator.Set{
 			setvalidator.SizeAtLeast(1),
-			setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), kit.NotBlank{}),
+			setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), validators.NotBlank{}),
 		},
 	}
 }
@@ -109,7 +111,7 @@ func waitAttributes(what string) map[string]schema.Attribute {
 		"poll_interval": schema.StringAttribute{
 			MarkdownDescription: pollIntervalDoc(""),
 			Optional:            true,
-			Validators:          []validator.String{kit.PollInterval},
+			Validators:          []validator.String{connection.PollIntervalValidator},
 		},
 	}
 }

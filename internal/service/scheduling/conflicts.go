@@ -11,8 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 // One value of a command per fleet in a configuration.
@@ -129,7 +129,7 @@ func ClaimFleets(ctx context.Context, d *connection.ProviderData, ws types.Strin
 			return
 		}
 	}
-	ids = kit.SetStrings(ctx, fleetIDs, diags)
+	ids = values.SetStrings(ctx, fleetIDs, diags)
 	ClaimCommand(d, CommandClaim{Workspace: ws.ValueString(), Command: command, Value: value, Fleets: ids,
 		All: all.ValueBool(), Owner: owner}, diags)
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -56,7 +58,7 @@ func (d *fleetStatusDataSource) Metadata(_ context.Context, req datasource.Metad
 }
 
 func (d *fleetStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), kit.NotBlank{}}
+	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
 	idSet := func(description string) schema.SetAttribute {
 		return schema.SetAttribute{
 			MarkdownDescription: description,
@@ -206,8 +208,8 @@ func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	ws := kit.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	scope := fleetstatus.Scope{
 		WorkspaceID: ws,
-		FleetIDs:    kit.SetStrings(ctx, cfg.FleetIDs, &resp.Diagnostics),
-		DeviceIDs:   kit.SetStrings(ctx, cfg.DeviceIDs, &resp.Diagnostics),
+		FleetIDs:    values.SetStrings(ctx, cfg.FleetIDs, &resp.Diagnostics),
+		DeviceIDs:   values.SetStrings(ctx, cfg.DeviceIDs, &resp.Diagnostics),
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -237,6 +239,6 @@ func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	cfg.Devices = deviceStatusList(kind, res.Devices)
 	cfg.StatusCounts = CountsMap(res.StatusCounts(want))
 	cfg.FirmwareCounts = firmwareCountsList(res.FirmwareCounts())
-	cfg.MissingDeviceIDs = kit.StringList(res.Missing(want))
+	cfg.MissingDeviceIDs = values.StringList(res.Missing(want))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 )
 
 // The targets of fleet-wide schedulings: never implied (a scheduling names
@@ -57,7 +57,7 @@ func addedFleets(ctx context.Context, c *client.Client, ws string, prior, planne
 	if prior.IsNull() {
 		return nil
 	}
-	had := kit.SetStrings(ctx, prior, diags)
+	had := values.SetStrings(ctx, prior, diags)
 	var want []string
 	if all.ValueBool() {
 		fleets, err := c.ListFleets(ctx, ws)
@@ -69,7 +69,7 @@ func addedFleets(ctx context.Context, c *client.Client, ws string, prior, planne
 			want = append(want, f.ID)
 		}
 	} else {
-		want = kit.SetStrings(ctx, planned, diags)
+		want = values.SetStrings(ctx, planned, diags)
 	}
 	var added []string
 	for _, id := range want {
@@ -113,7 +113,7 @@ func WarnTargetsOnly(ctx context.Context, what string, prior, planned types.Set,
 		// device of them before any send.
 		return
 	}
-	had := kit.SetStrings(ctx, prior, diags)
+	had := values.SetStrings(ctx, prior, diags)
 	var detail string
 	switch {
 	case prior.IsNull():
@@ -124,7 +124,7 @@ func WarnTargetsOnly(ctx context.Context, what string, prior, planned types.Set,
 			strings.Join(had, ", ") + " already have it and do not run it again."
 	default:
 		var added []string
-		for _, id := range kit.SetStrings(ctx, planned, diags) {
+		for _, id := range values.SetStrings(ctx, planned, diags) {
 			if !slices.Contains(had, id) {
 				added = append(added, id)
 			}
@@ -158,7 +158,7 @@ func MergeDevices(ctx context.Context, prior types.List, more types.List, diags 
 	diags.Append(more.ElementsAs(ctx, &b, false)...)
 	all := append(a, b...)
 	slices.Sort(all)
-	return kit.StringList(slices.Compact(all))
+	return values.StringList(slices.Compact(all))
 }
 
 // FleetUpdate is what the update of a fleet-wide scheduling resource

@@ -10,7 +10,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 )
 
 // This file turns the fleet-wide status reads of package fleetstatus (one
@@ -79,7 +79,7 @@ func deviceStatusList(kind fleetstatus.Kind, devices []fleetstatus.Device) types
 		}
 		value := types.StringNull()
 		if d.Found && !kind.IsFOTA() {
-			value = types.StringValue(kit.CompactJSON(d.Value))
+			value = types.StringValue(values.CompactJSON(d.Value))
 		}
 		elems[i] = types.ObjectValueMust(deviceStatusAttrTypes, map[string]attr.Value{
 			"device_id":        types.StringValue(d.ID),

@@ -4,7 +4,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 )
 
 // Job values as the service echoes them (or does not): a value the service
@@ -20,10 +20,10 @@ func ValueNotEchoed(v types.String) bool {
 // EchoedJobValue is the state's value of a job read back with answer: null
 // while the service has never returned it, else refreshedJSON.
 func EchoedJobValue(state types.String, answer []byte) types.String {
-	if kit.CompactJSON(answer) == "null" && (state.IsUnknown() || ValueNotEchoed(state)) {
+	if values.CompactJSON(answer) == "null" && (state.IsUnknown() || ValueNotEchoed(state)) {
 		return types.StringNull()
 	}
-	return kit.RefreshedJSON(state, answer)
+	return values.RefreshedJSON(state, answer)
 }
 
 // ValueRecordedOnly is the warning of a change that records the configured

@@ -10,7 +10,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 )
 
 // The progress of a fleet-wide scheduling as Terraform values: counts by
@@ -48,7 +48,7 @@ func FleetProgress(devices []string, status string, res []fleetstatus.Device, fw
 			add(d.ID, d.Status)
 		}
 	}
-	return CountsMap(counts), kit.SortedList(notDone)
+	return CountsMap(counts), values.SortedList(notDone)
 }
 
 // ReadProgress reads the status of kind on devices (bounded concurrent

@@ -12,6 +12,8 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
@@ -26,8 +28,8 @@ import (
 // ScheduledLater reports whether the RFC 3339 time a is after b (compared as
 // text when either cannot be read).
 func ScheduledLater(a, b string) bool {
-	ta, errA := kit.ParseRFC3339(a)
-	tb, errB := kit.ParseRFC3339(b)
+	ta, errA := validators.ParseRFC3339(a)
+	tb, errB := validators.ParseRFC3339(b)
 	if errA != nil || errB != nil {
 		return a > b
 	}
@@ -68,7 +70,7 @@ func (s SentSchedule) when(c *client.Client) string {
 	if !ok {
 		since = s.Sent
 	}
-	if p, err := kit.ParseRFC3339(s.Prior); err == nil && p.After(since) {
+	if p, err := validators.ParseRFC3339(s.Prior); err == nil && p.After(since) {
 		since = p
 	}
 	return since.UTC().Format(time.RFC3339Nano)
@@ -156,7 +158,7 @@ func ReadBackFleet(ctx context.Context, d *connection.ProviderData, s SentSchedu
 // its value (a service that does not echo it) is not told apart by value.
 func JobMatches(value string) func(fleetstatus.Device) bool {
 	return func(d fleetstatus.Device) bool {
-		got := kit.CompactJSON(d.Value)
+		got := values.CompactJSON(d.Value)
 		return got == "null" || jsonvalue.Equal(got, value)
 	}
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
 // Unfinished schedulings: a scheduling resource whose wait failed on create
@@ -78,7 +78,7 @@ func FleetsKey(ctx context.Context, fleets types.Set, all types.Bool, diags *dia
 	if all.ValueBool() {
 		return "*"
 	}
-	ids := kit.SetStrings(ctx, fleets, diags)
+	ids := values.SetStrings(ctx, fleets, diags)
 	slices.Sort(ids)
 	return strings.Join(ids, ",")
 }

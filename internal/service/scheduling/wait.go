@@ -22,6 +22,8 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -83,7 +85,7 @@ func ReportScheduled(what, ws string, fleets, devices []string, progress func(st
 // action fails", "the apply fails").
 
 func waitStatusSetValidators(atLeastOne bool) []validator.Set {
-	v := []validator.Set{setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), kit.NotBlank{})}
+	v := []validator.Set{setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), validators.NotBlank{})}
 	if atLeastOne {
 		v = append(v, setvalidator.SizeAtLeast(1))
 	}
@@ -181,7 +183,7 @@ func (w WaitModel) DoneStatuses() []string {
 
 // successes are the success statuses (default "done").
 func (w WaitModel) successes(ctx context.Context, diags *diag.Diagnostics) []string {
-	if ok := kit.SetStrings(ctx, w.SuccessStatuses, diags); len(ok) > 0 {
+	if ok := values.SetStrings(ctx, w.SuccessStatuses, diags); len(ok) > 0 {
 		return ok
 	}
 	return []string{client.JobStatusDone}
@@ -218,7 +220,7 @@ func (w WaitModel) WaitOptions(ctx context.Context, kind fleetstatus.Kind, firmw
 		interval = max(v, connection.MinPollInterval) // a value unknown at plan was not validated
 	}
 	return fleetstatus.WaitOptions{Kind: kind, Firmware: firmware, Success: w.successes(ctx, diags),
-		Failure: kit.SetStrings(ctx, w.FailureStatuses, diags), Timeout: timeout, Interval: interval}
+		Failure: values.SetStrings(ctx, w.FailureStatuses, diags), Timeout: timeout, Interval: interval}
 }
 
 // StatusCountKeys are the statuses of a status_counts map.
@@ -333,11 +335,11 @@ func ValidateStatusSets(ctx context.Context, success, failure types.Set, diags *
 	if success.IsUnknown() || failure.IsUnknown() {
 		return
 	}
-	ok := kit.SetStrings(ctx, success, diags)
+	ok := values.SetStrings(ctx, success, diags)
 	if len(ok) == 0 {
 		ok = []string{client.JobStatusDone}
 	}
-	for _, f := range kit.SetStrings(ctx, failure, diags) {
+	for _, f := range values.SetStrings(ctx, failure, diags) {
 		if slices.Contains(ok, f) {
 			diags.AddAttributeError(path.Root("failure_statuses"), "Overlapping statuses",
 				"The status "+connection.Quote(f)+" is both a success status and a failure status: a status means one or the other.")

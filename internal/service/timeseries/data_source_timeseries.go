@@ -20,6 +20,8 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
 )
 
@@ -63,7 +65,7 @@ func (d *timeseriesDataSource) Metadata(_ context.Context, req datasource.Metada
 func (d *timeseriesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	filter := []validator.Set{
 		setvalidator.SizeAtLeast(1),
-		setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), kit.NotBlank{}),
+		setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), validators.NotBlank{}),
 	}
 	point := func(description string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: description, Computed: true}
@@ -81,13 +83,13 @@ func (d *timeseriesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 					"format such as `2025-01-31T00:00:00Z`. Must be before `end`. Any offset is accepted; it is sent " +
 					"in UTC (`Z`), the same instant.",
 				Optional:   true,
-				Validators: []validator.String{kit.Rfc3339{}},
+				Validators: []validator.String{validators.Rfc3339{}},
 			},
 			"end": schema.StringAttribute{
 				MarkdownDescription: "Only points whose device time is before this time (exclusive), in RFC 3339 format; " +
 					"sent in UTC (`Z`), the same instant.",
 				Optional:   true,
-				Validators: []validator.String{kit.Rfc3339{}},
+				Validators: []validator.String{validators.Rfc3339{}},
 			},
 			"devices": schema.SetAttribute{
 				MarkdownDescription: "Only points of these device IDs. All devices when not set; an empty set is an error.",
@@ -189,9 +191,9 @@ func (d *timeseriesDataSource) ValidateConfig(ctx context.Context, req datasourc
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if kit.Known(cfg.Start) && kit.Known(cfg.End) {
-		start, errS := kit.ParseRFC3339(cfg.Start.ValueString())
-		end, errE := kit.ParseRFC3339(cfg.End.ValueString())
+	if values.Known(cfg.Start) && values.Known(cfg.End) {
+		start, errS := validators.ParseRFC3339(cfg.Start.ValueString())
+		end, errE := validators.ParseRFC3339(cfg.End.ValueString())
 		if errS == nil && errE == nil && !start.Before(end) {
 			resp.Diagnostics.AddAttributeError(path.Root("end"), "Invalid time range",
 				"end ("+cfg.End.ValueString()+") must be after start ("+cfg.Start.ValueString()+
@@ -233,8 +235,8 @@ func (d *timeseriesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		Start:   cfg.Start.ValueString(),
 		End:     cfg.End.ValueString(),
 		Sort:    cfg.Sort.ValueString(),
-		Devices: kit.SetStrings(ctx, cfg.Devices, &resp.Diagnostics),
-		Tags:    kit.SetStrings(ctx, cfg.Tags, &resp.Diagnostics),
+		Devices: values.SetStrings(ctx, cfg.Devices, &resp.Diagnostics),
+		Tags:    values.SetStrings(ctx, cfg.Tags, &resp.Diagnostics),
 	}
 	if resp.Diagnostics.HasError() {
 		return

@@ -30,7 +30,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
@@ -495,7 +495,7 @@ func (b *objectsBuilder) add(p client.DataPoint) error {
 		pointFields[pointFleetID]:         types.StringValue(p.FleetID),
 		pointFields[pointDeviceID]:        types.StringValue(p.DeviceID),
 		pointFields[pointTag]:             types.StringValue(p.Tag),
-		pointFields[pointPayload]:         types.StringValue(kit.CompactJSON(p.Payload)),
+		pointFields[pointPayload]:         types.StringValue(values.CompactJSON(p.Payload)),
 	}))
 	return nil
 }
