@@ -18,7 +18,7 @@ import (
 // state; otherwise they stay unknown until the service answers. (The
 // framework marks them unknown as soon as the configuration's text differs
 // from the state, even when a plan modifier then keeps the state's value, as
-// JobValuePlan does for a rewritten value.) It is called from ModifyPlan,
+// the plan of a job value does for a rewritten value.) It is called from ModifyPlan,
 // after the attribute plan modifiers.
 func KeepComputedUnlessChanged(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, inputs, computed []string) {
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {

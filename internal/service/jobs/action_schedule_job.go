@@ -13,7 +13,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/jobs/jobvalue"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -47,7 +47,7 @@ func (a *scheduleJobAction) Schema(_ context.Context, _ action.SchemaRequest, re
 	attrs["value"] = schema.DynamicAttribute{
 		MarkdownDescription: scheduling.JobValueDoc,
 		Optional:            true,
-		Validators:          []validator.Dynamic{kit.JobValueObject{}},
+		Validators:          []validator.Dynamic{jobvalue.Object{}},
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Schedules a job on a device (`device_id`) or on every device of fleets of a workspace " +
@@ -80,7 +80,7 @@ func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest
 		return
 	}
 	name := cfg.Name.ValueString()
-	value, err := kit.JobValue(kit.JobValueText(cfg.Value))
+	value, err := jobvalue.JSON(jobvalue.Text(cfg.Value))
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("value"), "Invalid JSON in value", "The value of value "+err.Error()+".")
 		return

@@ -18,7 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/jobs/jobvalue"
 )
 
 // TestAccDeviceJobValueForms: a job value written as an HCL object is sent
@@ -112,16 +112,16 @@ func TestJobValueText(t *testing.T) {
 		"unknown": {types.DynamicValue(types.ObjectValueMust(map[string]attr.Type{"a": types.StringType},
 			map[string]attr.Value{"a": types.StringUnknown()})), types.StringUnknown()},
 	} {
-		if got := kit.JobValueText(c.in); !got.Equal(c.want) {
+		if got := jobvalue.Text(c.in); !got.Equal(c.want) {
 			t.Errorf("%s: JobValueText = %s, want %s", name, got, c.want)
 		}
 	}
 	// The state keeps the form written while the text is the same.
 	prior := types.DynamicValue(obj)
-	if got := kit.JobValueDynamic(prior, kit.JobValueText(prior)); !got.Equal(prior) {
+	if got := jobvalue.Dynamic(prior, jobvalue.Text(prior)); !got.Equal(prior) {
 		t.Errorf("JobValueDynamic kept %s, want the object", got)
 	}
-	if got := kit.JobValueDynamic(prior, types.StringValue(`{"a":"y"}`)); !got.Equal(types.DynamicValue(types.StringValue(`{"a":"y"}`))) {
+	if got := jobvalue.Dynamic(prior, types.StringValue(`{"a":"y"}`)); !got.Equal(types.DynamicValue(types.StringValue(`{"a":"y"}`))) {
 		t.Errorf("JobValueDynamic = %s, want the new text", got)
 	}
 }

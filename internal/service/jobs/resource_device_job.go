@@ -25,6 +25,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/jobs/jobvalue"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -61,8 +62,8 @@ type deviceJobModel struct {
 	scheduling.WaitModel
 }
 
-// valueText is the JSON text of the job's value (see kit.JobValueText).
-func (m *deviceJobModel) valueText() types.String { return kit.JobValueText(m.Value) }
+// valueText is the JSON text of the job's value (see jobvalue.Text).
+func (m *deviceJobModel) valueText() types.String { return jobvalue.Text(m.Value) }
 
 // scheduling names the job of m for the registry of unfinished waits
 // (unfinished.go); ok is false while it is not known.
@@ -256,7 +257,7 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 // error in diags, when the read failed.
 func (r *deviceJobResource) adoptHeld(ctx context.Context, plan *deviceJobModel, diags *diag.Diagnostics) bool {
 	dev, name := plan.DeviceID.ValueString(), plan.Name.ValueString()
-	value, err := kit.JobValue(plan.valueText())
+	value, err := jobvalue.JSON(plan.valueText())
 	if err != nil {
 		return false // schedule reports it
 	}
@@ -420,7 +421,7 @@ func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
 	m.ID = types.StringValue(kit.DeviceJobID(deviceID, name))
 	m.DeviceID = types.StringValue(deviceID)
 	m.Name = types.StringValue(name)
-	m.Value = kit.JobValueDynamic(m.Value, scheduling.EchoedJobValue(m.valueText(), j.Value))
+	m.Value = jobvalue.Dynamic(m.Value, scheduling.EchoedJobValue(m.valueText(), j.Value))
 	m.Status = types.StringValue(j.Status)
 	m.ScheduledAt = types.StringValue(j.ScheduledAt)
 }
@@ -441,7 +442,7 @@ func recordOnly(plan, prior deviceJobModel) bool {
 // shows this request's scheduling (see schedule.go).
 func (r *deviceJobResource) schedule(ctx context.Context, plan *deviceJobModel, op, prior string, diags *diag.Diagnostics) bool {
 	dev, name := plan.DeviceID.ValueString(), plan.Name.ValueString()
-	value, err := kit.JobValue(plan.valueText())
+	value, err := jobvalue.JSON(plan.valueText())
 	if err != nil {
 		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
 		return false

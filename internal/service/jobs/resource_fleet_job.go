@@ -26,6 +26,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
 	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/jobs/jobvalue"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -65,8 +66,8 @@ type fleetJobModel struct {
 	scheduling.WaitModel
 }
 
-// valueText is the JSON text of the job's value (see kit.JobValueText).
-func (m *fleetJobModel) valueText() types.String { return kit.JobValueText(m.Value) }
+// valueText is the JSON text of the job's value (see jobvalue.Text).
+func (m *fleetJobModel) valueText() types.String { return jobvalue.Text(m.Value) }
 
 // scheduling names the job of m for the registry of unfinished waits
 // (unfinished.go); ok is false while it is not known.
@@ -408,7 +409,7 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 		return false
 	}
 	name := plan.Name.ValueString()
-	value, err := kit.JobValue(plan.valueText())
+	value, err := jobvalue.JSON(plan.valueText())
 	if err != nil {
 		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
 		return false
@@ -464,7 +465,7 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 	tflog.Trace(ctx, "scheduled fleet job", map[string]any{"workspace_id": ws, "name": name, "devices": len(job.Devices)})
 	plan.ID = types.StringValue(kit.DeviceJobID(ws, name))
 	plan.WorkspaceID = types.StringValue(ws)
-	plan.Value = kit.JobValueDynamic(plan.Value, values.RefreshedJSON(plan.valueText(), job.Value))
+	plan.Value = jobvalue.Dynamic(plan.Value, values.RefreshedJSON(plan.valueText(), job.Value))
 	plan.Devices = values.SortedList(job.Devices)
 	plan.ScheduledAt = types.StringValue(job.ScheduledAt)
 	status := job.Status

@@ -17,8 +17,8 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/jobs/jobvalue"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -48,11 +48,11 @@ type jobRolloutModel struct {
 	RolloutResults
 }
 
-// valueText is the JSON text of the job's value (see kit.JobValueText).
-func (in jobRolloutInputs) valueText() types.String { return kit.JobValueText(in.Value) }
+// valueText is the JSON text of the job's value (see jobvalue.Text).
+func (in jobRolloutInputs) valueText() types.String { return jobvalue.Text(in.Value) }
 
 func (in jobRolloutInputs) command(diags *diag.Diagnostics) rollout.Command {
-	value, err := kit.JobValue(in.valueText())
+	value, err := jobvalue.JSON(in.valueText())
 	if err != nil {
 		diags.AddAttributeError(path.Root("value"), "Invalid value", "The value of value "+err.Error()+".")
 	}
@@ -189,7 +189,7 @@ func jobRolloutActionAttributes() map[string]actionschema.Attribute {
 			MarkdownDescription: scheduling.JobValueDoc + " Devices that have the job of this name with another " +
 				"value get this one; to run the job again on every device, invoke the action with another value.",
 			Optional:   true,
-			Validators: []validator.Dynamic{kit.JobValueObject{}},
+			Validators: []validator.Dynamic{jobvalue.Object{}},
 		},
 	}
 }

@@ -15,22 +15,22 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/jobs/jobvalue"
 )
 
 // Schema attributes shared by the resources.
 
 // JobValueAttribute is the value attribute of the job resources: a dynamic
 // attribute that takes an object or the JSON text of an object (see
-// kit.JobValueText).
+// jobvalue.Text).
 func JobValueAttribute(what string) schema.DynamicAttribute {
 	return schema.DynamicAttribute{
 		MarkdownDescription: JobValueDoc + " Changing the value " + what + " with the new value; rewriting it " +
 			"(white space, order of keys, an object instead of its `jsonencode`) changes nothing.",
 		Optional:      true,
 		Computed:      true,
-		Validators:    []validator.Dynamic{kit.JobValueObject{}},
-		PlanModifiers: []planmodifier.Dynamic{kit.JobValuePlan{}},
+		Validators:    []validator.Dynamic{jobvalue.Object{}},
+		PlanModifiers: []planmodifier.Dynamic{jobvalue.Plan{}},
 	}
 }
 
@@ -158,5 +158,5 @@ func JobValueUpgrade(ctx context.Context, r resource.Resource) map[int64]resourc
 	prior.Version = 0
 	prior.Attributes = maps.Clone(prior.Attributes)
 	prior.Attributes["value"] = LegacyJobValueAttribute()
-	return map[int64]resource.StateUpgrader{0: kit.StringToDynamicUpgrader(prior, "value")}
+	return map[int64]resource.StateUpgrader{0: jobvalue.StringToDynamicUpgrader(prior, "value")}
 }

@@ -1,4 +1,4 @@
-package kit
+package jobvalue
 
 import (
 	"context"
@@ -23,13 +23,13 @@ import (
 // writes either as an object (value = { reason = "maintenance" }) or as JSON
 // text (value = jsonencode({...}), or a string read from a file). The
 // attribute is dynamic; the rules of the provider work on its JSON text
-// (JobValueText), and the state keeps the form the configuration wrote
-// (JobValueDynamic).
+// (Text), and the state keeps the form the configuration wrote
+// (Dynamic).
 
-// JobValueText is the JSON text of a job value: the string as written, or
+// Text is the JSON text of a job value: the string as written, or
 // the object as compact JSON with its keys sorted; null when null, unknown
 // while any part of it is.
-func JobValueText(v types.Dynamic) types.String {
+func Text(v types.Dynamic) types.String {
 	if v.IsNull() || v.IsUnderlyingValueNull() {
 		return types.StringNull()
 	}
@@ -53,14 +53,14 @@ func JobValueText(v types.Dynamic) types.String {
 	return types.StringValue(string(b))
 }
 
-// JobValueDynamic is the state of a job value whose JSON text is now text:
+// Dynamic is the state of a job value whose JSON text is now text:
 // the prior state itself while it has the same text (so that the form the
 // configuration wrote stays), else text as a string.
-func JobValueDynamic(prior types.Dynamic, text types.String) types.Dynamic {
+func Dynamic(prior types.Dynamic, text types.String) types.Dynamic {
 	if text.IsNull() {
 		return types.DynamicNull()
 	}
-	if JobValueText(prior).Equal(text) {
+	if Text(prior).Equal(text) {
 		return prior
 	}
 	return types.DynamicValue(text)
@@ -126,21 +126,21 @@ func goSlice(in []attr.Value) (any, bool, error) {
 	return out, true, nil
 }
 
-// JobValueObject validates a job value: JSON text of an object, or an
+// Object validates a job value: JSON text of an object, or an
 // object or map.
-type JobValueObject struct{}
+type Object struct{}
 
-var _ validator.Dynamic = JobValueObject{}
+var _ validator.Dynamic = Object{}
 
-func (JobValueObject) Description(context.Context) string {
+func (Object) Description(context.Context) string {
 	return "must be an object, such as { reason = \"maintenance\" }, or the JSON text of an object, such as the result of jsonencode({...})"
 }
 
-func (v JobValueObject) MarkdownDescription(ctx context.Context) string {
+func (v Object) MarkdownDescription(ctx context.Context) string {
 	return v.Description(ctx)
 }
 
-func (JobValueObject) ValidateDynamic(ctx context.Context, req validator.DynamicRequest, resp *validator.DynamicResponse) {
+func (Object) ValidateDynamic(ctx context.Context, req validator.DynamicRequest, resp *validator.DynamicResponse) {
 	v := req.ConfigValue
 	if v.IsNull() || v.IsUnknown() || v.IsUnderlyingValueNull() || v.IsUnderlyingValueUnknown() {
 		return
@@ -176,24 +176,24 @@ func typeName(ctx context.Context, v attr.Value) string {
 	return v.Type(ctx).String()
 }
 
-// JobValuePlan plans a job value (optional and computed): a configuration
+// Plan plans a job value (optional and computed): a configuration
 // that holds the same JSON as the state (white space, key order, object or
 // text) keeps the state, so that rewriting it plans no change, and a missing
 // value is planned as {} (what the service stores).
-type JobValuePlan struct{}
+type Plan struct{}
 
-var _ planmodifier.Dynamic = JobValuePlan{}
+var _ planmodifier.Dynamic = Plan{}
 
-func (JobValuePlan) Description(context.Context) string {
+func (Plan) Description(context.Context) string {
 	return "Keeps the state while the configured value is the same JSON; plans {} when not set."
 }
 
-func (m JobValuePlan) MarkdownDescription(ctx context.Context) string {
+func (m Plan) MarkdownDescription(ctx context.Context) string {
 	return m.Description(ctx)
 }
 
-func (JobValuePlan) PlanModifyDynamic(_ context.Context, req planmodifier.DynamicRequest, resp *planmodifier.DynamicResponse) {
-	cfg := JobValueText(req.ConfigValue)
+func (Plan) PlanModifyDynamic(_ context.Context, req planmodifier.DynamicRequest, resp *planmodifier.DynamicResponse) {
+	cfg := Text(req.ConfigValue)
 	if cfg.IsUnknown() {
 		return
 	}
@@ -201,7 +201,7 @@ func (JobValuePlan) PlanModifyDynamic(_ context.Context, req planmodifier.Dynami
 	if !cfg.IsNull() {
 		want = cfg.ValueString()
 	}
-	if state := JobValueText(req.StateValue); !state.IsNull() && !state.IsUnknown() && jsonvalue.Equal(state.ValueString(), want) {
+	if state := Text(req.StateValue); !state.IsNull() && !state.IsUnknown() && jsonvalue.Equal(state.ValueString(), want) {
 		resp.PlanValue = req.StateValue
 		return
 	}
@@ -240,4 +240,15 @@ func StringToDynamicUpgrader(prior schema.Schema, name string) resource.StateUpg
 			}
 		},
 	}
+}
+
+// emptyJSONObject is the value of a job scheduled without arguments.
+const emptyJSONObject = "{}"
+
+// JSON returns the JSON object of a planned value to send to the service.
+func JSON(v types.String) (json.RawMessage, error) {
+	if v.IsNull() || v.IsUnknown() {
+		return json.RawMessage(emptyJSONObject), nil
+	}
+	return jsonvalue.CompactObject(v.ValueString())
 }
