@@ -14,9 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
 	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices/devicestest"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 // workspaceImportID is the import ID of a workspace: its ID.
@@ -204,7 +204,7 @@ func TestReadUnconfiguredFillsIdentity(t *testing.T) {
 	r.IdentitySchema(ctx, fwresource.IdentitySchemaRequest{}, &ir)
 
 	state := tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(ctx), nil)}
-	model := devices.DeviceResourceModel{DeviceModel: kittest.TestDeviceModel(), AllowDuplicateNames: types.BoolNull()}
+	model := devices.DeviceResourceModel{DeviceModel: devicestest.TestDeviceModel(), AllowDuplicateNames: types.BoolNull()}
 	acctest.MustOK(t, state.Set(ctx, &model))
 	nullIdentity := func() *tfsdk.ResourceIdentity {
 		return &tfsdk.ResourceIdentity{Schema: ir.IdentitySchema, Raw: tftypes.NewValue(ir.IdentitySchema.Type().TerraformType(ctx), nil)}
@@ -213,9 +213,9 @@ func TestReadUnconfiguredFillsIdentity(t *testing.T) {
 	resp := fwresource.ReadResponse{State: state, Identity: nullIdentity()}
 	r.Read(ctx, fwresource.ReadRequest{State: state, Identity: nullIdentity()}, &resp)
 	acctest.MustOK(t, resp.Diagnostics)
-	var got kit.InWorkspaceIdentityModel
+	var got objects.InWorkspaceIdentityModel
 	acctest.MustOK(t, resp.Identity.Get(ctx, &got))
-	if want := kit.NewInWorkspaceIdentity("wks-1", "dev-1"); got != want {
+	if want := objects.NewInWorkspaceIdentity("wks-1", "dev-1"); got != want {
 		t.Errorf("identity = %+v, want %+v", got, want)
 	}
 }

@@ -12,10 +12,11 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
 	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices/devicestest"
 	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
+	"github.com/zdm/terraform-provider-zdm/internal/service/fleets/fleetstest"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 func TestModifyPlanWarnsOnDestroy(t *testing.T) {
@@ -27,8 +28,8 @@ func TestModifyPlanWarnsOnDestroy(t *testing.T) {
 		want  string
 	}{
 		{&devices.DeviceResource{}, testDevice(), `device "sensor-1" (id dev-1)`},
-		{&fleets.FleetResource{}, fleets.FleetResourceModel{FleetModel: kittest.TestFleetModel()}, `fleet "east" (id flt-1)`},
-		{&fleets.WorkspaceResource{}, fleets.WorkspaceResourceModel{WorkspaceModel: kittest.TestWorkspaceModel()}, `workspace "prod" (id wks-1)`},
+		{&fleets.FleetResource{}, fleets.FleetResourceModel{FleetModel: fleetstest.TestFleetModel()}, `fleet "east" (id flt-1)`},
+		{&fleets.WorkspaceResource{}, fleets.WorkspaceResourceModel{WorkspaceModel: fleetstest.TestWorkspaceModel()}, `workspace "prod" (id wks-1)`},
 	}
 	for _, c := range cases {
 		req := acctest.PlanRequest(t, c.r, c.prior, nil)
@@ -48,8 +49,8 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	prior := fleets.FleetResourceModel{FleetModel: kittest.TestFleetModel()}
-	planned := fleets.FleetResourceModel{FleetModel: kittest.TestFleetModel()}
+	prior := fleets.FleetResourceModel{FleetModel: fleetstest.TestFleetModel()}
+	planned := fleets.FleetResourceModel{FleetModel: fleetstest.TestFleetModel()}
 	planned.Description = types.StringValue("changed")
 	r := &fleets.FleetResource{}
 	req := acctest.PlanRequest(t, r, prior, planned)
@@ -76,7 +77,7 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 
 	// A change of the provider's default workspace never replaces an
 	// existing device: it stays in its own workspace, with a warning.
-	d = &devices.DeviceResource{ResourceBase: kit.ResourceBase{Data: &connection.ProviderData{WorkspaceID: "wks-2"}}}
+	d = &devices.DeviceResource{ResourceBase: objects.ResourceBase{Data: &connection.ProviderData{WorkspaceID: "wks-2"}}}
 	req = acctest.PlanRequest(t, d, dprior, dprior)
 	cfg := tfsdk.Plan{Schema: req.Plan.Schema, Raw: req.Plan.Raw.Copy()}
 	acctest.MustOK(t, cfg.SetAttribute(ctx, path.Root("workspace_id"), types.StringNull()))
@@ -95,5 +96,5 @@ func TestModifyPlanWarnsOnReplace(t *testing.T) {
 
 // testDevice is the state of a zdm_device resource.
 func testDevice() devices.DeviceResourceModel {
-	return devices.DeviceResourceModel{DeviceModel: kittest.TestDeviceModel(), AllowDuplicateNames: types.BoolNull()}
+	return devices.DeviceResourceModel{DeviceModel: devicestest.TestDeviceModel(), AllowDuplicateNames: types.BoolNull()}
 }

@@ -19,7 +19,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 func TestProviderSchemaDescriptions(t *testing.T) {
@@ -195,7 +195,7 @@ func TestWorkspaceOrDefault(t *testing.T) {
 	t.Parallel()
 	var resp fwprovider.ConfigureResponse
 	d := &connection.ProviderData{}
-	if ws := kit.WorkspaceOrDefault(d, types.StringNull(), path.Root("workspace_id"), &resp.Diagnostics); ws != "" ||
+	if ws := objects.WorkspaceOrDefault(d, types.StringNull(), path.Root("workspace_id"), &resp.Diagnostics); ws != "" ||
 		!resp.Diagnostics.HasError() {
 		t.Fatalf("no workspace: %q, %v", ws, resp.Diagnostics)
 	}

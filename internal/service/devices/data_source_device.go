@@ -10,7 +10,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -33,12 +33,12 @@ func (d *deviceDataSource) Metadata(_ context.Context, req datasource.MetadataRe
 }
 
 func (d *deviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attrs := kit.DeviceAttributes()
-	attrs["workspace_id"] = kit.WorkspaceLookupAttribute()
-	attrs["id"] = kit.LookupAttribute("ID of the device to read. Exactly one of `id`, `name` and `phys_id` must be set.")
-	attrs["name"] = kit.LookupAttribute("Name of the device to read; it must be unique in the workspace (when " +
+	attrs := DeviceAttributes()
+	attrs["workspace_id"] = objects.WorkspaceLookupAttribute()
+	attrs["id"] = objects.LookupAttribute("ID of the device to read. Exactly one of `id`, `name` and `phys_id` must be set.")
+	attrs["name"] = objects.LookupAttribute("Name of the device to read; it must be unique in the workspace (when " +
 		"several devices have it, the error lists their IDs). Exactly one of `id`, `name` and `phys_id` must be set.")
-	attrs["phys_id"] = kit.LookupAttribute("Physical ID of the device to read (the ID printed on the hardware); it " +
+	attrs["phys_id"] = objects.LookupAttribute("Physical ID of the device to read (the ID printed on the hardware); it " +
 		"must be unique in the workspace (when several devices have it, the error lists their IDs). Exactly one " +
 		"of `id`, `name` and `phys_id` must be set.")
 	resp.Schema = schema.Schema{
@@ -62,23 +62,23 @@ func (d *deviceDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
-	var cfg kit.DeviceModel
+	var cfg DeviceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := kit.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	var dev *client.Device
 	if !cfg.PhysID.IsNull() {
-		dev = kit.LookupByAttribute("device", "workspace "+ws, "phys_id", cfg.PhysID.ValueString(),
+		dev = objects.LookupByAttribute("device", "workspace "+ws, "phys_id", cfg.PhysID.ValueString(),
 			func() ([]client.Device, error) { return d.data.Client.ListDevices(ctx, ws) },
 			func(dev client.Device) string { return dev.PhysID }, func(dev client.Device) string { return dev.ID },
 			&resp.Diagnostics)
 	} else {
-		dev = kit.LookupByIDOrName("device", "workspace "+ws, cfg.ID, cfg.Name,
+		dev = objects.LookupByIDOrName("device", "workspace "+ws, cfg.ID, cfg.Name,
 			func(id string) (*client.Device, error) { return d.data.Client.GetDevice(ctx, ws, id) },
 			func() ([]client.Device, error) { return d.data.Client.ListDevices(ctx, ws) },
 			func(dev client.Device) string { return dev.Name }, func(dev client.Device) string { return dev.ID },
@@ -87,6 +87,6 @@ func (d *deviceDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	if dev == nil {
 		return
 	}
-	state := kit.FlattenDevice(dev, ws)
+	state := FlattenDevice(dev, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -32,7 +32,7 @@ type devicesDataSource struct {
 type devicesModel struct {
 	WorkspaceID types.String `tfsdk:"workspace_id"`
 	deviceFilterModel
-	Devices []kit.DeviceModel `tfsdk:"devices"`
+	Devices []DeviceModel `tfsdk:"devices"`
 }
 
 func (d *devicesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -41,12 +41,12 @@ func (d *devicesDataSource) Metadata(_ context.Context, req datasource.MetadataR
 
 func (d *devicesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := map[string]schema.Attribute{
-		"workspace_id": kit.WorkspaceLookupAttribute(),
+		"workspace_id": objects.WorkspaceLookupAttribute(),
 		"devices": schema.ListNestedAttribute{
 			MarkdownDescription: "The matching devices, sorted by name, then by ID (the same order whatever order " +
 				"the service answers in).",
 			Computed:     true,
-			NestedObject: schema.NestedAttributeObject{Attributes: kit.DeviceAttributes()},
+			NestedObject: schema.NestedAttributeObject{Attributes: DeviceAttributes()},
 		},
 	}
 	for name, a := range deviceFilterArgs() {
@@ -78,7 +78,7 @@ func (d *devicesDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := kit.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	match, err := cfg.matcher()
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name_regex"), "Invalid name_regex", err.Error())
@@ -91,12 +91,12 @@ func (d *devicesDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		resp.Diagnostics.AddError("Cannot list the devices of workspace "+ws, err.Error())
 		return
 	}
-	kit.SortDevices(all)
+	objects.SortDevices(all)
 	cfg.WorkspaceID = types.StringValue(ws)
-	cfg.Devices = make([]kit.DeviceModel, 0, len(all))
+	cfg.Devices = make([]DeviceModel, 0, len(all))
 	for i := range all {
 		if match(&all[i]) {
-			cfg.Devices = append(cfg.Devices, kit.FlattenDevice(&all[i], ws))
+			cfg.Devices = append(cfg.Devices, FlattenDevice(&all[i], ws))
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)

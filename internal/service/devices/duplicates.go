@@ -11,8 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 // The gate of device creates.
@@ -68,7 +68,7 @@ func existingNames(ctx context.Context, d *connection.ProviderData, ws, fleet st
 		if err != nil {
 			return nil, "", err
 		}
-		if fleet = kit.DefaultFleetOf(fleets); fleet == "" {
+		if fleet = objects.DefaultFleetOf(fleets); fleet == "" {
 			return nil, "", nil // no default fleet: the create fails anyway
 		}
 	}
@@ -102,7 +102,7 @@ func existingNames(ctx context.Context, d *connection.ProviderData, ws, fleet st
 func refuseDuplicates(ctx context.Context, d *connection.ProviderData, attr path.Path, ws, fleet string,
 	names, held map[string]bool, importHint func(fleet string) string, diags *diag.Diagnostics) {
 	clashes, fleet, err := existingNames(ctx, d, ws, fleet, names, held)
-	if kit.CheckListFailed(ctx, attr, "device", ws, err, "This plan creates devices, and before any create the "+
+	if objects.CheckListFailed(ctx, attr, "device", ws, err, "This plan creates devices, and before any create the "+
 		"provider makes sure that none of them exists already, because the API cannot delete a copy.",
 		"devices of workspace "+connection.Quote(ws), diags) {
 		return

@@ -11,7 +11,6 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
 )
 
@@ -97,7 +96,7 @@ func (f fleetDetails) value() tftypes.Value {
 
 // detailOf is the element of device_details of a device.
 func detailOf(d *client.Device) fleetDeviceDetail {
-	ids := kit.FlattenIdentities(d.Identities)
+	ids := FlattenIdentities(d.Identities)
 	return fleetDeviceDetail{id: protoval.KnownString(d.ID), name: protoval.KnownString(d.Name), fleetID: protoval.KnownString(d.FleetID()),
 		physID: protoval.KnownString(d.PhysID), createdAt: protoval.KnownString(d.CreatedAt),
 		identities: protoval.String{S: ids.ValueString(), Null: ids.IsNull()}}

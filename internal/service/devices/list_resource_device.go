@@ -14,7 +14,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -24,13 +24,13 @@ var (
 )
 
 func NewDeviceListResource() list.ListResource {
-	return &deviceListResource{ListResourceBase: kit.ListResourceBase{TypeSuffix: "_device"}}
+	return &deviceListResource{ListResourceBase: objects.ListResourceBase{TypeSuffix: "_device"}}
 }
 
 // deviceListResource lists the devices of a workspace for terraform query,
 // with one API call per list block.
 type deviceListResource struct {
-	kit.ListResourceBase
+	objects.ListResourceBase
 }
 
 // deviceListModel maps the config block of a zdm_device list block.
@@ -68,30 +68,30 @@ func (r *deviceListResource) ListResourceConfigValidators(context.Context) []lis
 
 func (r *deviceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg deviceListModel
-	if !kit.ListConfig(ctx, r.Data, req, stream, &cfg) {
+	if !objects.ListConfig(ctx, r.Data, req, stream, &cfg) {
 		return
 	}
 	var diags diag.Diagnostics
-	ws := kit.WorkspaceOrDefault(r.Data, cfg.WorkspaceID, path.Root("workspace_id"), &diags)
+	ws := objects.WorkspaceOrDefault(r.Data, cfg.WorkspaceID, path.Root("workspace_id"), &diags)
 	match, err := cfg.matcher()
 	if err != nil {
 		diags.AddAttributeError(path.Root("name_regex"), "Invalid name_regex", err.Error())
 	}
-	if !kit.ListOK(stream, diags) {
+	if !objects.ListOK(stream, diags) {
 		return
 	}
 
 	all, err := r.Data.Client.ListDevices(ctx, ws)
 	if err != nil {
-		kit.ListError(stream, "Cannot list the devices of workspace "+ws, err.Error())
+		objects.ListError(stream, "Cannot list the devices of workspace "+ws, err.Error())
 		return
 	}
-	kit.SortDevices(all)
-	stream.Results = kit.StreamResults(ctx, req, all, match,
+	objects.SortDevices(all)
+	stream.Results = objects.StreamResults(ctx, req, all, match,
 		func(d *client.Device) (string, string, any) {
-			return d.Name, d.ID, kit.NewInWorkspaceIdentity(ws, d.ID)
+			return d.Name, d.ID, objects.NewInWorkspaceIdentity(ws, d.ID)
 		},
-		kit.WithModel(ctx, func(d *client.Device) DeviceResourceModel {
-			return DeviceResourceModel{DeviceModel: kit.FlattenDevice(d, ws), AllowDuplicateNames: types.BoolNull()}
+		objects.WithModel(ctx, func(d *client.Device) DeviceResourceModel {
+			return DeviceResourceModel{DeviceModel: FlattenDevice(d, ws), AllowDuplicateNames: types.BoolNull()}
 		}))
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -27,7 +27,7 @@ var (
 )
 
 func NewFleetDevicesListResource() list.ListResource {
-	return &fleetDevicesListResource{ListResourceBase: kit.ListResourceBase{TypeSuffix: "_fleet_devices"}}
+	return &fleetDevicesListResource{ListResourceBase: objects.ListResourceBase{TypeSuffix: "_fleet_devices"}}
 }
 
 // fleetDevicesListResource lists, for terraform query, one zdm_fleet_devices
@@ -35,7 +35,7 @@ func NewFleetDevicesListResource() list.ListResource {
 // one list of the fleets, and one of the devices when the results carry
 // their resources.
 type fleetDevicesListResource struct {
-	kit.ListResourceBase
+	objects.ListResourceBase
 }
 
 // fleetDevicesListModel maps the config block of a zdm_fleet_devices list block.
@@ -71,11 +71,11 @@ func (r *fleetDevicesListResource) ListResourceConfigSchema(_ context.Context, _
 
 func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg fleetDevicesListModel
-	ws, ok := kit.ListInWorkspace(ctx, r.Data, req, stream, &cfg, func() types.String { return cfg.WorkspaceID })
+	ws, ok := objects.ListInWorkspace(ctx, r.Data, req, stream, &cfg, func() types.String { return cfg.WorkspaceID })
 	if !ok {
 		return
 	}
-	fleets, ok := kit.ListFleets(ctx, r.Data, ws, stream)
+	fleets, ok := objects.ListFleets(ctx, r.Data, ws, stream)
 	if !ok {
 		return
 	}
@@ -83,7 +83,7 @@ func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListReques
 	if req.IncludeResource {
 		devices, err := r.Data.Client.ListDevices(ctx, ws)
 		if err != nil {
-			kit.ListError(stream, "Cannot list the devices of workspace "+ws, err.Error())
+			objects.ListError(stream, "Cannot list the devices of workspace "+ws, err.Error())
 			return
 		}
 		byFleet = map[string][]client.Device{}
@@ -92,10 +92,10 @@ func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListReques
 		}
 	}
 	only := cfg.FleetID.ValueString()
-	stream.Results = kit.StreamResults(ctx, req, fleets,
+	stream.Results = objects.StreamResults(ctx, req, fleets,
 		func(f *client.Fleet) bool { return only == "" || f.ID == only },
 		func(f *client.Fleet) (string, string, any) {
-			return f.Name, f.ID, kit.FleetDevicesIdentityModel{WorkspaceID: types.StringValue(ws), FleetID: types.StringValue(f.ID)}
+			return f.Name, f.ID, FleetDevicesIdentityModel{WorkspaceID: types.StringValue(ws), FleetID: types.StringValue(f.ID)}
 		},
 		func(f *client.Fleet, res *tfsdk.Resource) diag.Diagnostics {
 			return fillFleetDevices(ws, f, byFleet[f.ID], res)
@@ -111,7 +111,7 @@ func fillFleetDevices(ws string, f *client.Fleet, devices []client.Device, res *
 		parallelism:     protoval.Int{N: defaultDeviceParallelism}, includeDetails: protoval.Bool{}, devices: protoval.StringMap{M: map[string]protoval.String{}}}
 	found, shared := fleetDevicesByKey(devices, f.ID, false)
 	if len(shared) > 0 {
-		dups := kit.QuoteAll(slices.Sorted(maps.Keys(shared)))
+		dups := objects.QuoteAll(slices.Sorted(maps.Keys(shared)))
 		diags.AddWarning("Devices of fleet "+connection.Quote(f.ID)+" share names",
 			fmt.Sprintf("The fleet holds several devices named %s, so its devices cannot be keyed by name: this result "+
 				"keeps one device per name. Import the fleet with the ID \"%s/%s/by-id\" to key its devices by ID.",

@@ -17,19 +17,19 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
-var _ kit.ObjectResourceInterfaces = (*DeviceResource)(nil)
+var _ objects.ObjectResourceInterfaces = (*DeviceResource)(nil)
 
 func NewDeviceResource() resource.Resource {
-	return &DeviceResource{ResourceBase: kit.ResourceBase{TypeSuffix: "_device"}}
+	return &DeviceResource{ResourceBase: objects.ResourceBase{TypeSuffix: "_device"}}
 }
 
 // DeviceResource manages a device. The API can create, read and update
 // (name and fleet) devices but not delete them.
 type DeviceResource struct {
-	kit.ResourceBase
+	objects.ResourceBase
 }
 
 func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -42,8 +42,8 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"A plan that would create a device whose name already exists in its fleet (such as a replacement after " +
 			"`terraform taint` or `-replace`) fails before anything is sent; see `allow_duplicate_names`.",
 		Attributes: map[string]schema.Attribute{
-			"id":           kit.IDAttribute("Device"),
-			"workspace_id": kit.WorkspaceIDAttribute("device"),
+			"id":           objects.IDAttribute("Device"),
+			"workspace_id": objects.WorkspaceIDAttribute("device"),
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Device name; must not be blank. Changing it updates the device in place.",
 				Required:            true,
@@ -63,15 +63,15 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"fleet_name": schema.StringAttribute{
 				MarkdownDescription: "Name of the fleet of the device.",
 				Computed:            true,
-				PlanModifiers:       []planmodifier.String{kit.FleetNameUnchanged{}},
+				PlanModifiers:       []planmodifier.String{FleetNameUnchanged{}},
 			},
 			"workspace_name": schema.StringAttribute{
 				MarkdownDescription: "Name of the workspace of the device.",
 				Computed:            true,
 				PlanModifiers:       keep,
 			},
-			"account_id": kit.AccountIDAttribute("device"),
-			"created_at": kit.CreatedAtAttribute(),
+			"account_id": objects.AccountIDAttribute("device"),
+			"created_at": objects.CreatedAtAttribute(),
 			"phys_id": schema.StringAttribute{
 				MarkdownDescription: "Physical device ID, as reported by the service.",
 				Computed:            true,
@@ -91,19 +91,19 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 }
 
 func (r *DeviceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = kit.InWorkspaceIdentitySchema("device")
+	resp.IdentitySchema = objects.InWorkspaceIdentitySchema("device")
 }
 
 // DeviceResourceModel is the state of zdm_device: the device, and what only the
 // configuration sets.
 type DeviceResourceModel struct {
-	kit.DeviceModel
+	DeviceModel
 	AllowDuplicateNames types.Bool `tfsdk:"allow_duplicate_names"`
 }
 
 func (r *DeviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	kit.PlanWorkspace(ctx, r.Data, "device", req, resp)
-	kit.WarnDestroyOrReplace(ctx, "device", req, resp, path.Root("workspace_id"))
+	objects.PlanWorkspace(ctx, r.Data, "device", req, resp)
+	objects.WarnDestroyOrReplace(ctx, "device", req, resp, path.Root("workspace_id"))
 	if resp.Diagnostics.HasError() || req.Plan.Raw.IsNull() || r.Data == nil {
 		return
 	}
@@ -127,7 +127,7 @@ func (r *DeviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 }
 
 // checkFleet fails a plan that creates the device in, or moves it to, a
-// fleet_id that is not a fleet of its workspace (kit.CheckFleetInWorkspace);
+// fleet_id that is not a fleet of its workspace (objects.CheckFleetInWorkspace);
 // a plan that keeps the fleet sends nothing for it.
 func (r *DeviceResource) checkFleet(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var ws, fleet, prior types.String
@@ -139,7 +139,7 @@ func (r *DeviceResource) checkFleet(ctx context.Context, req resource.ModifyPlan
 	if resp.Diagnostics.HasError() || ws.IsUnknown() || fleet.IsUnknown() || fleet.IsNull() || fleet.Equal(prior) {
 		return
 	}
-	kit.CheckFleetInWorkspace(ctx, r.Data, path.Root("fleet_id"), ws.ValueString(), fleet.ValueString(), &resp.Diagnostics)
+	objects.CheckFleetInWorkspace(ctx, r.Data, path.Root("fleet_id"), ws.ValueString(), fleet.ValueString(), &resp.Diagnostics)
 }
 
 // fleetUnset tells whether the configuration leaves fleet_id out (the
@@ -152,8 +152,8 @@ func fleetUnset(ctx context.Context, req resource.ModifyPlanRequest) bool {
 
 // object is what zdm_device adds to the create and read of the objects in a
 // workspace.
-func (r *DeviceResource) object() kit.ObjectResource[DeviceResourceModel, client.Device] {
-	return kit.ObjectResource[DeviceResourceModel, client.Device]{
+func (r *DeviceResource) object() objects.ObjectResource[DeviceResourceModel, client.Device] {
+	return objects.ObjectResource[DeviceResourceModel, client.Device]{
 		Kind: "device",
 		Data: r.Data,
 		Name: func(plan DeviceResourceModel) string { return plan.Name.ValueString() },
@@ -166,7 +166,7 @@ func (r *DeviceResource) object() kit.ObjectResource[DeviceResourceModel, client
 		Get:   r.Data.ReadDevice,
 		ID:    func(d *client.Device) string { return d.ID },
 		Flatten: func(d *client.Device, ws string) DeviceResourceModel {
-			return DeviceResourceModel{DeviceModel: kit.FlattenDevice(d, ws)}
+			return DeviceResourceModel{DeviceModel: FlattenDevice(d, ws)}
 		},
 		Keep: func(from DeviceResourceModel, to *DeviceResourceModel) {
 			to.AllowDuplicateNames = from.AllowDuplicateNames
@@ -212,9 +212,9 @@ func (r *DeviceResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	r.Data.WroteDevice(ws, d)
 	tflog.Trace(ctx, "updated device", map[string]any{"id": id, "workspace_id": ws})
-	state := DeviceResourceModel{DeviceModel: kit.FlattenDevice(d, ws), AllowDuplicateNames: plan.AllowDuplicateNames}
+	state := DeviceResourceModel{DeviceModel: FlattenDevice(d, ws), AllowDuplicateNames: plan.AllowDuplicateNames}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.InWorkspaceIdentityModel{WorkspaceID: state.WorkspaceID, ID: state.ID}, &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.InWorkspaceIdentityModel{WorkspaceID: state.WorkspaceID, ID: state.ID}, &resp.Diagnostics)
 }
 
 func (r *DeviceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -226,8 +226,8 @@ func (r *DeviceResource) ImportState(ctx context.Context, req resource.ImportSta
 }
 
 // adoptCreated resolves the ambiguous create a of the planned device (see
-// kit.ResolveCreate); an unknown fleet_id is the workspace's default fleet.
-func (r *DeviceResource) adoptCreated(ctx context.Context, a kit.AmbiguousCreate, plan DeviceResourceModel, diags *diag.Diagnostics) *client.Device {
+// objects.ResolveCreate); an unknown fleet_id is the workspace's default fleet.
+func (r *DeviceResource) adoptCreated(ctx context.Context, a objects.AmbiguousCreate, plan DeviceResourceModel, diags *diag.Diagnostics) *client.Device {
 	ws, name, fleet := a.Ws, a.Name, plan.FleetID.ValueString()
 	defaultFleet := ""
 	list := func(ctx context.Context) ([]client.Device, error) {
@@ -236,11 +236,11 @@ func (r *DeviceResource) adoptCreated(ctx context.Context, a kit.AmbiguousCreate
 			if err != nil {
 				return nil, err
 			}
-			defaultFleet = kit.DefaultFleetOf(fleets)
+			defaultFleet = objects.DefaultFleetOf(fleets)
 		}
 		return r.Data.Client.ListDevices(ctx, ws)
 	}
-	return kit.ResolveCreate(ctx, r.Data, a, list,
-		func(d client.Device) kit.Candidate { return kit.DeviceCandidate(d, name, fleet, defaultFleet) },
+	return objects.ResolveCreate(ctx, r.Data, a, list,
+		func(d client.Device) objects.Candidate { return objects.DeviceCandidate(d, name, fleet, defaultFleet) },
 		func(d client.Device) string { return d.ID }, diags)
 }

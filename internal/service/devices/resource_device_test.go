@@ -16,27 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/client"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
-
-func TestFlattenDevice(t *testing.T) {
-	t.Parallel()
-	d := &client.Device{ID: "dev-1", Name: "sensor-1", Place: &client.Place{AccountID: "acc-1", FleetID: "flt-1", FleetName: "east",
-		WorkspaceID: "wks-1", WorkspaceName: "prod"}, CreatedAt: "2025-03-01T12:00:00Z", PhysID: "phys-1"}
-	if got := kit.FlattenDevice(d, "wks-other"); got != kittest.TestDeviceModel() {
-		t.Errorf("flattenDevice = %+v", got)
-	}
-	d.Place = &client.Place{AccountID: "acc-1", FleetID: "flt-1", FleetName: "east", WorkspaceName: "prod"}
-	d.Identities = json.RawMessage(`[ {"type": "x509", "id": "abc"} ]`)
-	want := kittest.TestDeviceModel()
-	want.Identities = types.StringValue(`[{"type":"x509","id":"abc"}]`)
-	if got := kit.FlattenDevice(d, "wks-1"); got != want {
-		t.Errorf("flattenDevice = %+v", got)
-	}
-}
 
 func TestFlattenIdentities(t *testing.T) {
 	t.Parallel()
@@ -55,7 +36,7 @@ func TestFlattenIdentities(t *testing.T) {
 		if raw != "" {
 			in = json.RawMessage(raw)
 		}
-		if got := kit.FlattenIdentities(in); !got.Equal(want) {
+		if got := FlattenIdentities(in); !got.Equal(want) {
 			t.Errorf("flattenIdentities(%q) = %v, want %v", raw, got, want)
 		}
 	}

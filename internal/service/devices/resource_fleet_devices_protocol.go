@@ -20,9 +20,9 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
 	"github.com/zdm/terraform-provider-zdm/internal/service/devices/bulkwrite"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 // fleetDevicesServer serves zdm_fleet_devices at the protocol level (see
@@ -385,7 +385,7 @@ func (s *fleetDevicesServer) importDevices(ctx context.Context, d *connection.Pr
 		f, err := d.Client.GetFleet(ctx, ws, fleet)
 		switch {
 		case client.IsNotFound(err):
-			kit.NotFoundAtImport(diags, "fleet", "fleet "+connection.Quote(fleet)+" of workspace "+connection.Quote(ws))
+			objects.NotFoundAtImport(diags, "fleet", "fleet "+connection.Quote(fleet)+" of workspace "+connection.Quote(ws))
 			return false
 		case err != nil:
 			diags.AddError("Cannot read fleet "+connection.Quote(fleet)+" of workspace "+connection.Quote(ws), err.Error())
@@ -436,7 +436,7 @@ func (s *fleetDevicesServer) PlanResourceChange(ctx context.Context, req *tfprot
 	if !diags.HasError() && proposed.workspaceID.IsKnown() && proposed.fleetID.IsKnown() &&
 		(priorPtr == nil || replace || prior.fleetID.S != proposed.fleetID.S) {
 		// A create in, or a move to, a fleet of another workspace.
-		kit.CheckFleetInWorkspace(ctx, s.data(), path.Root("fleet_id"), proposed.workspaceID.S, proposed.fleetID.S, &diags)
+		objects.CheckFleetInWorkspace(ctx, s.data(), path.Root("fleet_id"), proposed.workspaceID.S, proposed.fleetID.S, &diags)
 	}
 	if !replace && !diags.HasError() {
 		// A replacement's create is planned again with no prior state.
@@ -505,7 +505,7 @@ func (s *fleetDevicesServer) plan(prior, cfg, plan *fleetDevicesObject, diags *d
 		if prior != nil {
 			priorWS = &prior.workspaceID
 		}
-		if ws, set := kit.PlanWorkspaceRule(d, "zdm_fleet_devices", what, cfg.workspaceID, priorWS, diags); set {
+		if ws, set := objects.PlanWorkspaceRule(d, "zdm_fleet_devices", what, cfg.workspaceID, priorWS, diags); set {
 			plan.workspaceID = ws
 		}
 		if diags.HasError() {
@@ -723,7 +723,7 @@ func (s *fleetDevicesServer) create(ctx context.Context, d *connection.ProviderD
 	if plan.workspaceID.IsKnown() {
 		planned = types.StringValue(plan.workspaceID.S)
 	}
-	ws := kit.WorkspaceOrDefault(d, planned, path.Root("workspace_id"), diags)
+	ws := objects.WorkspaceOrDefault(d, planned, path.Root("workspace_id"), diags)
 	if diags.HasError() {
 		return fleetDevicesObject{}, errNothingSent
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -47,7 +47,7 @@ func (d *fotaStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"when it was scheduled and its status. A device that never had an update is not an error: `scheduled` " +
 			"is `false` and the other attributes are null. An unknown device is an error.",
 		Attributes: map[string]schema.Attribute{
-			"device_id": kit.DeviceIDAttribute("ID of the device to read."),
+			"device_id": objects.DeviceIDAttribute("ID of the device to read."),
 			"scheduled": schema.BoolAttribute{
 				MarkdownDescription: "Whether the device has a firmware update; `false` when it never had one " +
 					"(then every other attribute is null).",
@@ -92,13 +92,13 @@ func (d *fotaStatusDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	f, err := d.data.Client.GetFOTA(ctx, dev)
 	if client.IsNotFound(err) {
 		// Either the device is unknown or it never had an update.
-		exists, lerr := kit.DeviceExists(ctx, d.data.Client, dev)
+		exists, lerr := objects.DeviceExists(ctx, d.data.Client, dev)
 		switch {
 		case lerr != nil:
 			resp.Diagnostics.AddError("Cannot read the firmware update of device "+dev, lerr.Error())
 			return
 		case !exists:
-			resp.Diagnostics.AddAttributeError(path.Root("device_id"), "Device not found", kit.UnknownDevice(dev))
+			resp.Diagnostics.AddAttributeError(path.Root("device_id"), "Device not found", objects.UnknownDevice(dev))
 			return
 		}
 		f, err = nil, nil

@@ -14,7 +14,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -138,6 +138,6 @@ func (r *fotaResource) importFleets(ctx context.Context, ws, fw, ver string, res
 	}
 	m.setID()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(m.DeviceID, m.WorkspaceID), &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.NewFOTAIdentity(m.DeviceID, m.WorkspaceID), &resp.Diagnostics)
 	return true
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/framework/planmodifiers"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -131,7 +131,7 @@ func (m *fotaModel) target(ctx context.Context, diags *diag.Diagnostics) string 
 	if m.deviceMode() {
 		return "device " + m.DeviceID.ValueString()
 	}
-	return kit.DescribeFleets(m.WorkspaceID.ValueString(), values.SetStrings(ctx, m.FleetIDs, diags))
+	return objects.DescribeFleets(m.WorkspaceID.ValueString(), values.SetStrings(ctx, m.FleetIDs, diags))
 }
 
 func (r *fotaResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -239,7 +239,7 @@ func (r *fotaResource) ConfigValidators(context.Context) []resource.ConfigValida
 }
 
 func (r *fotaResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = kit.FOTAIdentitySchema()
+	resp.IdentitySchema = objects.FOTAIdentitySchema()
 }
 
 func (r *fotaResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -356,7 +356,7 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 		}
 		if !ok {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-			kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
+			objects.SetIdentity(ctx, resp.Identity, objects.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
 			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
 			return
 		}
@@ -367,7 +367,7 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 	}
 	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
 	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
 }
 
@@ -385,7 +385,7 @@ func (r *fotaResource) wait(ctx context.Context, plan *fotaModel, update bool, d
 }
 
 func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	kit.IdentityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
+	objects.IdentityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
 	if r.data == nil {
 		// The provider configuration is not known yet: keep the state.
 		return
@@ -434,7 +434,7 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	}
 	fotaFlatten(&state, f)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(state.DeviceID, state.WorkspaceID), &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.NewFOTAIdentity(state.DeviceID, state.WorkspaceID), &resp.Diagnostics)
 }
 
 // Update sends the update again on a change of firmware or triggers, and
@@ -445,7 +445,7 @@ func (r *fotaResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		diags := &resp.Diagnostics
 		save := func() {
 			diags.Append(resp.State.Set(ctx, plan)...)
-			kit.SetIdentity(ctx, resp.Identity, kit.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), diags)
+			objects.SetIdentity(ctx, resp.Identity, objects.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), diags)
 		}
 		keepPrior := func() bool {
 			plan.ID, plan.Status, plan.ScheduledAt, plan.Devices = prior.ID, prior.Status, prior.ScheduledAt, prior.Devices
@@ -483,7 +483,7 @@ func (r *fotaResource) ImportState(ctx context.Context, req resource.ImportState
 	if parts, err := values.SplitID(req.ID, 3); req.ID != "" && err == nil && r.importFleets(ctx, parts[0], parts[1], parts[2], resp) {
 		return
 	}
-	kit.ImportFOTA(ctx, req, resp)
+	objects.ImportFOTA(ctx, req, resp)
 }
 
 // fotaFlatten copies the answer of the service into the model.
@@ -646,7 +646,7 @@ func (r *fotaResource) readBack(ctx context.Context, plan *fotaModel, s scheduli
 		return &client.FOTA{ScheduledAt: got.ScheduledAt, Status: got.Status,
 			Value: client.FOTAValue{FirmwareID: fw, FirmwareVersion: ver}}
 	}
-	target := kit.DescribeFleets(scope.WorkspaceID, scope.FleetIDs)
+	target := objects.DescribeFleets(scope.WorkspaceID, scope.FleetIDs)
 	check := scheduling.FleetStatusCheck(scope, "")
 	have, lack, at, err := scheduling.ReadBackFleet(ctx, r.data, s, scope, fleetstatus.FOTA, matches)
 	switch {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -33,10 +33,10 @@ func (d *fleetDataSource) Metadata(_ context.Context, req datasource.MetadataReq
 }
 
 func (d *fleetDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attrs := kit.FleetAttributes()
-	attrs["workspace_id"] = kit.WorkspaceLookupAttribute()
-	attrs["id"] = kit.LookupAttribute("ID of the fleet to read. Exactly one of `id` and `name` must be set.")
-	attrs["name"] = kit.LookupAttribute("Name of the fleet to read; it must be unique in the workspace. " +
+	attrs := FleetAttributes()
+	attrs["workspace_id"] = objects.WorkspaceLookupAttribute()
+	attrs["id"] = objects.LookupAttribute("ID of the fleet to read. Exactly one of `id` and `name` must be set.")
+	attrs["name"] = objects.LookupAttribute("Name of the fleet to read; it must be unique in the workspace. " +
 		"Exactly one of `id` and `name` must be set.")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads one fleet of a workspace, by ID or by name.",
@@ -59,16 +59,16 @@ func (d *fleetDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
-	var cfg kit.FleetModel
+	var cfg FleetModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := kit.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	f := kit.LookupByIDOrName("fleet", "workspace "+ws, cfg.ID, cfg.Name,
+	f := objects.LookupByIDOrName("fleet", "workspace "+ws, cfg.ID, cfg.Name,
 		func(id string) (*client.Fleet, error) { return d.data.Client.GetFleet(ctx, ws, id) },
 		func() ([]client.Fleet, error) { return d.data.Client.ListFleets(ctx, ws) },
 		func(f client.Fleet) string { return f.Name }, func(f client.Fleet) string { return f.ID },
@@ -76,6 +76,6 @@ func (d *fleetDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if f == nil {
 		return
 	}
-	state := kit.FlattenFleet(f, ws)
+	state := FlattenFleet(f, ws)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -28,8 +28,8 @@ type fleetsDataSource struct {
 
 // fleetsModel maps the zdm_fleets data source.
 type fleetsModel struct {
-	WorkspaceID types.String     `tfsdk:"workspace_id"`
-	Fleets      []kit.FleetModel `tfsdk:"fleets"`
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	Fleets      []FleetModel `tfsdk:"fleets"`
 }
 
 func (d *fleetsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -40,11 +40,11 @@ func (d *fleetsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the fleets of a workspace (one API call), including its default fleet.",
 		Attributes: map[string]schema.Attribute{
-			"workspace_id": kit.WorkspaceLookupAttribute(),
+			"workspace_id": objects.WorkspaceLookupAttribute(),
 			"fleets": schema.ListNestedAttribute{
 				MarkdownDescription: "The fleets, sorted by name, then by ID (the same order whatever order the service answers in).",
 				Computed:            true,
-				NestedObject:        schema.NestedAttributeObject{Attributes: kit.FleetAttributes()},
+				NestedObject:        schema.NestedAttributeObject{Attributes: FleetAttributes()},
 			},
 		},
 	}
@@ -64,7 +64,7 @@ func (d *fleetsDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := kit.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -73,10 +73,10 @@ func (d *fleetsDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		resp.Diagnostics.AddError("Cannot list the fleets of workspace "+ws, err.Error())
 		return
 	}
-	kit.SortFleets(all)
-	state := fleetsModel{WorkspaceID: types.StringValue(ws), Fleets: make([]kit.FleetModel, 0, len(all))}
+	objects.SortFleets(all)
+	state := fleetsModel{WorkspaceID: types.StringValue(ws), Fleets: make([]FleetModel, 0, len(all))}
 	for i := range all {
-		state.Fleets = append(state.Fleets, kit.FlattenFleet(&all[i], ws))
+		state.Fleets = append(state.Fleets, FlattenFleet(&all[i], ws))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -33,9 +33,9 @@ func (d *workspaceDataSource) Metadata(_ context.Context, req datasource.Metadat
 }
 
 func (d *workspaceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attrs := kit.WorkspaceAttributes()
-	attrs["id"] = kit.LookupAttribute("ID of the workspace to read. Exactly one of `id` and `name` must be set.")
-	attrs["name"] = kit.LookupAttribute("Name of the workspace to read; it must be unique in the account. " +
+	attrs := WorkspaceAttributes()
+	attrs["id"] = objects.LookupAttribute("ID of the workspace to read. Exactly one of `id` and `name` must be set.")
+	attrs["name"] = objects.LookupAttribute("Name of the workspace to read; it must be unique in the account. " +
 		"Exactly one of `id` and `name` must be set.")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads one workspace of the API key's account, by ID or by name.",
@@ -58,7 +58,7 @@ func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadReque
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
-	var cfg kit.WorkspaceModel
+	var cfg WorkspaceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -89,9 +89,9 @@ func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadReque
 	for _, w := range found {
 		ids = append(ids, w.ID)
 	}
-	if !kit.CheckUnique(&resp.Diagnostics, "workspace", attr, want, "the account", ids) {
+	if !objects.CheckUnique(&resp.Diagnostics, "workspace", attr, want, "the account", ids) {
 		return
 	}
-	state := kit.FlattenWorkspace(&found[0])
+	state := FlattenWorkspace(&found[0])
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

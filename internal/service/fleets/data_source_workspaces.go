@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -26,7 +26,7 @@ type workspacesDataSource struct {
 
 // workspacesModel maps the zdm_workspaces data source.
 type workspacesModel struct {
-	Workspaces []kit.WorkspaceModel `tfsdk:"workspaces"`
+	Workspaces []WorkspaceModel `tfsdk:"workspaces"`
 }
 
 func (d *workspacesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -40,7 +40,7 @@ func (d *workspacesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"workspaces": schema.ListNestedAttribute{
 				MarkdownDescription: "The workspaces, sorted by name, then by ID (the same order whatever order the service answers in).",
 				Computed:            true,
-				NestedObject:        schema.NestedAttributeObject{Attributes: kit.WorkspaceAttributes()},
+				NestedObject:        schema.NestedAttributeObject{Attributes: WorkspaceAttributes()},
 			},
 		},
 	}
@@ -60,10 +60,10 @@ func (d *workspacesDataSource) Read(ctx context.Context, _ datasource.ReadReques
 		resp.Diagnostics.AddError("Cannot list workspaces", err.Error())
 		return
 	}
-	kit.SortWorkspaces(all)
-	state := workspacesModel{Workspaces: make([]kit.WorkspaceModel, 0, len(all))}
+	objects.SortWorkspaces(all)
+	state := workspacesModel{Workspaces: make([]WorkspaceModel, 0, len(all))}
 	for i := range all {
-		state.Workspaces = append(state.Workspaces, kit.FlattenWorkspace(&all[i]))
+		state.Workspaces = append(state.Workspaces, FlattenWorkspace(&all[i]))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // The refusal of a second fleet or workspace of one name (see
-// kit.DuplicateNames), with the real CLI against zdm-local.
+// objects.DuplicateNames), with the real CLI against zdm-local.
 
 // fleetIDsNamed returns the IDs of the fleets named name in the test's
 // workspace, as the service holds them.

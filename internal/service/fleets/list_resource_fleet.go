@@ -11,7 +11,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -20,13 +20,13 @@ var (
 )
 
 func NewFleetListResource() list.ListResource {
-	return &fleetListResource{ListResourceBase: kit.ListResourceBase{TypeSuffix: "_fleet"}}
+	return &fleetListResource{ListResourceBase: objects.ListResourceBase{TypeSuffix: "_fleet"}}
 }
 
 // fleetListResource lists the fleets of a workspace for terraform query,
 // with one API call per list block.
 type fleetListResource struct {
-	kit.ListResourceBase
+	objects.ListResourceBase
 }
 
 // fleetListModel maps the config block of a zdm_fleet list block.
@@ -60,19 +60,21 @@ func (r *fleetListResource) ListResourceConfigSchema(_ context.Context, _ list.L
 
 func (r *fleetListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg fleetListModel
-	ws, ok := kit.ListInWorkspace(ctx, r.Data, req, stream, &cfg, func() types.String { return cfg.WorkspaceID })
+	ws, ok := objects.ListInWorkspace(ctx, r.Data, req, stream, &cfg, func() types.String { return cfg.WorkspaceID })
 	if !ok {
 		return
 	}
-	all, ok := kit.ListFleets(ctx, r.Data, ws, stream)
+	all, ok := objects.ListFleets(ctx, r.Data, ws, stream)
 	if !ok {
 		return
 	}
 	name := cfg.Name.ValueString()
-	stream.Results = kit.StreamResults(ctx, req, all,
+	stream.Results = objects.StreamResults(ctx, req, all,
 		func(f *client.Fleet) bool { return name == "" || f.Name == name },
-		func(f *client.Fleet) (string, string, any) { return f.Name, f.ID, kit.NewInWorkspaceIdentity(ws, f.ID) },
-		kit.WithModel(ctx, func(f *client.Fleet) FleetResourceModel {
-			return FleetResourceModel{FleetModel: kit.FlattenFleet(f, ws)}
+		func(f *client.Fleet) (string, string, any) {
+			return f.Name, f.ID, objects.NewInWorkspaceIdentity(ws, f.ID)
+		},
+		objects.WithModel(ctx, func(f *client.Fleet) FleetResourceModel {
+			return FleetResourceModel{FleetModel: FlattenFleet(f, ws)}
 		}))
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -20,13 +20,13 @@ var (
 )
 
 func NewWorkspaceListResource() list.ListResource {
-	return &workspaceListResource{ListResourceBase: kit.ListResourceBase{TypeSuffix: "_workspace"}}
+	return &workspaceListResource{ListResourceBase: objects.ListResourceBase{TypeSuffix: "_workspace"}}
 }
 
 // workspaceListResource lists the workspaces of the API key's account for
 // terraform query, with one API call per list block.
 type workspaceListResource struct {
-	kit.ListResourceBase
+	objects.ListResourceBase
 }
 
 // workspaceListModel maps the config block of a zdm_workspace list block.
@@ -52,22 +52,22 @@ func (r *workspaceListResource) ListResourceConfigSchema(_ context.Context, _ li
 
 func (r *workspaceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg workspaceListModel
-	if !kit.ListConfig(ctx, r.Data, req, stream, &cfg) {
+	if !objects.ListConfig(ctx, r.Data, req, stream, &cfg) {
 		return
 	}
 	all, err := r.Data.Client.ListWorkspaces(ctx)
 	if err != nil {
-		kit.ListError(stream, "Cannot list the workspaces", err.Error())
+		objects.ListError(stream, "Cannot list the workspaces", err.Error())
 		return
 	}
 	name := cfg.Name.ValueString()
-	kit.SortWorkspaces(all)
-	stream.Results = kit.StreamResults(ctx, req, all,
+	objects.SortWorkspaces(all)
+	stream.Results = objects.StreamResults(ctx, req, all,
 		func(w *client.Workspace) bool { return name == "" || w.Name == name },
 		func(w *client.Workspace) (string, string, any) {
-			return w.Name, w.ID, kit.WorkspaceIdentityModel{ID: types.StringValue(w.ID)}
+			return w.Name, w.ID, objects.WorkspaceIdentityModel{ID: types.StringValue(w.ID)}
 		},
-		kit.WithModel(ctx, func(w *client.Workspace) WorkspaceResourceModel {
-			return WorkspaceResourceModel{WorkspaceModel: kit.FlattenWorkspace(w)}
+		objects.WithModel(ctx, func(w *client.Workspace) WorkspaceResourceModel {
+			return WorkspaceResourceModel{WorkspaceModel: FlattenWorkspace(w)}
 		}))
 }

@@ -11,19 +11,19 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
-var _ kit.ObjectResourceInterfaces = (*FleetResource)(nil)
+var _ objects.ObjectResourceInterfaces = (*FleetResource)(nil)
 
 func NewFleetResource() resource.Resource {
-	return &FleetResource{ResourceBase: kit.ResourceBase{TypeSuffix: "_fleet"}}
+	return &FleetResource{ResourceBase: objects.ResourceBase{TypeSuffix: "_fleet"}}
 }
 
 // FleetResource manages a fleet. The API can create and read fleets but
 // neither update nor delete them.
 type FleetResource struct {
-	kit.ResourceBase
+	objects.ResourceBase
 }
 
 func (r *FleetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -34,32 +34,32 @@ func (r *FleetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"warning at plan time). Because of that, a plan that creates a fleet (a new one or a replacement) fails when " +
 			"the workspace already has a fleet of the same name, unless `allow_duplicate_names` is `true`. An API key is " +
 			"bound to one workspace: fleets can only be created in the key's workspace.",
-		Attributes: kit.NamedObjectAttributes("fleet", "Fleet", map[string]schema.Attribute{
-			"workspace_id":              kit.WorkspaceIDAttribute("fleet"),
-			kit.AllowDuplicateNamesAttr: kit.AllowDuplicateNamesAttribute("fleet", "workspace"),
+		Attributes: objects.NamedObjectAttributes("fleet", "Fleet", map[string]schema.Attribute{
+			"workspace_id":                  objects.WorkspaceIDAttribute("fleet"),
+			objects.AllowDuplicateNamesAttr: objects.AllowDuplicateNamesAttribute("fleet", "workspace"),
 		}),
 	}
 }
 
 func (r *FleetResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = kit.InWorkspaceIdentitySchema("fleet")
+	resp.IdentitySchema = objects.InWorkspaceIdentitySchema("fleet")
 }
 
 // FleetResourceModel is the state of zdm_fleet: the fleet, and what only
 // the configuration sets.
 type FleetResourceModel struct {
-	kit.FleetModel
+	FleetModel
 	AllowDuplicateNames types.Bool `tfsdk:"allow_duplicate_names"`
 }
 
 func (r *FleetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	kit.PlanWorkspace(ctx, r.Data, "fleet", req, resp)
-	kit.WarnDestroyOrReplace(ctx, "fleet", req, resp, path.Root("workspace_id"), path.Root("name"), path.Root("description"))
+	objects.PlanWorkspace(ctx, r.Data, "fleet", req, resp)
+	objects.WarnDestroyOrReplace(ctx, "fleet", req, resp, path.Root("workspace_id"), path.Root("name"), path.Root("description"))
 	if resp.Diagnostics.HasError() || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || r.Data == nil {
 		return
 	}
 	// A create, perhaps the replacement of a fleet that exists: refuse a
-	// second fleet of the same name in the workspace (see kit.DuplicateNames).
+	// second fleet of the same name in the workspace (see objects.DuplicateNames).
 	// Unknown values wait for the final plan at apply.
 	var plan FleetResourceModel
 	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
@@ -72,28 +72,28 @@ func (r *FleetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if err == nil {
 		r.Data.SawWorkspace(ws)
 	}
-	clashes := kit.SameNames(fleets, map[string]bool{name: true}, nil,
+	clashes := objects.SameNames(fleets, map[string]bool{name: true}, nil,
 		func(f client.Fleet) string { return f.Name }, func(f client.Fleet) string { return f.ID })
-	kit.DuplicateNames{Kind: "fleet", Attr: path.Root("name"), Where: "Workspace " + connection.Quote(ws), Ws: ws,
+	objects.DuplicateNames{Kind: "fleet", Attr: path.Root("name"), Where: "Workspace " + connection.Quote(ws), Ws: ws,
 		Import:   "as a zdm_fleet resource (terraform import <address> " + ws + "/<fleet_id>, or an import block).",
 		Replaced: "description or workspace_id"}.Refuse(ctx, clashes, err, &resp.Diagnostics)
 }
 
 // object is what zdm_fleet adds to the create and read of the objects in a
 // workspace.
-func (r *FleetResource) object() kit.ObjectResource[FleetResourceModel, client.Fleet] {
+func (r *FleetResource) object() objects.ObjectResource[FleetResourceModel, client.Fleet] {
 	create := func(ctx context.Context, ws string, plan FleetResourceModel) (*client.Fleet, error) {
 		return r.Data.Client.CreateFleet(ctx, ws, plan.Name.ValueString(), plan.Description.ValueString())
 	}
 	name := func(plan FleetResourceModel) string { return plan.Name.ValueString() }
 	id := func(f *client.Fleet) string { return f.ID }
 	flatten := func(f *client.Fleet, ws string) FleetResourceModel {
-		return FleetResourceModel{FleetModel: kit.FlattenFleet(f, ws)}
+		return FleetResourceModel{FleetModel: FlattenFleet(f, ws)}
 	}
 	keep := func(from FleetResourceModel, to *FleetResourceModel) {
 		to.AllowDuplicateNames = from.AllowDuplicateNames
 	}
-	return kit.ObjectResource[FleetResourceModel, client.Fleet]{Kind: "fleet", Data: r.Data, Name: name, ID: id,
+	return objects.ObjectResource[FleetResourceModel, client.Fleet]{Kind: "fleet", Data: r.Data, Name: name, ID: id,
 		Send: create, Wrote: r.Data.WroteFleet, Adopt: r.adoptCreated, Get: r.Data.ReadFleet, Flatten: flatten, Keep: keep}
 }
 
@@ -111,7 +111,7 @@ func (r *FleetResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	var plan FleetResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.InWorkspaceIdentityModel{WorkspaceID: plan.WorkspaceID, ID: plan.ID}, &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.InWorkspaceIdentityModel{WorkspaceID: plan.WorkspaceID, ID: plan.ID}, &resp.Diagnostics)
 }
 
 func (r *FleetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -123,13 +123,13 @@ func (r *FleetResource) ImportState(ctx context.Context, req resource.ImportStat
 }
 
 // adoptCreated resolves the ambiguous create a of the planned fleet (see
-// kit.ResolveCreate).
-func (r *FleetResource) adoptCreated(ctx context.Context, a kit.AmbiguousCreate, plan FleetResourceModel, diags *diag.Diagnostics) *client.Fleet {
+// objects.ResolveCreate).
+func (r *FleetResource) adoptCreated(ctx context.Context, a objects.AmbiguousCreate, plan FleetResourceModel, diags *diag.Diagnostics) *client.Fleet {
 	ws, name, desc := a.Ws, a.Name, plan.Description.ValueString()
-	return kit.ResolveCreate(ctx, r.Data, a,
+	return objects.ResolveCreate(ctx, r.Data, a,
 		func(ctx context.Context) ([]client.Fleet, error) { return r.Data.Client.ListFleets(ctx, ws) },
-		func(f client.Fleet) kit.Candidate {
-			return kit.Candidate{ID: f.ID, CreatedAt: f.CreatedAt, Matches: f.Name == name && f.Description == desc}
+		func(f client.Fleet) objects.Candidate {
+			return objects.Candidate{ID: f.ID, CreatedAt: f.CreatedAt, Matches: f.Name == name && f.Description == desc}
 		},
 		func(f client.Fleet) string { return f.ID }, diags)
 }

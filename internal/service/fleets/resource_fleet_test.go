@@ -14,23 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/client"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
 )
-
-func TestFlattenFleet(t *testing.T) {
-	t.Parallel()
-	f := &client.Fleet{ID: "flt-1", Name: "east", Description: "east coast", AccountID: "acc-1",
-		WorkspaceID: "wks-1", CreatedAt: "2025-03-01T12:00:00Z"}
-	if got := kit.FlattenFleet(f, "wks-other"); got != kittest.TestFleetModel() {
-		t.Errorf("flattenFleet = %+v", got)
-	}
-	f.WorkspaceID = ""
-	if got := kit.FlattenFleet(f, "wks-1"); got != kittest.TestFleetModel() {
-		t.Errorf("flattenFleet without workspace_id = %+v", got)
-	}
-}
 
 func TestAccFleetResource(t *testing.T) {
 	e := acctest.NewEnv(t)

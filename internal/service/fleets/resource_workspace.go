@@ -12,19 +12,19 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
-var _ kit.ObjectResourceInterfaces = (*WorkspaceResource)(nil)
+var _ objects.ObjectResourceInterfaces = (*WorkspaceResource)(nil)
 
 func NewWorkspaceResource() resource.Resource {
-	return &WorkspaceResource{ResourceBase: kit.ResourceBase{TypeSuffix: "_workspace"}}
+	return &WorkspaceResource{ResourceBase: objects.ResourceBase{TypeSuffix: "_workspace"}}
 }
 
 // WorkspaceResource manages a workspace. The API can create and read
 // workspaces but neither update nor delete them.
 type WorkspaceResource struct {
-	kit.ResourceBase
+	objects.ResourceBase
 }
 
 func (r *WorkspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -36,31 +36,31 @@ func (r *WorkspaceResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"when the account already has a workspace of the same name, unless `allow_duplicate_names` is `true`. An API " +
 			"key is bound to one workspace, so fleets and devices can only be created in a new workspace with a key of " +
 			"that workspace.",
-		Attributes: kit.NamedObjectAttributes("workspace", "Workspace", map[string]schema.Attribute{
-			kit.AllowDuplicateNamesAttr: kit.AllowDuplicateNamesAttribute("workspace", "account"),
+		Attributes: objects.NamedObjectAttributes("workspace", "Workspace", map[string]schema.Attribute{
+			objects.AllowDuplicateNamesAttr: objects.AllowDuplicateNamesAttribute("workspace", "account"),
 		}),
 	}
 }
 
 func (r *WorkspaceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = kit.WorkspaceIdentitySchema()
+	resp.IdentitySchema = objects.WorkspaceIdentitySchema()
 }
 
 // WorkspaceResourceModel is the state of zdm_workspace: the workspace, and
 // what only the configuration sets.
 type WorkspaceResourceModel struct {
-	kit.WorkspaceModel
+	WorkspaceModel
 	AllowDuplicateNames types.Bool `tfsdk:"allow_duplicate_names"`
 }
 
 func (r *WorkspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	kit.WarnDestroyOrReplace(ctx, "workspace", req, resp, path.Root("name"), path.Root("description"))
+	objects.WarnDestroyOrReplace(ctx, "workspace", req, resp, path.Root("name"), path.Root("description"))
 	if resp.Diagnostics.HasError() || !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || r.Data == nil {
 		return
 	}
 	// A create, perhaps the replacement of a workspace that exists: refuse
 	// a second workspace of the same name in the account (see
-	// kit.DuplicateNames). An unknown name waits for the final plan at apply.
+	// objects.DuplicateNames). An unknown name waits for the final plan at apply.
 	var plan WorkspaceResourceModel
 	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || plan.AllowDuplicateNames.ValueBool() || plan.AllowDuplicateNames.IsUnknown() ||
@@ -68,9 +68,9 @@ func (r *WorkspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	all, err := r.Data.Client.ListWorkspaces(ctx)
-	clashes := kit.SameNames(all, map[string]bool{plan.Name.ValueString(): true}, nil,
+	clashes := objects.SameNames(all, map[string]bool{plan.Name.ValueString(): true}, nil,
 		func(w client.Workspace) string { return w.Name }, func(w client.Workspace) string { return w.ID })
-	kit.DuplicateNames{Kind: "workspace", Attr: path.Root("name"), Where: "The account",
+	objects.DuplicateNames{Kind: "workspace", Attr: path.Root("name"), Where: "The account",
 		Import:   "as a zdm_workspace resource (terraform import <address> <workspace_id>, or an import block).",
 		Replaced: "description"}.Refuse(ctx, clashes, err, &resp.Diagnostics)
 }
@@ -86,25 +86,25 @@ func (r *WorkspaceResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	name, desc := plan.Name.ValueString(), plan.Description.ValueString()
-	a := kit.AmbiguousCreate{Kind: "workspace", Name: name, Summary: "Cannot create workspace " + connection.Quote(name)}
-	w := kit.CreateObject(ctx, r.Data, a,
+	a := objects.AmbiguousCreate{Kind: "workspace", Name: name, Summary: "Cannot create workspace " + connection.Quote(name)}
+	w := objects.CreateObject(ctx, r.Data, a,
 		func(ctx context.Context) (*client.Workspace, error) {
 			return r.Data.Client.CreateWorkspace(ctx, name, desc)
 		},
-		func(a kit.AmbiguousCreate) *client.Workspace { return r.adoptCreated(ctx, a, desc, resp) },
+		func(a objects.AmbiguousCreate) *client.Workspace { return r.adoptCreated(ctx, a, desc, resp) },
 		func(w *client.Workspace) string { return w.ID }, &resp.Diagnostics)
 	if w == nil {
 		return
 	}
-	state := WorkspaceResourceModel{WorkspaceModel: kit.FlattenWorkspace(w), AllowDuplicateNames: plan.AllowDuplicateNames}
+	state := WorkspaceResourceModel{WorkspaceModel: FlattenWorkspace(w), AllowDuplicateNames: plan.AllowDuplicateNames}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.WorkspaceIdentityModel{ID: state.ID}, &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.WorkspaceIdentityModel{ID: state.ID}, &resp.Diagnostics)
 }
 
 func (r *WorkspaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	if r.Data == nil {
 		// The provider configuration is not known yet: keep the state.
-		kit.IdentityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
+		objects.IdentityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
 		return
 	}
 	var state WorkspaceResourceModel
@@ -112,14 +112,14 @@ func (r *WorkspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	kit.SetIdentity(ctx, resp.Identity, kit.WorkspaceIdentityModel{ID: state.ID}, &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.WorkspaceIdentityModel{ID: state.ID}, &resp.Diagnostics)
 	w, err := findWorkspace(ctx, r.Data.Client, state.ID.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read workspace "+state.ID.ValueString(), connection.DescribeError(err, state.ID.ValueString()))
 		return
 	}
-	if w == nil && kit.FollowsImport(ctx, req, &resp.Diagnostics) {
-		kit.NotFoundAtImport(&resp.Diagnostics, "workspace", "workspace "+connection.Quote(state.ID.ValueString()))
+	if w == nil && objects.FollowsImport(ctx, req, &resp.Diagnostics) {
+		objects.NotFoundAtImport(&resp.Diagnostics, "workspace", "workspace "+connection.Quote(state.ID.ValueString()))
 		return
 	}
 	if w == nil {
@@ -128,9 +128,9 @@ func (r *WorkspaceResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	r.Data.Own("workspace", w.ID)
-	state = WorkspaceResourceModel{WorkspaceModel: kit.FlattenWorkspace(w), AllowDuplicateNames: state.AllowDuplicateNames}
+	state = WorkspaceResourceModel{WorkspaceModel: FlattenWorkspace(w), AllowDuplicateNames: state.AllowDuplicateNames}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	kit.ClearImported(ctx, resp)
+	objects.ClearImported(ctx, resp)
 }
 
 // Update changes only allow_duplicate_names, which the service does not
@@ -139,7 +139,7 @@ func (r *WorkspaceResource) Update(ctx context.Context, req resource.UpdateReque
 	var plan WorkspaceResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.WorkspaceIdentityModel{ID: plan.ID}, &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.WorkspaceIdentityModel{ID: plan.ID}, &resp.Diagnostics)
 }
 
 func (r *WorkspaceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -148,20 +148,20 @@ func (r *WorkspaceResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.AddWarning(kit.ForgetWarning("workspace", state.Name.ValueString(), state.ID.ValueString()))
+	resp.Diagnostics.AddWarning(objects.ForgetWarning("workspace", state.Name.ValueString(), state.ID.ValueString()))
 }
 
 func (r *WorkspaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	kit.ImportWorkspace(ctx, req, resp)
+	objects.ImportWorkspace(ctx, req, resp)
 }
 
 // adoptCreated resolves the ambiguous create a of a workspace with
-// description desc (see kit.ResolveCreate).
-func (r *WorkspaceResource) adoptCreated(ctx context.Context, a kit.AmbiguousCreate, desc string, resp *resource.CreateResponse) *client.Workspace {
+// description desc (see objects.ResolveCreate).
+func (r *WorkspaceResource) adoptCreated(ctx context.Context, a objects.AmbiguousCreate, desc string, resp *resource.CreateResponse) *client.Workspace {
 	name := a.Name
-	return kit.ResolveCreate(ctx, r.Data, a, r.Data.Client.ListWorkspaces,
-		func(w client.Workspace) kit.Candidate {
-			return kit.Candidate{ID: w.ID, CreatedAt: w.CreatedAt, Matches: w.Name == name && w.Description == desc}
+	return objects.ResolveCreate(ctx, r.Data, a, r.Data.Client.ListWorkspaces,
+		func(w client.Workspace) objects.Candidate {
+			return objects.Candidate{ID: w.ID, CreatedAt: w.CreatedAt, Matches: w.Name == name && w.Description == desc}
 		},
 		func(w client.Workspace) string { return w.ID }, &resp.Diagnostics)
 }

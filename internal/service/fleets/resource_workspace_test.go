@@ -15,20 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
-	"github.com/zdm/terraform-provider-zdm/internal/client"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
-	"github.com/zdm/terraform-provider-zdm/internal/kit/kittest"
 )
-
-func TestFlattenWorkspace(t *testing.T) {
-	t.Parallel()
-	got := kit.FlattenWorkspace(&client.Workspace{
-		ID: "wks-1", Name: "prod", AccountID: "acc-1", CreatedAt: "2025-03-01T12:00:00Z",
-	})
-	if got != kittest.TestWorkspaceModel() {
-		t.Errorf("flattenWorkspace = %+v", got)
-	}
-}
 
 func TestAccWorkspaceResource(t *testing.T) {
 	e := acctest.NewEnv(t)

@@ -13,7 +13,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -44,8 +44,8 @@ func (d *deviceJobDataSource) Metadata(_ context.Context, req datasource.Metadat
 }
 
 func (d *deviceJobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attrs := kit.JobItemAttributes()
-	attrs["device_id"] = kit.DeviceIDAttribute("ID of the device that has the job. An unknown device is an error.")
+	attrs := JobItemAttributes()
+	attrs["device_id"] = objects.DeviceIDAttribute("ID of the device that has the job. An unknown device is an error.")
 	attrs["name"] = schema.StringAttribute{
 		MarkdownDescription: "Name of the job to read. A device without a job of this name is an error.",
 		Required:            true,
@@ -75,12 +75,12 @@ func (d *deviceJobDataSource) Read(ctx context.Context, req datasource.ReadReque
 	job, err := d.data.Client.GetJob(ctx, dev, name)
 	if client.IsNotFound(err) {
 		// Either the device or the job is unknown: tell which.
-		exists, lerr := kit.DeviceExists(ctx, d.data.Client, dev)
+		exists, lerr := objects.DeviceExists(ctx, d.data.Client, dev)
 		switch {
 		case lerr != nil:
 			resp.Diagnostics.AddError("Cannot read job "+connection.Quote(name)+" of device "+dev, lerr.Error())
 		case !exists:
-			resp.Diagnostics.AddAttributeError(path.Root("device_id"), "Device not found", kit.UnknownDevice(dev))
+			resp.Diagnostics.AddAttributeError(path.Root("device_id"), "Device not found", objects.UnknownDevice(dev))
 		default:
 			resp.Diagnostics.AddAttributeError(path.Root("name"), "Job not found",
 				"Device "+dev+" has no job named "+connection.Quote(name)+". The zdm_device_jobs data source lists its jobs.")
@@ -97,7 +97,7 @@ func (d *deviceJobDataSource) Read(ctx context.Context, req datasource.ReadReque
 		resp.Diagnostics.AddError("Cannot read job "+connection.Quote(name)+" of device "+dev, err.Error())
 		return
 	}
-	item := kit.FlattenJobItem(job)
+	item := FlattenJobItem(job)
 	cfg.Status, cfg.ScheduledAt, cfg.Value = item.Status, item.ScheduledAt, item.Value
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -31,9 +31,9 @@ type deviceJobsDataSource struct {
 
 // deviceJobsModel maps the zdm_device_jobs data source.
 type deviceJobsModel struct {
-	DeviceID types.String       `tfsdk:"device_id"`
-	Status   types.String       `tfsdk:"status"`
-	Jobs     []kit.JobItemModel `tfsdk:"jobs"`
+	DeviceID types.String   `tfsdk:"device_id"`
+	Status   types.String   `tfsdk:"status"`
+	Jobs     []JobItemModel `tfsdk:"jobs"`
 }
 
 func (d *deviceJobsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -44,7 +44,7 @@ func (d *deviceJobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the jobs of a device (one API call), optionally only the `pending` or the `done` ones.",
 		Attributes: map[string]schema.Attribute{
-			"device_id": kit.DeviceIDAttribute("ID of the device whose jobs are listed. An unknown device is an error."),
+			"device_id": objects.DeviceIDAttribute("ID of the device whose jobs are listed. An unknown device is an error."),
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Only list the jobs with this status: `pending` or `done`. All jobs when not set.",
 				Optional:            true,
@@ -53,7 +53,7 @@ func (d *deviceJobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"jobs": schema.ListNestedAttribute{
 				MarkdownDescription: "The jobs of the device, sorted by name (the same order whatever order the service answers in).",
 				Computed:            true,
-				NestedObject:        schema.NestedAttributeObject{Attributes: kit.JobItemAttributes()},
+				NestedObject:        schema.NestedAttributeObject{Attributes: JobItemAttributes()},
 			},
 		},
 	}
@@ -76,17 +76,17 @@ func (d *deviceJobsDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	dev := cfg.DeviceID.ValueString()
 	jobs, err := d.data.Client.ListJobs(ctx, dev, cfg.Status.ValueString())
 	if client.IsNotFound(err) {
-		resp.Diagnostics.AddAttributeError(path.Root("device_id"), "Device not found", kit.UnknownDevice(dev))
+		resp.Diagnostics.AddAttributeError(path.Root("device_id"), "Device not found", objects.UnknownDevice(dev))
 		return
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot list the jobs of device "+dev, err.Error())
 		return
 	}
-	kit.SortJobs(jobs)
-	cfg.Jobs = make([]kit.JobItemModel, len(jobs))
+	objects.SortJobs(jobs)
+	cfg.Jobs = make([]JobItemModel, len(jobs))
 	for i := range jobs {
-		cfg.Jobs[i] = kit.FlattenJobItem(&jobs[i])
+		cfg.Jobs[i] = FlattenJobItem(&jobs[i])
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

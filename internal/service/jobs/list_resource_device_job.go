@@ -15,7 +15,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -24,13 +24,13 @@ var (
 )
 
 func NewDeviceJobListResource() list.ListResource {
-	return &deviceJobListResource{ListResourceBase: kit.ListResourceBase{TypeSuffix: "_device_job"}}
+	return &deviceJobListResource{ListResourceBase: objects.ListResourceBase{TypeSuffix: "_device_job"}}
 }
 
 // deviceJobListResource lists the jobs of a device for terraform query, with
 // one API call per list block.
 type deviceJobListResource struct {
-	kit.ListResourceBase
+	objects.ListResourceBase
 }
 
 // deviceJobListModel maps the config block of a zdm_device_job list block.
@@ -64,30 +64,30 @@ func (r *deviceJobListResource) ListResourceConfigSchema(_ context.Context, _ li
 
 func (r *deviceJobListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg deviceJobListModel
-	if !kit.ListConfig(ctx, r.Data, req, stream, &cfg) {
+	if !objects.ListConfig(ctx, r.Data, req, stream, &cfg) {
 		return
 	}
 	dev := cfg.DeviceID.ValueString()
 	jobs, err := r.Data.Client.ListJobs(ctx, dev, cfg.Status.ValueString())
 	if client.IsNotFound(err) {
 		var diags diag.Diagnostics
-		diags.AddAttributeError(path.Root("device_id"), "Device not found", kit.UnknownDevice(dev))
-		kit.ListOK(stream, diags)
+		diags.AddAttributeError(path.Root("device_id"), "Device not found", objects.UnknownDevice(dev))
+		objects.ListOK(stream, diags)
 		return
 	}
 	if err != nil {
-		kit.ListError(stream, "Cannot list the jobs of device "+dev, err.Error())
+		objects.ListError(stream, "Cannot list the jobs of device "+dev, err.Error())
 		return
 	}
-	kit.SortJobs(jobs)
-	stream.Results = kit.StreamResults(ctx, req, jobs,
+	objects.SortJobs(jobs)
+	stream.Results = objects.StreamResults(ctx, req, jobs,
 		func(*client.Job) bool { return true },
 		func(j *client.Job) (string, string, any) {
-			return j.Name, dev, kit.DeviceJobIdentityModel{DeviceID: types.StringValue(dev), Name: types.StringValue(j.Name)}
+			return j.Name, dev, objects.DeviceJobIdentityModel{DeviceID: types.StringValue(dev), Name: types.StringValue(j.Name)}
 		},
-		kit.WithAttributes(ctx, func(j *client.Job) map[string]attr.Value {
+		objects.WithAttributes(ctx, func(j *client.Job) map[string]attr.Value {
 			attrs := map[string]attr.Value{
-				"id":           types.StringValue(kit.DeviceJobID(dev, j.Name)),
+				"id":           types.StringValue(objects.DeviceJobID(dev, j.Name)),
 				"device_id":    types.StringValue(dev),
 				"name":         types.StringValue(j.Name),
 				"status":       types.StringValue(j.Status),

@@ -24,8 +24,8 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/service/jobs/jobvalue"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -152,7 +152,7 @@ func (r *deviceJobResource) ValidateConfig(ctx context.Context, req resource.Val
 }
 
 func (r *deviceJobResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = kit.DeviceJobIdentitySchema()
+	resp.IdentitySchema = objects.DeviceJobIdentitySchema()
 }
 
 func (r *deviceJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -165,7 +165,7 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(); ok && !resp.Diagnostics.HasError() {
 			if u, ok = scheduling.PlanAdoption(ctx, r.data, u, resp.Private, plan.what(), "job", &resp.Diagnostics); ok {
-				plan.ID = types.StringValue(kit.DeviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
+				plan.ID = types.StringValue(objects.DeviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
 				plan.ScheduledAt = types.StringValue(u.ScheduledAt)
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 			}
@@ -189,7 +189,7 @@ func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	planmodifiers.KeepComputedUnlessChanged(ctx, req, resp, []string{"device_id", "name", "value", "triggers"},
 		[]string{"id", "status", "scheduled_at"})
-	kit.WarnDestroyOrReplace(ctx, "job", req, resp, path.Root("device_id"), path.Root("name"))
+	objects.WarnDestroyOrReplace(ctx, "job", req, resp, path.Root("device_id"), path.Root("name"))
 	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		var plan, prior deviceJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
@@ -228,7 +228,7 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 		// sent; the job is checked on the device, then waited for.
 		got, ok := scheduling.VerifyAdoption(ctx, r.data, adopted, fleetstatus.Job(plan.Name.ValueString()),
 			scheduling.JobMatches(values.CompactJSON([]byte(plan.valueText().ValueString()))), plan.what(), &resp.Diagnostics)
-		plan.ID = types.StringValue(kit.DeviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
+		plan.ID = types.StringValue(objects.DeviceJobID(plan.DeviceID.ValueString(), plan.Name.ValueString()))
 		plan.ScheduledAt, plan.Status = types.StringValue(adopted.ScheduledAt), types.StringValue(scheduling.NoRecord)
 		if len(got) == 1 && got[0].Found {
 			plan.Status = types.StringValue(got[0].Status)
@@ -244,7 +244,7 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 	if u, known := plan.scheduling(); known {
 		scheduling.MarkWait(ctx, resp.Private, u, ok, &resp.Diagnostics)
 	}
@@ -276,7 +276,7 @@ func (r *deviceJobResource) adoptHeld(ctx context.Context, plan *deviceJobModel,
 // scheduled (the error is in resp), marked unfinished.
 func (r *deviceJobResource) saveUnfinished(ctx context.Context, plan *deviceJobModel, u scheduling.UnfinishedScheduling, resp *resource.CreateResponse) {
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 	scheduling.MarkWait(ctx, resp.Private, u, false, &resp.Diagnostics)
 }
 
@@ -302,7 +302,7 @@ func (r *deviceJobResource) wait(ctx context.Context, plan *deviceJobModel, upda
 }
 
 func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	kit.IdentityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
+	objects.IdentityFromState(ctx, req.State, resp.Identity, &resp.Diagnostics)
 	if r.data == nil {
 		// The provider configuration is not known yet: keep the state.
 		return
@@ -325,7 +325,7 @@ func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	flattenDeviceJob(&state, dev, name, job)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: state.DeviceID, Name: state.Name}, &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.DeviceJobIdentityModel{DeviceID: state.DeviceID, Name: state.Name}, &resp.Diagnostics)
 }
 
 // missing handles a read that found no job (err): the job leaves the state
@@ -371,7 +371,7 @@ func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateReque
 		plan.ID, plan.Status, plan.ScheduledAt = prior.ID, prior.Status, prior.ScheduledAt
 		resp.Diagnostics.AddWarning(scheduling.ValueRecordedOnly(plan.Name.ValueString(), plan.DeviceID.ValueString()))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+		objects.SetIdentity(ctx, resp.Identity, objects.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 		return
 	}
 	switch {
@@ -387,13 +387,13 @@ func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateReque
 		plan.ID, plan.Status, plan.ScheduledAt = prior.ID, prior.Status, prior.ScheduledAt
 		if !plan.Unfinished(ctx, []string{prior.Status.ValueString()}, &resp.Diagnostics) {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-			kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+			objects.SetIdentity(ctx, resp.Identity, objects.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 			return
 		}
 	}
 	ok := r.wait(ctx, &plan, true, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	kit.SetIdentity(ctx, resp.Identity, kit.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
+	objects.SetIdentity(ctx, resp.Identity, objects.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 	if u, known := plan.scheduling(); known {
 		scheduling.MarkWait(ctx, resp.Private, u, ok, &resp.Diagnostics)
 	}
@@ -405,20 +405,20 @@ func (r *deviceJobResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.AddWarning(scheduling.ForgetScheduling("job", kit.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
+	resp.Diagnostics.AddWarning(scheduling.ForgetScheduling("job", objects.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
 	if u, ok := state.scheduling(); ok {
 		scheduling.NoteDelete(ctx, r.data, req.Private, u, state.Unfinished(ctx, []string{state.Status.ValueString()}, &resp.Diagnostics))
 	}
 }
 
 func (r *deviceJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	kit.ImportDeviceJob(ctx, req, resp)
+	objects.ImportDeviceJob(ctx, req, resp)
 }
 
 // flattenDeviceJob copies an API job into the model, keeping the text of
 // value (from the plan or the prior state) while it holds the same JSON.
 func flattenDeviceJob(m *deviceJobModel, deviceID, name string, j *client.Job) {
-	m.ID = types.StringValue(kit.DeviceJobID(deviceID, name))
+	m.ID = types.StringValue(objects.DeviceJobID(deviceID, name))
 	m.DeviceID = types.StringValue(deviceID)
 	m.Name = types.StringValue(name)
 	m.Value = jobvalue.Dynamic(m.Value, scheduling.EchoedJobValue(m.valueText(), j.Value))

@@ -19,8 +19,8 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 func TestParseDeviceJobID(t *testing.T) {
@@ -29,13 +29,13 @@ func TestParseDeviceJobID(t *testing.T) {
 		"dev-1/reboot":     {"dev-1", "reboot"},
 		"dev-1/fw/install": {"dev-1", "fw/install"},
 	} {
-		dev, name, err := kit.ParseDeviceJobID(raw)
+		dev, name, err := objects.ParseDeviceJobID(raw)
 		if err != nil || dev != want[0] || name != want[1] {
 			t.Errorf("parseDeviceJobID(%q) = %q, %q, %v", raw, dev, name, err)
 		}
 	}
 	for _, raw := range []string{"", "dev-1", "dev-1/", "/reboot", " /reboot"} {
-		if _, _, err := kit.ParseDeviceJobID(raw); err == nil {
+		if _, _, err := objects.ParseDeviceJobID(raw); err == nil {
 			t.Errorf("parseDeviceJobID(%q) succeeded", raw)
 		}
 	}

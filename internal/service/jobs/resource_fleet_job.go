@@ -25,8 +25,8 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/service/jobs/jobvalue"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -87,7 +87,7 @@ func (m *fleetJobModel) scheduling(ctx context.Context) (scheduling.UnfinishedSc
 func (m *fleetJobModel) what(ctx context.Context) string {
 	var diags diag.Diagnostics
 	return "job " + connection.Quote(m.Name.ValueString()) + " of " +
-		kit.DescribeFleets(m.WorkspaceID.ValueString(), values.SetStrings(ctx, m.FleetIDs, &diags))
+		objects.DescribeFleets(m.WorkspaceID.ValueString(), values.SetStrings(ctx, m.FleetIDs, &diags))
 }
 
 // wait waits, with wait = true, for the job on the devices of plan, and
@@ -207,7 +207,7 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 		if u, ok := plan.scheduling(ctx); ok && !resp.Diagnostics.HasError() {
 			if u, ok = scheduling.PlanAdoption(ctx, r.data, u, resp.Private, plan.what(ctx), "job", &resp.Diagnostics); ok {
-				plan.ID = types.StringValue(kit.DeviceJobID(plan.WorkspaceID.ValueString(), plan.Name.ValueString()))
+				plan.ID = types.StringValue(objects.DeviceJobID(plan.WorkspaceID.ValueString(), plan.Name.ValueString()))
 				plan.ScheduledAt, plan.Devices = types.StringValue(u.ScheduledAt), values.SortedList(u.Devices)
 				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 			}
@@ -216,7 +216,7 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	planmodifiers.KeepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
 		append([]string{"id", "devices", "scheduled_at"}, scheduling.ProgressAttributes...))
-	kit.WarnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
+	objects.WarnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
 	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		var plan, prior fleetJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
@@ -253,7 +253,7 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 		name := plan.Name.ValueString()
 		got, ok := scheduling.VerifyAdoption(ctx, r.data, adopted, fleetstatus.Job(name),
 			scheduling.JobMatches(values.CompactJSON([]byte(plan.valueText().ValueString()))), plan.what(ctx), &resp.Diagnostics)
-		plan.ID = types.StringValue(kit.DeviceJobID(plan.WorkspaceID.ValueString(), name))
+		plan.ID = types.StringValue(objects.DeviceJobID(plan.WorkspaceID.ValueString(), name))
 		plan.Devices, plan.ScheduledAt = values.SortedList(adopted.Devices), types.StringValue(adopted.ScheduledAt)
 		plan.StatusCounts, plan.DevicesNotDone = scheduling.FleetProgress(adopted.Devices, client.JobStatusPending, got, nil, plan.DoneStatuses())
 		if !ok {
@@ -322,7 +322,7 @@ func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.AddWarning(scheduling.ForgetScheduling("job", kit.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
+	resp.Diagnostics.AddWarning(scheduling.ForgetScheduling("job", objects.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
 	if u, ok := state.scheduling(ctx); ok {
 		scheduling.NoteDelete(ctx, r.data, req.Private, u, state.Unfinished(ctx, scheduling.StatusCountKeys(state.StatusCounts), &resp.Diagnostics))
 	}
@@ -370,7 +370,7 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	state := fleetJobModel{
-		ID:          types.StringValue(kit.DeviceJobID(ws, name)),
+		ID:          types.StringValue(objects.DeviceJobID(ws, name)),
 		WorkspaceID: types.StringValue(ws),
 		Name:        types.StringValue(name),
 		Value:       types.DynamicValue(types.StringValue(values.CompactJSON(latest.Value))),
@@ -414,7 +414,7 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 		diags.AddError("Invalid value", "The value of value "+err.Error()+".")
 		return false
 	}
-	summary := "Cannot schedule job " + connection.Quote(name) + " on " + kit.DescribeFleets(ws, fleets)
+	summary := "Cannot schedule job " + connection.Quote(name) + " on " + objects.DescribeFleets(ws, fleets)
 	scope := fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets}
 	what := "job " + connection.Quote(name)
 	matches := scheduling.JobMatches(string(value))
@@ -431,11 +431,11 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 			have, lack, at, rerr := scheduling.ReadBackFleet(ctx, r.data, s, scope, fleetstatus.Job(name), matches)
 			switch {
 			case rerr != nil:
-				diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
+				diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, objects.DescribeFleets(ws, fleets),
 					"reading the devices back failed: "+rerr.Error(), check))
 				return nil
 			case len(have) == 0:
-				diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, kit.DescribeFleets(ws, fleets),
+				diags.AddError(summary, scheduling.FleetMaySchedule(r.data.Client, s, what, objects.DescribeFleets(ws, fleets),
 					fmt.Sprintf("none of the %d devices of the fleets shows it scheduled since the request", len(lack)), check))
 				return nil
 			}
@@ -463,7 +463,7 @@ func (r *fleetJobResource) schedule(ctx context.Context, plan *fleetJobModel, pr
 		job.Value = value
 	}
 	tflog.Trace(ctx, "scheduled fleet job", map[string]any{"workspace_id": ws, "name": name, "devices": len(job.Devices)})
-	plan.ID = types.StringValue(kit.DeviceJobID(ws, name))
+	plan.ID = types.StringValue(objects.DeviceJobID(ws, name))
 	plan.WorkspaceID = types.StringValue(ws)
 	plan.Value = jobvalue.Dynamic(plan.Value, values.RefreshedJSON(plan.valueText(), job.Value))
 	plan.Devices = values.SortedList(job.Devices)

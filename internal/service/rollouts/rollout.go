@@ -28,8 +28,8 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/rollout"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
@@ -411,7 +411,7 @@ func RolloutSpec(ctx context.Context, in RolloutInputs, cmd rollout.Command, dia
 
 // DescribeRollout names a rollout in messages.
 func DescribeRollout(spec rollout.Spec) string {
-	return fmt.Sprintf("%s on %s", spec.Command, kit.DescribeFleets(spec.WorkspaceID, spec.FleetIDs))
+	return fmt.Sprintf("%s on %s", spec.Command, objects.DescribeFleets(spec.WorkspaceID, spec.FleetIDs))
 }
 
 // RolloutStoppedDetail is the detail of the error of a rollout that

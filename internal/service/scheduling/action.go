@@ -14,7 +14,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 // What the scheduling actions (zdm_schedule_job, zdm_schedule_fota) share:
@@ -110,7 +110,7 @@ func InvokeAction(ctx context.Context, d *connection.ProviderData, t ActionTarge
 			return
 		}
 		got, err := c.OnFleets(wctx, ws, fleets)
-		if !sentTo("", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets}, "Cannot schedule "+c.What+" on "+kit.DescribeFleets(ws, fleets), err) {
+		if !sentTo("", fleetstatus.Scope{WorkspaceID: ws, FleetIDs: fleets}, "Cannot schedule "+c.What+" on "+objects.DescribeFleets(ws, fleets), err) {
 			return
 		}
 		if err == nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -83,7 +83,7 @@ func (d *fleetStatusDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 			"read with one call each, `parallelism` at a time; every call retries like the provider's other calls. " +
 			"Devices are sorted by ID.",
 		Attributes: map[string]schema.Attribute{
-			"workspace_id": kit.WorkspaceLookupAttribute(),
+			"workspace_id": objects.WorkspaceLookupAttribute(),
 			"fleet_ids": idSet("Only read the devices of these fleets. An ID the workspace does not hold is an " +
 				"error (an empty fleet is not)."),
 			"device_ids": idSet("Only read these devices. An ID the workspace does not hold is an error. With " +
@@ -205,7 +205,7 @@ func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := kit.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	scope := fleetstatus.Scope{
 		WorkspaceID: ws,
 		FleetIDs:    values.SetStrings(ctx, cfg.FleetIDs, &resp.Diagnostics),

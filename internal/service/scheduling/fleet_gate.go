@@ -14,7 +14,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 // The gate of the fleet-wide sends of an update (see DESIGN.md, "Device
@@ -91,7 +91,7 @@ func SendFleetCommand(ctx context.Context, d *connection.ProviderData, c FleetCo
 	if gate == nil {
 		gate = &Gate{}
 	}
-	target := kit.DescribeFleets(c.Scope.WorkspaceID, c.Scope.FleetIDs)
+	target := objects.DescribeFleets(c.Scope.WorkspaceID, c.Scope.FleetIDs)
 	summary := "Cannot schedule the " + c.What + " on " + target
 	have, lack, at, err := gateFleet(ctx, d, c.Scope, c.Kind, c.Matches, gate.Since)
 	if err != nil {

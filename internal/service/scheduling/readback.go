@@ -15,7 +15,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 // Read-backs after a scheduling whose answer was lost (see DESIGN.md,
@@ -59,7 +59,7 @@ func (s SentSchedule) isNew(c *client.Client, scheduledAt string) bool {
 		return false
 	}
 	since, ok := c.EarliestServiceTime(s.Sent)
-	return ok && kit.CreatedAtOrAfter(scheduledAt, since)
+	return ok && objects.CreatedAtOrAfter(scheduledAt, since)
 }
 
 // when is, for messages, the time after which a scheduling can be this
@@ -82,10 +82,10 @@ func (s SentSchedule) when(c *client.Client) string {
 func (s SentSchedule) again(ctx context.Context, reads int) bool {
 	deadline, _ := ctx.Deadline()
 	timedOut := errors.Is(s.Cause, context.DeadlineExceeded)
-	if (!timedOut && reads >= 2) || time.Until(deadline) <= kit.RecheckInterval {
+	if (!timedOut && reads >= 2) || time.Until(deadline) <= objects.RecheckInterval {
 		return false
 	}
-	t := time.NewTimer(kit.RecheckInterval)
+	t := time.NewTimer(objects.RecheckInterval)
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -202,7 +202,7 @@ func FleetMaySchedule(c *client.Client, s SentSchedule, what, target, seen, chec
 func FleetStatusCheck(scope fleetstatus.Scope, job string) string {
 	fleets := "" // the whole workspace
 	if len(scope.FleetIDs) > 0 {
-		fleets = " fleet_ids = [" + strings.Join(kit.QuoteAll(scope.FleetIDs), ", ") + "]"
+		fleets = " fleet_ids = [" + strings.Join(objects.QuoteAll(scope.FleetIDs), ", ") + "]"
 	}
 	what := "fota = true"
 	if job != "" {
@@ -248,7 +248,7 @@ func ResolveActionSchedule(ctx context.Context, d *connection.ProviderData, s Se
 			"whether its scheduled_at is after %s.", s.Cause.Error(), seen, dev, what, again, dev, s.when(d.Client)))
 		return nil
 	}
-	target := kit.DescribeFleets(scope.WorkspaceID, scope.FleetIDs)
+	target := objects.DescribeFleets(scope.WorkspaceID, scope.FleetIDs)
 	have, lack, _, err := ReadBackFleet(ctx, d, s, scope, kind, matches)
 	switch {
 	case err != nil:

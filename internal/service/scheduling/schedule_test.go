@@ -15,8 +15,8 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/jsonvalue"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 // Scheduling safety on the real CLI: device commands are sent exactly as
@@ -534,7 +534,7 @@ resource "zdm_fota" "u" {
   firmware_id      = "fw"
   firmware_version = "3.0"
 }
-`, strings.Join(kit.QuoteAll(devs), ", "), ws, fleet, ws, fleet))
+`, strings.Join(objects.QuoteAll(devs), ", "), ws, fleet, ws, fleet))
 	s.init()
 	s.Server.SetFaults(localzdm.Faults{Latency: 300 * time.Millisecond})
 	s.Server.ResetCounters()

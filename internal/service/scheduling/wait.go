@@ -24,7 +24,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 // Waiting and polling: the wait options of the actions, and waitStatuses,
@@ -70,7 +70,7 @@ func ProgressFunc(resp *action.InvokeResponse) func(string) {
 // when it reached no device. It returns whether there are devices to wait
 // for.
 func ReportScheduled(what, ws string, fleets, devices []string, progress func(string), diags *diag.Diagnostics) bool {
-	target := kit.DescribeFleets(ws, fleets)
+	target := objects.DescribeFleets(ws, fleets)
 	if len(devices) == 0 {
 		diags.AddWarning("No device got the "+what,
 			"The "+what+" was scheduled on "+target+", which hold no device.")

@@ -22,7 +22,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 var (
@@ -77,7 +77,7 @@ func (d *timeseriesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"device time (`start` inclusive, `end` exclusive), device and tag, and sorted by device time, newest first " +
 			"unless `sort` says otherwise.",
 		Attributes: map[string]schema.Attribute{
-			"workspace_id": kit.WorkspaceLookupAttribute(),
+			"workspace_id": objects.WorkspaceLookupAttribute(),
 			"start": schema.StringAttribute{
 				MarkdownDescription: "Only points whose device time is at or after this time (inclusive), in RFC 3339 " +
 					"format such as `2025-01-31T00:00:00Z`. Must be before `end`. Any offset is accepted; it is sent " +
@@ -227,7 +227,7 @@ func (d *timeseriesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 				"storage_url in the provider block or the "+connection.EnvStorageURL+" environment variable.")
 		return
 	}
-	ws := kit.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

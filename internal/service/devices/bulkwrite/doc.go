@@ -10,7 +10,7 @@
 //   - Everything else runs at most `parallelism` at a time.
 //   - Creates that fail ambiguously (client.ErrAmbiguous: the service may
 //     have created the device) are resolved together by one list of the
-//     workspace and the adoption rule of single creates (kit.ResolveCreates),
+//     workspace and the adoption rule of single creates (objects.ResolveCreates),
 //     never matching a device the resource already holds or got in this
 //     apply.
 //   - Nothing is retried here beyond what the client retries; a failure is

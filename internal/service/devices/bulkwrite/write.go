@@ -12,7 +12,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/kit"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 // Write is one create (ID empty) or update of a bulk apply.
@@ -151,7 +151,7 @@ func record(d *connection.ProviderData, ws string, outcomes []Outcome) {
 }
 
 // adoptAmbiguous resolves the ambiguous creates among outcomes by the
-// adoption rule of single creates (kit.ResolveCreates), with one listing of
+// adoption rule of single creates (objects.ResolveCreates), with one listing of
 // the devices of ws for all of them (and of its fleets, when a create named
 // no fleet). Devices held by the resource, or answered to another write,
 // are owned, so never adopted.
@@ -173,10 +173,10 @@ func adoptAmbiguous(ctx context.Context, d *connection.ProviderData, ws string, 
 	if len(pending) == 0 {
 		return
 	}
-	as := make([]kit.AmbiguousCreate, len(pending))
+	as := make([]objects.AmbiguousCreate, len(pending))
 	for k, i := range pending {
 		w := writes[i]
-		as[k] = kit.AmbiguousCreate{Kind: "device", Name: w.Name, Summary: "Cannot create device " + connection.Quote(w.Name) + " in workspace " + ws,
+		as[k] = objects.AmbiguousCreate{Kind: "device", Name: w.Name, Summary: "Cannot create device " + connection.Quote(w.Name) + " in workspace " + ws,
 			Ws: ws, Cause: outcomes[i].Err, Sent: outcomes[i].sent, Import: ImportHint(ws, w.Fleet)}
 	}
 	defaultFleet := ""
@@ -186,17 +186,17 @@ func adoptAmbiguous(ctx context.Context, d *connection.ProviderData, ws string, 
 			if err != nil {
 				return nil, err
 			}
-			defaultFleet = kit.DefaultFleetOf(fleets)
+			defaultFleet = objects.DefaultFleetOf(fleets)
 		}
 		all, err := d.Client.ListDevices(ctx, ws)
 		tflog.Debug(ctx, "listed the devices of the workspace to resolve ambiguous creates",
 			map[string]any{"workspace_id": ws, "ambiguous": len(pending), "listed": len(all)})
 		return all, err
 	}
-	found, diags := kit.ResolveCreates(ctx, d, as, list,
-		func(k int, dev client.Device) kit.Candidate {
+	found, diags := objects.ResolveCreates(ctx, d, as, list,
+		func(k int, dev client.Device) objects.Candidate {
 			w := writes[pending[k]]
-			return kit.DeviceCandidate(dev, w.Name, w.Fleet, defaultFleet)
+			return objects.DeviceCandidate(dev, w.Name, w.Fleet, defaultFleet)
 		},
 		func(dev client.Device) string { return dev.ID })
 	for k, i := range pending {

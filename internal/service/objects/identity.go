@@ -1,4 +1,4 @@
-package kit
+package objects
 
 import (
 	"context"
@@ -399,11 +399,4 @@ func ImportFOTA(ctx context.Context, req resource.ImportStateRequest, resp *reso
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), dev)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("device_id"), dev)...)
 	SetIdentity(ctx, resp.Identity, NewFOTAIdentity(types.StringValue(dev), types.StringNull()), &resp.Diagnostics)
-}
-
-// FleetDevicesIdentityModel is the identity of a zdm_fleet_devices (its
-// list resource sets it through the framework).
-type FleetDevicesIdentityModel struct {
-	WorkspaceID types.String `tfsdk:"workspace_id"`
-	FleetID     types.String `tfsdk:"fleet_id"`
 }

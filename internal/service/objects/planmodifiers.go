@@ -1,4 +1,4 @@
-package kit
+package objects
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/framework/planmodifiers"
@@ -44,32 +43,4 @@ func WarnDestroyOrReplace(ctx context.Context, kind string, req resource.ModifyP
 	resp.Diagnostics.AddWarning("Replacing a "+kind+" leaves the old one in the service",
 		"A change of "+strings.Join(names, ", ")+" needs a new "+kind+". The ZDM API has no delete operation: "+
 			ref+" will stay in the service and Terraform will stop managing it; a new "+kind+" will be created.")
-}
-
-// FleetNameUnchanged keeps the fleet_name of the state while neither the
-// fleet nor the name of the device changes; otherwise fleet_name stays
-// unknown until the update answers.
-type FleetNameUnchanged struct{}
-
-func (FleetNameUnchanged) Description(context.Context) string {
-	return "Keeps the value of the state while fleet_id and name do not change."
-}
-
-func (m FleetNameUnchanged) MarkdownDescription(ctx context.Context) string {
-	return m.Description(ctx)
-}
-
-func (FleetNameUnchanged) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || !req.PlanValue.IsUnknown() {
-		return
-	}
-	for _, p := range []path.Path{path.Root("fleet_id"), path.Root("name")} {
-		var planned, prior types.String
-		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, p, &planned)...)
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, p, &prior)...)
-		if resp.Diagnostics.HasError() || planned.IsUnknown() || !planned.Equal(prior) {
-			return
-		}
-	}
-	resp.PlanValue = req.StateValue
 }

@@ -1,4 +1,4 @@
-package kit
+package objects
 
 import (
 	"context"
@@ -26,18 +26,6 @@ type InWorkspace interface {
 	// Key is the workspace and the ID of the object.
 	Key() (ws, id string)
 }
-
-// Workspace implements InWorkspace.
-func (m FleetModel) Workspace() types.String { return m.WorkspaceID }
-
-// Key implements InWorkspace.
-func (m FleetModel) Key() (ws, id string) { return m.WorkspaceID.ValueString(), m.ID.ValueString() }
-
-// Workspace implements InWorkspace.
-func (m DeviceModel) Workspace() types.String { return m.WorkspaceID }
-
-// Key implements InWorkspace.
-func (m DeviceModel) Key() (ws, id string) { return m.WorkspaceID.ValueString(), m.ID.ValueString() }
 
 // ObjectResource is what the resource of an object in a workspace (a fleet,
 // a device) adds to the create and the read they share: M is its state

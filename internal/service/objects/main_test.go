@@ -1,4 +1,4 @@
-package kit_test
+package objects_test
 
 import (
 	"testing"
