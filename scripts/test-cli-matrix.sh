@@ -51,7 +51,7 @@ for v in "${versions[@]}"; do
   # (acctest.SkipReport), which is the point of these older CLIs. This script
   # checks the skips itself, more strictly: each smoke test must pass, or
   # skip exactly when the CLI is below its minimum version.
-  CI=false TF_ACC=1 TF_ACC_TERRAFORM_PATH="$tf" go test -count=1 -v -timeout 30m -run "$run" ./internal/provider/... ./internal/connection/... ./internal/kit/... ./internal/service/... >"$out" 2>&1 || status=$?
+  CI=false TF_ACC=1 TF_ACC_TERRAFORM_PATH="$tf" go test -count=1 -v -timeout 30m -run "$run" ./internal/provider/... ./internal/connection/... ./internal/service/... >"$out" 2>&1 || status=$?
   pass=$(grep -cE '^--- PASS: TestAcc' "$out" || true)
   skip=$(grep -cE '^--- SKIP: TestAcc' "$out" || true)
   fail=$(grep -cE '^--- FAIL: TestAcc' "$out" || true)
