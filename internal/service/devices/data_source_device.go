@@ -20,16 +20,12 @@ var (
 )
 
 func NewDeviceDataSource() datasource.DataSource {
-	return &deviceDataSource{}
+	return &deviceDataSource{DataSourceBase: objects.DataSourceBase{TypeSuffix: "_device"}}
 }
 
 // deviceDataSource reads one device of a workspace by ID or name.
 type deviceDataSource struct {
-	data *connection.ProviderData
-}
-
-func (d *deviceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_device"
+	objects.DataSourceBase
 }
 
 func (d *deviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -53,12 +49,8 @@ func (d *deviceDataSource) ConfigValidators(context.Context) []datasource.Config
 	}
 }
 
-func (d *deviceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *deviceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.data == nil {
+	if d.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
@@ -67,20 +59,20 @@ func (d *deviceDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.Data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	var dev *client.Device
 	if !cfg.PhysID.IsNull() {
 		dev = objects.LookupByAttribute("device", "workspace "+ws, "phys_id", cfg.PhysID.ValueString(),
-			func() ([]client.Device, error) { return d.data.Client.ListDevices(ctx, ws) },
+			func() ([]client.Device, error) { return d.Data.Client.ListDevices(ctx, ws) },
 			func(dev client.Device) string { return dev.PhysID }, func(dev client.Device) string { return dev.ID },
 			&resp.Diagnostics)
 	} else {
 		dev = objects.LookupByIDOrName("device", "workspace "+ws, cfg.ID, cfg.Name,
-			func(id string) (*client.Device, error) { return d.data.Client.GetDevice(ctx, ws, id) },
-			func() ([]client.Device, error) { return d.data.Client.ListDevices(ctx, ws) },
+			func(id string) (*client.Device, error) { return d.Data.Client.GetDevice(ctx, ws, id) },
+			func() ([]client.Device, error) { return d.Data.Client.ListDevices(ctx, ws) },
 			func(dev client.Device) string { return dev.Name }, func(dev client.Device) string { return dev.ID },
 			&resp.Diagnostics)
 	}

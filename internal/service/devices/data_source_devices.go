@@ -20,12 +20,12 @@ var (
 )
 
 func NewDevicesDataSource() datasource.DataSource {
-	return &devicesDataSource{}
+	return &devicesDataSource{DataSourceBase: objects.DataSourceBase{TypeSuffix: "_devices"}}
 }
 
 // devicesDataSource lists the devices of a workspace, optionally filtered.
 type devicesDataSource struct {
-	data *connection.ProviderData
+	objects.DataSourceBase
 }
 
 // devicesModel maps the zdm_devices data source.
@@ -33,10 +33,6 @@ type devicesModel struct {
 	WorkspaceID types.String `tfsdk:"workspace_id"`
 	deviceFilterModel
 	Devices []DeviceModel `tfsdk:"devices"`
-}
-
-func (d *devicesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_devices"
 }
 
 func (d *devicesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -64,12 +60,8 @@ func (d *devicesDataSource) ConfigValidators(context.Context) []datasource.Confi
 	return []datasource.ConfigValidator{datasourcevalidator.Conflicting(deviceNameFilters()...)}
 }
 
-func (d *devicesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *devicesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.data == nil {
+	if d.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
@@ -78,7 +70,7 @@ func (d *devicesDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.Data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	match, err := cfg.matcher()
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name_regex"), "Invalid name_regex", err.Error())
@@ -86,7 +78,7 @@ func (d *devicesDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	all, err := d.data.Client.ListDevices(ctx, ws)
+	all, err := d.Data.Client.ListDevices(ctx, ws)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot list the devices of workspace "+ws, err.Error())
 		return

@@ -19,12 +19,12 @@ var (
 )
 
 func NewFOTAStatusDataSource() datasource.DataSource {
-	return &fotaStatusDataSource{}
+	return &fotaStatusDataSource{DataSourceBase: objects.DataSourceBase{TypeSuffix: "_fota_status"}}
 }
 
 // fotaStatusDataSource reads the firmware update status of a device.
 type fotaStatusDataSource struct {
-	data *connection.ProviderData
+	objects.DataSourceBase
 }
 
 // fotaStatusModel maps the zdm_fota_status data source.
@@ -35,10 +35,6 @@ type fotaStatusModel struct {
 	Status          types.String `tfsdk:"status"`
 	FirmwareID      types.String `tfsdk:"firmware_id"`
 	FirmwareVersion types.String `tfsdk:"firmware_version"`
-}
-
-func (d *fotaStatusDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_fota_status"
 }
 
 func (d *fotaStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -74,12 +70,8 @@ func (d *fotaStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	}
 }
 
-func (d *fotaStatusDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *fotaStatusDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.data == nil {
+	if d.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
@@ -89,10 +81,10 @@ func (d *fotaStatusDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		return
 	}
 	dev := cfg.DeviceID.ValueString()
-	f, err := d.data.Client.GetFOTA(ctx, dev)
+	f, err := d.Data.Client.GetFOTA(ctx, dev)
 	if client.IsNotFound(err) {
 		// Either the device is unknown or it never had an update.
-		exists, lerr := objects.DeviceExists(ctx, d.data.Client, dev)
+		exists, lerr := objects.DeviceExists(ctx, d.Data.Client, dev)
 		switch {
 		case lerr != nil:
 			resp.Diagnostics.AddError("Cannot read the firmware update of device "+dev, lerr.Error())

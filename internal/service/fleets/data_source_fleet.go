@@ -20,16 +20,12 @@ var (
 )
 
 func NewFleetDataSource() datasource.DataSource {
-	return &fleetDataSource{}
+	return &fleetDataSource{DataSourceBase: objects.DataSourceBase{TypeSuffix: "_fleet"}}
 }
 
 // fleetDataSource reads one fleet of a workspace by ID or name.
 type fleetDataSource struct {
-	data *connection.ProviderData
-}
-
-func (d *fleetDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_fleet"
+	objects.DataSourceBase
 }
 
 func (d *fleetDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -50,12 +46,8 @@ func (d *fleetDataSource) ConfigValidators(context.Context) []datasource.ConfigV
 	}
 }
 
-func (d *fleetDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *fleetDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.data == nil {
+	if d.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
@@ -64,13 +56,13 @@ func (d *fleetDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.Data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	f := objects.LookupByIDOrName("fleet", "workspace "+ws, cfg.ID, cfg.Name,
-		func(id string) (*client.Fleet, error) { return d.data.Client.GetFleet(ctx, ws, id) },
-		func() ([]client.Fleet, error) { return d.data.Client.ListFleets(ctx, ws) },
+		func(id string) (*client.Fleet, error) { return d.Data.Client.GetFleet(ctx, ws, id) },
+		func() ([]client.Fleet, error) { return d.Data.Client.ListFleets(ctx, ws) },
 		func(f client.Fleet) string { return f.Name }, func(f client.Fleet) string { return f.ID },
 		&resp.Diagnostics)
 	if f == nil {

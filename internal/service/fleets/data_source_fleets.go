@@ -18,22 +18,18 @@ var (
 )
 
 func NewFleetsDataSource() datasource.DataSource {
-	return &fleetsDataSource{}
+	return &fleetsDataSource{DataSourceBase: objects.DataSourceBase{TypeSuffix: "_fleets"}}
 }
 
 // fleetsDataSource lists the fleets of a workspace.
 type fleetsDataSource struct {
-	data *connection.ProviderData
+	objects.DataSourceBase
 }
 
 // fleetsModel maps the zdm_fleets data source.
 type fleetsModel struct {
 	WorkspaceID types.String `tfsdk:"workspace_id"`
 	Fleets      []FleetModel `tfsdk:"fleets"`
-}
-
-func (d *fleetsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_fleets"
 }
 
 func (d *fleetsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -50,12 +46,8 @@ func (d *fleetsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 	}
 }
 
-func (d *fleetsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *fleetsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.data == nil {
+	if d.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
@@ -64,11 +56,11 @@ func (d *fleetsDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.Data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	all, err := d.data.Client.ListFleets(ctx, ws)
+	all, err := d.Data.Client.ListFleets(ctx, ws)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot list the fleets of workspace "+ws, err.Error())
 		return

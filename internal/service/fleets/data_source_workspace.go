@@ -20,16 +20,12 @@ var (
 )
 
 func NewWorkspaceDataSource() datasource.DataSource {
-	return &workspaceDataSource{}
+	return &workspaceDataSource{DataSourceBase: objects.DataSourceBase{TypeSuffix: "_workspace"}}
 }
 
 // workspaceDataSource reads one workspace of the key's account by ID or name.
 type workspaceDataSource struct {
-	data *connection.ProviderData
-}
-
-func (d *workspaceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_workspace"
+	objects.DataSourceBase
 }
 
 func (d *workspaceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -49,12 +45,8 @@ func (d *workspaceDataSource) ConfigValidators(context.Context) []datasource.Con
 	}
 }
 
-func (d *workspaceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.data == nil {
+	if d.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
@@ -63,7 +55,7 @@ func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	all, err := d.data.Client.ListWorkspaces(ctx)
+	all, err := d.Data.Client.ListWorkspaces(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot list workspaces", err.Error())
 		return

@@ -16,21 +16,17 @@ var (
 )
 
 func NewWorkspacesDataSource() datasource.DataSource {
-	return &workspacesDataSource{}
+	return &workspacesDataSource{DataSourceBase: objects.DataSourceBase{TypeSuffix: "_workspaces"}}
 }
 
 // workspacesDataSource lists the workspaces of the key's account.
 type workspacesDataSource struct {
-	data *connection.ProviderData
+	objects.DataSourceBase
 }
 
 // workspacesModel maps the zdm_workspaces data source.
 type workspacesModel struct {
 	Workspaces []WorkspaceModel `tfsdk:"workspaces"`
-}
-
-func (d *workspacesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_workspaces"
 }
 
 func (d *workspacesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -46,16 +42,12 @@ func (d *workspacesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	}
 }
 
-func (d *workspacesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *workspacesDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.data == nil {
+	if d.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
-	all, err := d.data.Client.ListWorkspaces(ctx)
+	all, err := d.Data.Client.ListWorkspaces(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot list workspaces", err.Error())
 		return

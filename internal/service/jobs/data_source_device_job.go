@@ -22,12 +22,12 @@ var (
 )
 
 func NewDeviceJobDataSource() datasource.DataSource {
-	return &deviceJobDataSource{}
+	return &deviceJobDataSource{DataSourceBase: objects.DataSourceBase{TypeSuffix: "_device_job"}}
 }
 
 // deviceJobDataSource reads one job of a device.
 type deviceJobDataSource struct {
-	data *connection.ProviderData
+	objects.DataSourceBase
 }
 
 // deviceJobDataModel maps the zdm_device_job data source.
@@ -37,10 +37,6 @@ type deviceJobDataModel struct {
 	Status      types.String `tfsdk:"status"`
 	ScheduledAt types.String `tfsdk:"scheduled_at"`
 	Value       types.String `tfsdk:"value"`
-}
-
-func (d *deviceJobDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_device_job"
 }
 
 func (d *deviceJobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -57,12 +53,8 @@ func (d *deviceJobDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-func (d *deviceJobDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *deviceJobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.data == nil {
+	if d.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
@@ -72,10 +64,10 @@ func (d *deviceJobDataSource) Read(ctx context.Context, req datasource.ReadReque
 		return
 	}
 	dev, name := cfg.DeviceID.ValueString(), cfg.Name.ValueString()
-	job, err := d.data.Client.GetJob(ctx, dev, name)
+	job, err := d.Data.Client.GetJob(ctx, dev, name)
 	if client.IsNotFound(err) {
 		// Either the device or the job is unknown: tell which.
-		exists, lerr := objects.DeviceExists(ctx, d.data.Client, dev)
+		exists, lerr := objects.DeviceExists(ctx, d.Data.Client, dev)
 		switch {
 		case lerr != nil:
 			resp.Diagnostics.AddError("Cannot read job "+connection.Quote(name)+" of device "+dev, lerr.Error())

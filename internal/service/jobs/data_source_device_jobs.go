@@ -21,12 +21,12 @@ var (
 )
 
 func NewDeviceJobsDataSource() datasource.DataSource {
-	return &deviceJobsDataSource{}
+	return &deviceJobsDataSource{DataSourceBase: objects.DataSourceBase{TypeSuffix: "_device_jobs"}}
 }
 
 // deviceJobsDataSource lists the jobs of a device.
 type deviceJobsDataSource struct {
-	data *connection.ProviderData
+	objects.DataSourceBase
 }
 
 // deviceJobsModel maps the zdm_device_jobs data source.
@@ -34,10 +34,6 @@ type deviceJobsModel struct {
 	DeviceID types.String   `tfsdk:"device_id"`
 	Status   types.String   `tfsdk:"status"`
 	Jobs     []JobItemModel `tfsdk:"jobs"`
-}
-
-func (d *deviceJobsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_device_jobs"
 }
 
 func (d *deviceJobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -59,12 +55,8 @@ func (d *deviceJobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	}
 }
 
-func (d *deviceJobsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *deviceJobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.data == nil {
+	if d.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
@@ -74,7 +66,7 @@ func (d *deviceJobsDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		return
 	}
 	dev := cfg.DeviceID.ValueString()
-	jobs, err := d.data.Client.ListJobs(ctx, dev, cfg.Status.ValueString())
+	jobs, err := d.Data.Client.ListJobs(ctx, dev, cfg.Status.ValueString())
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddAttributeError(path.Root("device_id"), "Device not found", objects.UnknownDevice(dev))
 		return

@@ -2,6 +2,7 @@ package objects
 
 import (
 	"context"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -32,6 +33,25 @@ func (b *ResourceBase) Metadata(_ context.Context, req resource.MetadataRequest,
 // Configure implements resource.ResourceWithConfigure.
 func (b *ResourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	b.Data = connection.ConfigureData("Resource", req.ProviderData, &resp.Diagnostics)
+}
+
+// DataSourceBase gives a data source its type name and the provider's
+// configuration: a data source embeds it and sets TypeSuffix.
+type DataSourceBase struct {
+	// TypeSuffix follows the provider's type name: "_fleet".
+	TypeSuffix string
+	// Data is what the provider's Configure made; nil before it is known.
+	Data *connection.ProviderData
+}
+
+// Metadata implements datasource.DataSource.
+func (b *DataSourceBase) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + b.TypeSuffix
+}
+
+// Configure implements datasource.DataSourceWithConfigure.
+func (b *DataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	b.Data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
 }
 
 // ObjectResourceInterfaces are the interfaces of the resource of an object

@@ -27,13 +27,13 @@ var (
 )
 
 func NewFleetStatusDataSource() datasource.DataSource {
-	return &fleetStatusDataSource{}
+	return &fleetStatusDataSource{DataSourceBase: objects.DataSourceBase{TypeSuffix: "_fleet_status"}}
 }
 
 // fleetStatusDataSource reads the status of a job or of the firmware update
 // on every device of a workspace, of fleets or of a set of devices.
 type fleetStatusDataSource struct {
-	data *connection.ProviderData
+	objects.DataSourceBase
 }
 
 // fleetStatusModel maps the zdm_fleet_status data source.
@@ -51,10 +51,6 @@ type fleetStatusModel struct {
 	StatusCounts     types.Map    `tfsdk:"status_counts"`
 	FirmwareCounts   types.List   `tfsdk:"firmware_counts"`
 	MissingDeviceIDs types.List   `tfsdk:"missing_device_ids"`
-}
-
-func (d *fleetStatusDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_fleet_status"
 }
 
 func (d *fleetStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -191,12 +187,8 @@ func (d *fleetStatusDataSource) ValidateConfig(ctx context.Context, req datasour
 	}
 }
 
-func (d *fleetStatusDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.data == nil {
+	if d.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
@@ -205,7 +197,7 @@ func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.Data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	scope := fleetstatus.Scope{
 		WorkspaceID: ws,
 		FleetIDs:    values.SetStrings(ctx, cfg.FleetIDs, &resp.Diagnostics),
@@ -219,7 +211,7 @@ func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 		kind = fleetstatus.Job(cfg.JobName.ValueString())
 	}
 	parallel := StatusParallelism(cfg.Parallelism)
-	res, err := readFleetStatus(ctx, d.data.Client, scope, kind, parallel)
+	res, err := readFleetStatus(ctx, d.Data.Client, scope, kind, parallel)
 	if err != nil {
 		summary := "Cannot read the " + kind.String() + " of the devices of workspace " + ws
 		detail := err.Error()

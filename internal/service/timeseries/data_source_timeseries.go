@@ -33,12 +33,12 @@ var (
 )
 
 func NewTimeseriesDataSource() datasource.DataSource {
-	return &timeseriesDataSource{}
+	return &timeseriesDataSource{DataSourceBase: objects.DataSourceBase{TypeSuffix: "_timeseries"}}
 }
 
 // timeseriesDataSource reads stored data points of a workspace.
 type timeseriesDataSource struct {
-	data *connection.ProviderData
+	objects.DataSourceBase
 }
 
 // timeseriesModel maps the zdm_timeseries data source.
@@ -56,10 +56,6 @@ type timeseriesModel struct {
 	Points      types.List   `tfsdk:"points"`
 	PointsJSON  types.String `tfsdk:"points_json"`
 	PointCount  types.Int64  `tfsdk:"point_count"`
-}
-
-func (d *timeseriesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_timeseries"
 }
 
 func (d *timeseriesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -207,12 +203,8 @@ func (d *timeseriesDataSource) ValidateConfig(ctx context.Context, req datasourc
 	}
 }
 
-func (d *timeseriesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = connection.ConfigureData("Data Source", req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *timeseriesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.data == nil {
+	if d.Data == nil {
 		connection.NotConfigured(&resp.Diagnostics)
 		return
 	}
@@ -221,13 +213,13 @@ func (d *timeseriesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !d.data.HasStorage {
+	if !d.Data.HasStorage {
 		resp.Diagnostics.AddError("Missing storage_url",
 			"zdm_timeseries reads the time-series storage service, and the provider has no address for it: set "+
 				"storage_url in the provider block or the "+connection.EnvStorageURL+" environment variable.")
 		return
 	}
-	ws := objects.WorkspaceOrDefault(d.data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
+	ws := objects.WorkspaceOrDefault(d.Data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -258,7 +250,7 @@ func (d *timeseriesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	cfg.WorkspaceID = types.StringValue(ws)
 	if cfg.AsJSON.ValueBool() {
 		jb := newPointsJSONBuilder(plan.capacity())
-		if err := readTimeseries(ctx, d.data.Client.StreamData, ws, q, plan, jb.add); err != nil {
+		if err := readTimeseries(ctx, d.Data.Client.StreamData, ws, q, plan, jb.add); err != nil {
 			addTimeseriesError(&resp.Diagnostics, ws, err)
 			return
 		}
@@ -267,7 +259,7 @@ func (d *timeseriesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		cfg.PointCount = types.Int64Value(int64(jb.n))
 	} else {
 		b := newPointsBuilder(plan.capacity())
-		if err := readTimeseries(ctx, d.data.Client.StreamData, ws, q, plan, b.add); err != nil {
+		if err := readTimeseries(ctx, d.Data.Client.StreamData, ws, q, plan, b.add); err != nil {
 			addTimeseriesError(&resp.Diagnostics, ws, err)
 			return
 		}
