@@ -177,7 +177,7 @@ func New(cfg Config) (*Client, error) {
 		c.outage = DefaultOutageRetry
 	}
 	if c.sleep == nil {
-		c.sleep = sleep
+		c.sleep = Sleep
 	}
 	if c.waitMax < c.waitMin {
 		c.waitMax = c.waitMin

@@ -157,20 +157,20 @@ func TestRetryAfterSecondsHonored(t *testing.T) {
 // once the duration has passed and the context's error when the context
 // ends first. A broken wait hangs here until go test's timeout.
 func TestSleepWaitsForTheTimer(t *testing.T) {
-	if err := sleep(t.Context(), time.Millisecond); err != nil {
+	if err := Sleep(t.Context(), time.Millisecond); err != nil {
 		t.Fatalf("sleep(1ms) = %v, want nil", err)
 	}
-	if err := sleep(t.Context(), 0); err != nil {
+	if err := Sleep(t.Context(), 0); err != nil {
 		t.Fatalf("sleep(0) = %v, want nil", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+	if err := Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
 		t.Fatalf("sleep(1h) with a canceled context = %v, want context.Canceled", err)
 	}
 	ctx, cancel = context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- sleep(ctx, time.Hour) }()
+	go func() { done <- Sleep(ctx, time.Hour) }()
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("sleep(1h) canceled while waiting = %v, want context.Canceled", err)

@@ -253,7 +253,10 @@ func (e *retryStopError) Unwrap() []error {
 	return []error{e.last, e.cause}
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or less when ctx is done first (then it returns ctx's
+// error): the clock of the client's retries and of the rollout engine's
+// pacing.
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

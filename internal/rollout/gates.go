@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
 // Clock is the time of the pacing and the maintenance windows: tests give
@@ -18,17 +20,8 @@ type Clock interface {
 // realClock is the machine's clock.
 type realClock struct{}
 
-func (realClock) Now() time.Time { return time.Now() }
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func (realClock) Now() time.Time                                   { return time.Now() }
+func (realClock) Sleep(ctx context.Context, d time.Duration) error { return client.Sleep(ctx, d) }
 
 // clock is the spec's clock, or the machine's.
 func (s Spec) clock() Clock {
