@@ -40,6 +40,32 @@ func NotConfigured(diags *diag.Diagnostics) {
 			"Make sure base_url and api_key (or ZDM_BASE_URL and ZDM_API_KEY) are known before apply.")
 }
 
+// Getter holds a configuration, a plan or a state (tfsdk.Config,
+// tfsdk.Plan, tfsdk.State).
+type Getter interface {
+	Get(ctx context.Context, target any) diag.Diagnostics
+}
+
+// Decode starts an operation that needs the API: the error of NotConfigured
+// when d is nil, otherwise the model M that from holds; ok is false, with
+// the error in diags, when either fails.
+func Decode[M any](ctx context.Context, d *ProviderData, from Getter, diags *diag.Diagnostics) (m M, ok bool) {
+	if d == nil {
+		NotConfigured(diags)
+		return m, false
+	}
+	diags.Append(from.Get(ctx, &m)...)
+	return m, !diags.HasError()
+}
+
+// DecodeUpdate is Decode of an update: the planned and the prior model.
+func DecodeUpdate[M any](ctx context.Context, d *ProviderData, plan, state Getter, diags *diag.Diagnostics) (planned, prior M, ok bool) {
+	if planned, ok = Decode[M](ctx, d, plan, diags); ok {
+		diags.Append(state.Get(ctx, &prior)...)
+	}
+	return planned, prior, !diags.HasError()
+}
+
 // ProviderData is what resources and data sources receive from Configure.
 type ProviderData struct {
 	Client *client.Client

@@ -50,13 +50,8 @@ func (d *deviceDataSource) ConfigValidators(context.Context) []datasource.Config
 }
 
 func (d *deviceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.Data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var cfg DeviceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	cfg, ok := connection.Decode[DeviceModel](ctx, d.Data, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ws := objects.WorkspaceOrDefault(d.Data, cfg.WorkspaceID, path.Root("workspace_id"), &resp.Diagnostics)

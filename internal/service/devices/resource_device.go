@@ -188,14 +188,8 @@ func (r *DeviceResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 func (r *DeviceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if r.Data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var plan, prior DeviceResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
+	plan, prior, ok := connection.DecodeUpdate[DeviceResourceModel](ctx, r.Data, req.Plan, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ws, id := prior.WorkspaceID.ValueString(), prior.ID.ValueString()

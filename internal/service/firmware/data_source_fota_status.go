@@ -71,13 +71,8 @@ func (d *fotaStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 }
 
 func (d *fotaStatusDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.Data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var cfg fotaStatusModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	cfg, ok := connection.Decode[fotaStatusModel](ctx, d.Data, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	dev := cfg.DeviceID.ValueString()

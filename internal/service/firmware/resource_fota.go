@@ -329,13 +329,8 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 }
 
 func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if r.data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var plan fotaModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := connection.Decode[fotaModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	planned, known := plan.scheduling(ctx)
@@ -365,7 +360,7 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 			return
 		}
 	}
-	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
+	ok = r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	objects.SetIdentity(ctx, resp.Identity, objects.NewFOTAIdentity(plan.DeviceID, plan.WorkspaceID), &resp.Diagnostics)
 	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)

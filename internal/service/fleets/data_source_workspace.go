@@ -46,13 +46,8 @@ func (d *workspaceDataSource) ConfigValidators(context.Context) []datasource.Con
 }
 
 func (d *workspaceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.Data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var cfg WorkspaceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	cfg, ok := connection.Decode[WorkspaceModel](ctx, d.Data, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	all, err := d.Data.Client.ListWorkspaces(ctx)

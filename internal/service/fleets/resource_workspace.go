@@ -76,13 +76,8 @@ func (r *WorkspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 }
 
 func (r *WorkspaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if r.Data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var plan WorkspaceResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := connection.Decode[WorkspaceResourceModel](ctx, r.Data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name, desc := plan.Name.ValueString(), plan.Description.ValueString()

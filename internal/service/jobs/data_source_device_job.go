@@ -54,13 +54,8 @@ func (d *deviceJobDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 }
 
 func (d *deviceJobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.Data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var cfg deviceJobDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	cfg, ok := connection.Decode[deviceJobDataModel](ctx, d.Data, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	dev, name := cfg.DeviceID.ValueString(), cfg.Name.ValueString()

@@ -56,13 +56,8 @@ func (d *deviceJobsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 }
 
 func (d *deviceJobsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.Data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var cfg deviceJobsModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	cfg, ok := connection.Decode[deviceJobsModel](ctx, d.Data, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	dev := cfg.DeviceID.ValueString()

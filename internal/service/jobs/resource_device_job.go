@@ -212,13 +212,8 @@ func jobCommand(plan, prior deviceJobModel) bool {
 }
 
 func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if r.data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var plan deviceJobModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := connection.Decode[deviceJobModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	planned, known := plan.scheduling()
@@ -242,7 +237,7 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 			return
 		}
 	}
-	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
+	ok = r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	objects.SetIdentity(ctx, resp.Identity, objects.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 	if u, known := plan.scheduling(); known {
@@ -357,14 +352,8 @@ func (r *deviceJobResource) missing(ctx context.Context, state deviceJobModel, e
 }
 
 func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if r.data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var plan, prior deviceJobModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
+	plan, prior, ok := connection.DecodeUpdate[deviceJobModel](ctx, r.data, req.Plan, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if recordOnly(plan, prior) {
@@ -391,7 +380,7 @@ func (r *deviceJobResource) Update(ctx context.Context, req resource.UpdateReque
 			return
 		}
 	}
-	ok := r.wait(ctx, &plan, true, &resp.Diagnostics)
+	ok = r.wait(ctx, &plan, true, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	objects.SetIdentity(ctx, resp.Identity, objects.DeviceJobIdentityModel{DeviceID: plan.DeviceID, Name: plan.Name}, &resp.Diagnostics)
 	if u, known := plan.scheduling(); known {

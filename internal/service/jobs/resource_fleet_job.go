@@ -237,13 +237,8 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 }
 
 func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if r.data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var plan fleetJobModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := connection.Decode[fleetJobModel](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	planned, known := plan.scheduling(ctx)
@@ -264,7 +259,7 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 	} else if !r.schedule(ctx, &plan, "", nil, nil, &resp.Diagnostics) {
 		return
 	}
-	ok := r.wait(ctx, &plan, false, &resp.Diagnostics)
+	ok = r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	plan.markWait(ctx, resp.Private, ok, &resp.Diagnostics)
 }

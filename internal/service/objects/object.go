@@ -61,13 +61,8 @@ type ObjectResource[M InWorkspace, O any] struct {
 // workspace_id, or the provider's), the create (CreateObject), the state
 // and the identity.
 func (k ObjectResource[M, O]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if k.Data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var plan M
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := connection.Decode[M](ctx, k.Data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ws := WorkspaceOrDefault(k.Data, plan.Workspace(), path.Root("workspace_id"), &resp.Diagnostics)

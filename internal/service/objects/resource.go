@@ -2,6 +2,7 @@ package objects
 
 import (
 	"context"
+
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"

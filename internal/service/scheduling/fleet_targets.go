@@ -200,14 +200,8 @@ type FleetUpdate struct {
 // the state keeps the prior scheduling.
 func UpdateFleetScheduling[M any](ctx context.Context, d *connection.ProviderData, req resource.UpdateRequest, resp *resource.UpdateResponse,
 	update func(plan, prior *M) FleetUpdate) {
-	if d == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var plan, prior M
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
+	plan, prior, ok := connection.DecodeUpdate[M](ctx, d, req.Plan, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	u := update(&plan, &prior)

@@ -204,13 +204,8 @@ func (d *timeseriesDataSource) ValidateConfig(ctx context.Context, req datasourc
 }
 
 func (d *timeseriesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.Data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	var cfg timeseriesModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	cfg, ok := connection.Decode[timeseriesModel](ctx, d.Data, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if !d.Data.HasStorage {
