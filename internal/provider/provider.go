@@ -18,7 +18,6 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
 	"github.com/zdm/terraform-provider-zdm/internal/service/jobs"
 	"github.com/zdm/terraform-provider-zdm/internal/service/rollouts"
-	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 	"github.com/zdm/terraform-provider-zdm/internal/service/timeseries"
 )
 
@@ -76,7 +75,7 @@ func (p *zdmProvider) DataSources(context.Context) []func() datasource.DataSourc
 		jobs.NewDeviceJobsDataSource,
 		jobs.NewDeviceJobDataSource,
 		firmware.NewFOTAStatusDataSource,
-		scheduling.NewFleetStatusDataSource,
+		fleets.NewFleetStatusDataSource,
 		timeseries.NewTimeseriesDataSource,
 	}
 }

@@ -170,7 +170,7 @@ func sendDevice(ctx context.Context, d *connection.ProviderData, c FleetCommand,
 // latest scheduled_at of those that hold it. With no fleets in scope, only
 // the devices of a fleet count (a request to every fleet reaches no other).
 func gateFleet(ctx context.Context, d *connection.ProviderData, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, since string) (have, lack []string, at string, err error) {
-	res, err := readFleetStatus(ctx, d.Client, scope, kind, 0)
+	res, err := ReadFleetStatus(ctx, d.Client, scope, kind, 0)
 	if err != nil {
 		return nil, nil, "", err
 	}

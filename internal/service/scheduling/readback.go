@@ -133,7 +133,7 @@ func ReadBackFleet(ctx context.Context, d *connection.ProviderData, s SentSchedu
 	rctx, cancel := d.Client.ResolveContext(ctx)
 	defer cancel()
 	for reads := 1; ; reads++ {
-		res, rerr := readFleetStatus(rctx, d.Client, scope, kind, 0)
+		res, rerr := ReadFleetStatus(rctx, d.Client, scope, kind, 0)
 		if rerr != nil {
 			return nil, nil, "", rerr
 		}

@@ -1,4 +1,4 @@
-package scheduling
+package fleets_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package scheduling
+package fleets
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -18,6 +19,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
 	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
+	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
 )
 
 var (
@@ -112,7 +114,7 @@ func (d *fleetStatusDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 					"fleets on a slow network, lower it when the service rate-limits the key.",
 				Optional:   true,
 				Computed:   true,
-				Validators: []validator.Int64{int64validator.Between(1, MaxStatusParallelism)},
+				Validators: []validator.Int64{int64validator.Between(1, scheduling.MaxStatusParallelism)},
 			},
 			"device_count": schema.Int64Attribute{
 				MarkdownDescription: "Number of devices read.",
@@ -210,8 +212,8 @@ func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if !cfg.JobName.IsNull() {
 		kind = fleetstatus.Job(cfg.JobName.ValueString())
 	}
-	parallel := StatusParallelism(cfg.Parallelism)
-	res, err := readFleetStatus(ctx, d.Data.Client, scope, kind, parallel)
+	parallel := scheduling.StatusParallelism(cfg.Parallelism)
+	res, err := scheduling.ReadFleetStatus(ctx, d.Data.Client, scope, kind, parallel)
 	if err != nil {
 		summary := "Cannot read the " + kind.String() + " of the devices of workspace " + ws
 		detail := err.Error()
@@ -229,8 +231,74 @@ func (d *fleetStatusDataSource) Read(ctx context.Context, req datasource.ReadReq
 	cfg.Parallelism = types.Int64Value(int64(parallel))
 	cfg.DeviceCount = types.Int64Value(int64(len(res.Devices)))
 	cfg.Devices = deviceStatusList(kind, res.Devices)
-	cfg.StatusCounts = CountsMap(res.StatusCounts(want))
+	cfg.StatusCounts = scheduling.CountsMap(res.StatusCounts(want))
 	cfg.FirmwareCounts = firmwareCountsList(res.FirmwareCounts())
 	cfg.MissingDeviceIDs = values.StringList(res.Missing(want))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
+
+// deviceStatusAttrTypes are the attributes of one device's status.
+var deviceStatusAttrTypes = map[string]attr.Type{
+	"device_id":        types.StringType,
+	"device_name":      types.StringType,
+	"fleet_id":         types.StringType,
+	"scheduled":        types.BoolType,
+	"status":           types.StringType,
+	"scheduled_at":     types.StringType,
+	"value":            types.StringType,
+	"firmware_id":      types.StringType,
+	"firmware_version": types.StringType,
+}
+
+// deviceStatusList is the list value of device statuses, in their order.
+// value is set for jobs, firmware_id and firmware_version for firmware
+// updates; all three, status and scheduled_at are null on a device that
+// never got the job or update.
+func deviceStatusList(kind fleetstatus.Kind, devices []fleetstatus.Device) types.List {
+	objType := types.ObjectType{AttrTypes: deviceStatusAttrTypes}
+	elems := make([]attr.Value, len(devices))
+	for i, d := range devices {
+		optional := func(s string, set bool) types.String {
+			if !set {
+				return types.StringNull()
+			}
+			return types.StringValue(s)
+		}
+		value := types.StringNull()
+		if d.Found && !kind.IsFOTA() {
+			value = types.StringValue(values.CompactJSON(d.Value))
+		}
+		elems[i] = types.ObjectValueMust(deviceStatusAttrTypes, map[string]attr.Value{
+			"device_id":        types.StringValue(d.ID),
+			"device_name":      optional(d.Name, d.Name != ""),
+			"fleet_id":         optional(d.FleetID, d.FleetID != ""),
+			"scheduled":        types.BoolValue(d.Found),
+			"status":           optional(d.Status, d.Found),
+			"scheduled_at":     optional(d.ScheduledAt, d.Found),
+			"value":            value,
+			"firmware_id":      optional(d.FirmwareID, d.Found && kind.IsFOTA()),
+			"firmware_version": optional(d.FirmwareVersion, d.Found && kind.IsFOTA()),
+		})
+	}
+	return types.ListValueMust(objType, elems)
+}
+
+// firmwareCountAttrTypes are the attributes of one firmware count.
+var firmwareCountAttrTypes = map[string]attr.Type{
+	"firmware_id":      types.StringType,
+	"firmware_version": types.StringType,
+	"devices":          types.Int64Type,
+}
+
+// firmwareCountsList is the list value of firmware counts, in their order.
+func firmwareCountsList(counts []fleetstatus.FirmwareCount) types.List {
+	elems := make([]attr.Value, len(counts))
+	for i, c := range counts {
+		elems[i] = types.ObjectValueMust(firmwareCountAttrTypes, map[string]attr.Value{
+			"firmware_id":      types.StringValue(c.ID),
+			"firmware_version": types.StringValue(c.Version),
+			"devices":          types.Int64Value(int64(c.Devices)),
+		})
+	}
+	return types.ListValueMust(types.ObjectType{AttrTypes: firmwareCountAttrTypes}, elems)
 }
