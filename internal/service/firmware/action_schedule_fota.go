@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/fleetstatus"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/service/scheduling"
@@ -68,12 +69,8 @@ func (a *scheduleFOTAAction) ValidateConfig(ctx context.Context, req action.Vali
 }
 
 func (a *scheduleFOTAAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	if !a.Configured(&resp.Diagnostics) {
-		return
-	}
-	var cfg scheduleFOTAActionModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	cfg, ok := connection.Decode[scheduleFOTAActionModel](ctx, a.Data, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	fw, ver := cfg.FirmwareID.ValueString(), cfg.FirmwareVersion.ValueString()

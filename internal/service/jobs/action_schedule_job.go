@@ -71,12 +71,8 @@ func (a *scheduleJobAction) ValidateConfig(ctx context.Context, req action.Valid
 }
 
 func (a *scheduleJobAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	if !a.Configured(&resp.Diagnostics) {
-		return
-	}
-	var cfg scheduleJobActionModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	cfg, ok := connection.Decode[scheduleJobActionModel](ctx, a.Data, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := cfg.Name.ValueString()

@@ -67,12 +67,8 @@ func (a *rolloutAction[I, P]) ModifyPlan(ctx context.Context, req action.ModifyP
 // with their progress sent to the CLI, then the warning of a closed
 // maintenance window or the error of a stop.
 func (a *rolloutAction[I, P]) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
-	if a.data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	cfg := getInputs[I, P](ctx, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	cfg, ok := decodeInputs[I, P](ctx, a.data, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	spec := commandSpec(ctx, cfg, &resp.Diagnostics)

@@ -169,12 +169,8 @@ func (r *rolloutResource[M, P]) apply(ctx context.Context, plan P, prior *rollou
 }
 
 func (r *rolloutResource[M, P]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if r.data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
-		return
-	}
-	plan := getInputs[M, P](ctx, req.Plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	plan, ok := decodeInputs[M, P](ctx, r.data, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	r.apply(ctx, plan, plan.results().Inherited(ctx, &resp.Diagnostics), &resp.State, &resp.Diagnostics)
@@ -216,15 +212,11 @@ func (r *rolloutResource[M, P]) Read(ctx context.Context, req resource.ReadReque
 }
 
 func (r *rolloutResource[M, P]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if r.data == nil {
-		connection.NotConfigured(&resp.Diagnostics)
+	planned, prior, ok := connection.DecodeUpdate[M](ctx, r.data, req.Plan, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	plan := getInputs[M, P](ctx, req.Plan, &resp.Diagnostics)
-	state := getInputs[M, P](ctx, req.State, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	plan, state := P(&planned), P(&prior)
 	if state.results().Status.ValueString() == rollout.StatusCompleted {
 		// Only settings changed; a complete rollout has nothing left to do.
 		*plan.results() = *state.results()

@@ -105,12 +105,17 @@ type rolloutInputs[I any] interface {
 }
 
 // getInputs reads the inputs I from a plan, state or configuration.
-func getInputs[I any, P rolloutInputs[I]](ctx context.Context, from interface {
-	Get(context.Context, any) diag.Diagnostics
-}, diags *diag.Diagnostics) P {
+func getInputs[I any, P rolloutInputs[I]](ctx context.Context, from connection.Getter, diags *diag.Diagnostics) P {
 	var in I
 	diags.Append(from.Get(ctx, &in)...)
 	return P(&in)
+}
+
+// decodeInputs is connection.Decode of the inputs I: the start of an
+// operation that needs the API.
+func decodeInputs[I any, P rolloutInputs[I]](ctx context.Context, d *connection.ProviderData, from connection.Getter, diags *diag.Diagnostics) (P, bool) {
+	in, ok := connection.Decode[I](ctx, d, from, diags)
+	return P(&in), ok
 }
 
 // shared are the inputs every rollout has; the command's inputs embed them.

@@ -165,13 +165,3 @@ func (b *ActionBase) Configure(_ context.Context, req action.ConfigureRequest, r
 func (b *ActionBase) ConfigValidators(context.Context) []action.ConfigValidator {
 	return ActionTargetValidators()
 }
-
-// Configured tells whether the provider is configured; otherwise it reports
-// so.
-func (b *ActionBase) Configured(diags *diag.Diagnostics) bool {
-	if b.Data == nil {
-		connection.NotConfigured(diags)
-		return false
-	}
-	return true
-}
