@@ -3,6 +3,8 @@ package localzdm
 import (
 	"container/heap"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -65,7 +67,7 @@ func (s *Server) SetDeviceBehavior(b DeviceBehavior) error {
 // name) and FOTA, as if scheduled at now; s.st.Mu is held for writing.
 func (s *Server) replanPendingLocked(now time.Time) {
 	s.clearAnswers()
-	for _, wsID := range sortedKeys(s.st.Workspaces) {
+	for _, wsID := range slices.Sorted(maps.Keys(s.st.Workspaces)) {
 		w := s.st.Workspaces[wsID]
 		p := s.newPlannerLocked(w)
 		if p == nil {
@@ -76,7 +78,7 @@ func (s *Server) replanPendingLocked(now time.Time) {
 			if d == nil {
 				continue
 			}
-			for _, name := range sortedKeys(d.Jobs) {
+			for _, name := range slices.Sorted(maps.Keys(d.Jobs)) {
 				if j := d.Jobs[name]; j.Status == JobStatusPending {
 					s.planLocked(p, d, target{job: j}, now)
 				}

@@ -3,6 +3,7 @@ package localzdm
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -91,15 +92,6 @@ func (c *call) checkDevicePath() error {
 	defer c.s.st.Mu.RUnlock()
 	_, err := c.pathDeviceLocked()
 	return err
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func (c *call) listWorkspaces() (any, error) {
@@ -368,7 +360,7 @@ func (c *call) listJobs() (any, error) {
 		return nil, err
 	}
 	names := make([]string, 0, len(d.Jobs))
-	for _, name := range sortedKeys(d.Jobs) {
+	for _, name := range slices.Sorted(maps.Keys(d.Jobs)) {
 		if !present || d.Jobs[name].Status == status {
 			names = append(names, name)
 		}

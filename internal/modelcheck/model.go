@@ -15,6 +15,7 @@ package modelcheck
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
 	"slices"
 	"sort"
@@ -518,12 +519,12 @@ func (m *model) hcl() string {
 		return fmt.Sprintf("zdm_fleet.f[%q].id", k)
 	}
 	b.WriteString("resource \"zdm_fleet\" \"f\" {\n  for_each = {\n")
-	for _, k := range sortedKeys(m.fleets) {
+	for _, k := range slices.Sorted(maps.Keys(m.fleets)) {
 		fmt.Fprintf(&b, "    %q = %q\n", k, m.fleets[k])
 	}
 	b.WriteString("  }\n  name = each.value\n}\n\n")
 	b.WriteString("resource \"zdm_device\" \"d\" {\n  for_each = {\n")
-	for _, k := range sortedKeys(m.devices) {
+	for _, k := range slices.Sorted(maps.Keys(m.devices)) {
 		d := m.devices[k]
 		fmt.Fprintf(&b, "    %q = { name = %q, fleet_id = %s }\n", k, d.name, fleetRef(d.fleet))
 	}
@@ -536,12 +537,12 @@ func (m *model) hcl() string {
 		fmt.Fprintf(&b, "  fleet_id = %s\n", ref)
 	}
 	b.WriteString("  devices = {\n")
-	for _, k := range sortedKeys(m.fd) {
+	for _, k := range slices.Sorted(maps.Keys(m.fd)) {
 		fmt.Fprintf(&b, "    %q = %q\n", k, m.fd[k])
 	}
 	b.WriteString("  }\n}\n\n")
 	b.WriteString("resource \"zdm_device_job\" \"j\" {\n  for_each = {\n")
-	for _, k := range sortedKeys(m.jobs) {
+	for _, k := range slices.Sorted(maps.Keys(m.jobs)) {
 		j := m.jobs[k]
 		if _, ok := m.devices[j.device]; !ok {
 			continue
@@ -562,12 +563,12 @@ func (m *model) hcl() string {
 		fmt.Fprintf(&b, "\nresource \"zdm_fleet_job\" \"fj\" {\n  workspace_id = %q\n  fleet_ids    = %s\n  name         = \"fleetwide\"\n  value        = jsonencode({ v = %q })\n}\n",
 			m.workspace, fleetList(m.fj.fleets), m.fj.value)
 	}
-	for _, k := range sortedKeys(m.ro) {
+	for _, k := range slices.Sorted(maps.Keys(m.ro)) {
 		ro := m.ro[k]
 		fmt.Fprintf(&b, "\nresource \"zdm_job_rollout\" %q {\n  workspace_id      = %q\n  fleet_ids         = %s\n  name              = \"rollout\"\n"+
 			"  value             = jsonencode({ v = %q })\n  salt              = %q\n  waves             = [\"1\", \"100%%\"]\n"+
 			"  wave_timeout      = \"1s\"\n  poll_interval     = \"100ms\"\n  max_failure_ratio = 1\n",
-			k, m.workspace, fleetList(sortedKeys(m.fleets)), ro.value, ro.salt)
+			k, m.workspace, fleetList(slices.Sorted(maps.Keys(m.fleets))), ro.value, ro.salt)
 		if ro.window {
 			fmt.Fprintf(&b, "  max_devices_per_minute = 600\n  maintenance_window {\n    days      = [\"mon\", \"tue\", \"wed\", \"thu\", \"fri\", \"sat\", \"sun\"]\n"+
 				"    start     = %q\n    end       = %q\n    time_zone = \"UTC\"\n  }\n", m.window[0], m.window[1])
@@ -575,13 +576,4 @@ func (m *model) hcl() string {
 		b.WriteString("}\n")
 	}
 	return b.String()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

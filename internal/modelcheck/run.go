@@ -405,7 +405,7 @@ func (r *runner) moveOutside(ctx context.Context, pick int) error {
 		byName[f.Name] = f.ID
 	}
 	var ids []string // the model's fleets, by key
-	for _, k := range sortedKeys(r.m.fleets) {
+	for _, k := range slices.Sorted(maps.Keys(r.m.fleets)) {
 		if id := byName[r.m.fleets[k]]; id != "" {
 			ids = append(ids, id)
 		}
@@ -520,7 +520,7 @@ func (r *runner) adopt(ctx context.Context) error {
 	for k := range r.m.devices {
 		configured[fmt.Sprintf("zdm_device.d[%q]", k)] = true
 	}
-	for _, k := range sortedKeys(r.m.devices) {
+	for _, k := range slices.Sorted(maps.Keys(r.m.devices)) {
 		d := r.m.devices[k]
 		addr := fmt.Sprintf("zdm_device.d[%q]", k)
 		if inState[addr] {
@@ -612,7 +612,7 @@ func (r *runner) check(ctx context.Context, i int, converged bool) error {
 	for _, f := range fleets {
 		fleetNames[f.Name] = append(fleetNames[f.Name], f.ID)
 	}
-	for _, n := range sortedKeys(fleetNames) {
+	for _, n := range slices.Sorted(maps.Keys(fleetNames)) {
 		if ids := fleetNames[n]; len(ids) > 1 {
 			add("fleet-name-unique", "fleet name %q is held by %d fleets %v", n, len(ids), ids)
 		}
@@ -622,7 +622,7 @@ func (r *runner) check(ctx context.Context, i int, converged bool) error {
 		k := d.FleetID() + "\x00" + d.Name
 		byName[k] = append(byName[k], d.ID)
 	}
-	for _, k := range sortedKeys(byName) {
+	for _, k := range slices.Sorted(maps.Keys(byName)) {
 		if ids := byName[k]; len(ids) > 1 {
 			fleet, name, _ := strings.Cut(k, "\x00")
 			add("device-name-unique", "device name %q is held by %d devices of fleet %s: %v", name, len(ids), fleet, ids)

@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -94,7 +96,7 @@ func TestExamples(t *testing.T) {
 
 	requireFile(t, filepath.Join(examplesDir, "provider", "provider.tf"))
 
-	for _, name := range sortedKeys(resp.ResourceSchemas) {
+	for _, name := range slices.Sorted(maps.Keys(resp.ResourceSchemas)) {
 		dir := filepath.Join(examplesDir, "resources", name)
 		requireFile(t, filepath.Join(dir, "resource.tf"))
 		requireFile(t, filepath.Join(dir, "import.sh"))
@@ -102,17 +104,17 @@ func TestExamples(t *testing.T) {
 			requireFile(t, filepath.Join(dir, "import-by-identity.tf"))
 		}
 	}
-	for _, name := range sortedKeys(resp.DataSourceSchemas) {
+	for _, name := range slices.Sorted(maps.Keys(resp.DataSourceSchemas)) {
 		requireFile(t, filepath.Join(examplesDir, "data-sources", name, "data-source.tf"))
 	}
-	for _, name := range sortedKeys(resp.ListResourceSchemas) {
+	for _, name := range slices.Sorted(maps.Keys(resp.ListResourceSchemas)) {
 		dir := filepath.Join(examplesDir, "list-resources", name)
 		matches, _ := filepath.Glob(filepath.Join(dir, "*.tfquery.hcl"))
 		if len(matches) == 0 {
 			t.Errorf("missing example: %s/*.tfquery.hcl", dir)
 		}
 	}
-	for _, name := range sortedKeys(resp.ActionSchemas) {
+	for _, name := range slices.Sorted(maps.Keys(resp.ActionSchemas)) {
 		requireFile(t, filepath.Join(examplesDir, "actions", name, "action.tf"))
 	}
 
@@ -193,15 +195,6 @@ func failOnDiagnostics(t *testing.T, call string, diags []*tfprotov6.Diagnostic)
 			t.Fatalf("%s: %s: %s", call, d.Summary, d.Detail)
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func keySet[V any](m map[string]V) map[string]bool {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -291,7 +292,7 @@ func (s *Store) CopyModelLocked() StateFile {
 			}
 		}
 	}
-	for _, k := range sortedKeys(s.Keys) {
+	for _, k := range slices.Sorted(maps.Keys(s.Keys)) {
 		st.Keys = append(st.Keys, KeyRecord{Key: k, WorkspaceID: s.Keys[k]})
 	}
 	return st

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,7 +188,7 @@ func (s *Store) Restore(st *StateFile) error {
 		b := *st.Bootstrap
 		s.Boot = &b
 	}
-	for _, wid := range sortedKeys(st.Data) {
+	for _, wid := range slices.Sorted(maps.Keys(st.Data)) {
 		if err := s.restorePoints(wid, st.Data[wid]); err != nil {
 			return err
 		}
@@ -237,22 +238,22 @@ func (s *Store) checkModel() error {
 		}
 	}
 	indexed := map[string]bool{} // fleets and devices listed by their workspace
-	for _, wid := range sortedKeys(s.Workspaces) {
+	for _, wid := range slices.Sorted(maps.Keys(s.Workspaces)) {
 		if err := s.checkWorkspace(s.Workspaces[wid], listed[wid] != "", indexed); err != nil {
 			return err
 		}
 	}
-	for _, fid := range sortedKeys(s.Fleets) {
+	for _, fid := range slices.Sorted(maps.Keys(s.Fleets)) {
 		if err := s.checkFleet(s.Fleets[fid], indexed); err != nil {
 			return err
 		}
 	}
-	for _, did := range sortedKeys(s.Devices) {
+	for _, did := range slices.Sorted(maps.Keys(s.Devices)) {
 		if err := s.checkDevice(s.Devices[did], indexed); err != nil {
 			return err
 		}
 	}
-	for _, k := range sortedKeys(s.Keys) {
+	for _, k := range slices.Sorted(maps.Keys(s.Keys)) {
 		if s.Workspaces[s.Keys[k]] == nil {
 			return fmt.Errorf("an API key is bound to unknown workspace %q", s.Keys[k])
 		}
@@ -268,7 +269,7 @@ func (s *Store) checkModel() error {
 			return fmt.Errorf("the bootstrap record's API key is not bound to workspace %q", w.ID)
 		}
 	}
-	for _, wid := range sortedKeys(s.Series) {
+	for _, wid := range slices.Sorted(maps.Keys(s.Series)) {
 		if s.Workspaces[wid] == nil {
 			return fmt.Errorf("data points of unknown workspace %q", wid)
 		}
@@ -352,7 +353,7 @@ func (s *Store) checkDevice(d *Device, indexed map[string]bool) error {
 			return fmt.Errorf("device %q: identities must be an array of objects", d.ID)
 		}
 	}
-	for _, name := range sortedKeys(d.Jobs) {
+	for _, name := range slices.Sorted(maps.Keys(d.Jobs)) {
 		j := d.Jobs[name]
 		switch {
 		case j == nil:

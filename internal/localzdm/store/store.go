@@ -5,7 +5,6 @@
 package store
 
 import (
-	"slices"
 	"sync"
 )
 
@@ -48,12 +47,3 @@ func (s *Store) Persistent() bool { return s.persist != nil }
 // StatePath is the state file with its symbolic links resolved; empty
 // without one.
 func (s *Store) StatePath() string { return s.path }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
