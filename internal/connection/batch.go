@@ -143,13 +143,8 @@ func (b *batcher[T]) read(ctx context.Context, ws, id string) (*T, error) {
 	if c == nil {
 		return b.get(ctx, ws, id)
 	}
-	if leader {
-		b.run(ctx, ws, c)
-	}
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := b.await(ctx, ws, c, leader); err != nil {
+		return nil, err
 	}
 	if c.err == nil {
 		if v, ok := c.lookup(b.idOf).Get(id); ok {
@@ -248,18 +243,27 @@ func (b *batcher[T]) listed(ctx context.Context, ws string, fleets []string) (*l
 		w.cur = c
 	}
 	b.mu.Unlock()
-	if leader {
-		b.run(ctx, ws, c)
-	}
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := b.await(ctx, ws, c, leader); err != nil {
+		return nil, err
 	}
 	if c.err != nil {
 		return nil, c.err
 	}
 	return c, nil
+}
+
+// await ends when the list call c of ws is done, having run it when the
+// caller leads it, or when ctx ends first (its error).
+func (b *batcher[T]) await(ctx context.Context, ws string, c *listCall[T], leader bool) error {
+	if leader {
+		b.run(ctx, ws, c)
+	}
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // join returns the list call that a read of ws uses, and whether the caller
