@@ -264,11 +264,18 @@ func lateCandidates(rec Record, devices []client.Device) []string {
 	}
 	var ids []string
 	for _, d := range devices {
-		if t, err := time.Parse(time.RFC3339Nano, d.CreatedAt); err == nil && t.After(rec.StartedAt) && !recorded[d.ID] {
+		if createdAfter(d, rec.StartedAt) && !recorded[d.ID] {
 			ids = append(ids, d.ID)
 		}
 	}
 	return ids
+}
+
+// createdAfter tells whether the service created d after t; a device whose
+// creation time does not parse was not (it goes to the waves, not late).
+func createdAfter(d client.Device, t time.Time) bool {
+	c, err := time.Parse(time.RFC3339Nano, d.CreatedAt)
+	return err == nil && c.After(t)
 }
 
 // startTime is the start of a rollout without a prior record, on the
@@ -350,7 +357,7 @@ func assign(spec Spec, rec Record, devices []client.Device, has func(string) boo
 		if placed[d.ID] {
 			continue
 		}
-		if t, err := time.Parse(time.RFC3339Nano, d.CreatedAt); err == nil && t.After(rec.StartedAt) && !has(d.ID) {
+		if createdAfter(d, rec.StartedAt) && !has(d.ID) {
 			late = append(late, d.ID)
 			continue
 		}
