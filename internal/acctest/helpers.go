@@ -170,6 +170,12 @@ func Head(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// Tail returns the last n lines of s, its final newlines dropped.
+func Tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
 // NewDevices creates devices in the default fleet of the test's workspace,
 // out of band, and returns their IDs.
 func NewDevices(t *testing.T, e *Env, names ...string) []string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices/fleetdevices"
 	"github.com/zdm/terraform-provider-zdm/internal/service/firmware"
 	"github.com/zdm/terraform-provider-zdm/internal/service/fleets"
 	"github.com/zdm/terraform-provider-zdm/internal/service/jobs"
@@ -59,7 +60,7 @@ func (p *zdmProvider) Resources(context.Context) []func() resource.Resource {
 		jobs.NewFleetJobResource,
 		rollouts.NewFOTARolloutResource,
 		rollouts.NewJobRolloutResource,
-		devices.NewFleetDevicesResource,
+		fleetdevices.NewResource,
 	}
 }
 
@@ -87,7 +88,7 @@ func (p *zdmProvider) ListResources(context.Context) []func() list.ListResource 
 		fleets.NewFleetListResource,
 		devices.NewDeviceListResource,
 		jobs.NewDeviceJobListResource,
-		devices.NewFleetDevicesListResource,
+		fleetdevices.NewListResource,
 	}
 }
 

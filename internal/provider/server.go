@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
-	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices/fleetdevices"
 )
 
 // The provider's protocol server: the framework's server, with the
@@ -44,7 +44,7 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 		return &server{
 			frameworkServer: fw,
 			direct: map[string]directResource{
-				devices.FleetDevicesTypeName: devices.NewFleetDevicesServer(p.data.Load),
+				fleetdevices.TypeName: fleetdevices.NewServer(p.data.Load),
 			},
 		}, nil
 	}

@@ -20,12 +20,14 @@ import (
 // resources to a zdm_fleet_devices (removed blocks and an import in one
 // plan) reads both for one last time.
 
-// deviceClaims records which read holds each device ID. Its zero value is
-// ready to use.
-type deviceClaims struct {
+// DeviceClaims records which read holds each device ID. The reads of
+// zdm_device and of zdm_fleet_devices (package fleetdevices) share one per
+// provider configuration, connection.Registry[DeviceClaims], and call
+// ClaimDevices. Its zero value is ready to use.
+type DeviceClaims struct {
 	mu     sync.Mutex
 	claims map[string]deviceClaim
-	// owners holds the resource of each read (one per claimDevices call),
+	// owners holds the resource of each read (one per ClaimDevices call),
 	// such as `zdm_fleet_devices of fleet "flt-1"`: read n is owners[n-1].
 	owners []string
 }
@@ -37,12 +39,12 @@ type deviceClaim struct {
 	read uint32 // which read, from 1
 }
 
-// claimDevices records that one read of the resource described by owner
+// ClaimDevices records that one read of the resource described by owner
 // holds the devices of ids (device ID to its key in owner's map, "" for a
 // zdm_device; the key is kept as the caller holds it, and formatted only
 // in a warning). It returns one line per device that another read of the same
 // operation holds already, sorted.
-func (c *deviceClaims) claimDevices(owner string, ids map[string]string) []string {
+func (c *DeviceClaims) ClaimDevices(owner string, ids map[string]string) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.claims == nil {
@@ -69,13 +71,13 @@ func describeClaim(owner, key string) string {
 	return owner + " (key " + connection.Quote(key) + ")"
 }
 
-// twiceManagedWarning is the warning about devices held by two resources;
-// lines come from claimDevices.
-func twiceManagedWarning(lines []string) (string, string) {
+// TwiceManagedWarning is the summary and detail of the warning about devices
+// held by two resources; lines come from ClaimDevices.
+func TwiceManagedWarning(lines []string) (string, string) {
 	return "Devices managed by two resources",
 		"Each device must be managed by one resource only: one zdm_device, or one entry of one zdm_fleet_devices. " +
 			"These devices are held by two resources of this configuration, which will undo each other's changes: " +
-			listSome(lines) + ". Remove the device from all but one of them (a removed block with " +
+			ListSome(lines) + ". Remove the device from all but one of them (a removed block with " +
 			"lifecycle { destroy = false } for a zdm_device, or deleting its key from a zdm_fleet_devices map; " +
 			"neither changes the service)."
 }

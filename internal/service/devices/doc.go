@@ -1,11 +1,14 @@
 // Package devices is the devices family: zdm_device (resource, data source,
-// list resource), zdm_devices, and zdm_fleet_devices (many devices as one
-// resource, served at the protocol level: see resource_fleet_devices_protocol.go)
-// with its list resource. The concurrent writes of many devices of
-// zdm_fleet_devices are package bulkwrite, below it.
+// list resource) and zdm_devices, and what zdm_fleet_devices shares with
+// them: the device model and its data-source attributes (models.go), the
+// gate of device creates that refuses a second copy (duplicates.go,
+// RefuseDuplicates and allow_duplicate_names), the claims that find a
+// device managed by two resources (device_claims.go) and the lists of the
+// messages (messages.go).
 //
-// Size: zdm_fleet_devices is served at the protocol level (its values, in
-// tftypes and in MessagePack, its plan and its apply) and its gate (resume,
-// carry a renamed key's device over, refuse a duplicate) reads the same
-// values; they are one resource and stay together.
+// zdm_fleet_devices (many devices as one resource, served at the protocol
+// level) and its list resource are package fleetdevices, below which the
+// concurrent writes of many devices are package bulkwrite. fleetdevices
+// imports this package, never the reverse; the provider registers the
+// constructors of both.
 package devices

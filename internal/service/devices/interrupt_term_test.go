@@ -77,7 +77,7 @@ resource "zdm_device" "d" {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	t.Logf("terraform after SIGTERM to its process group:\n%s", tailLines(out.String(), 15))
+	t.Logf("terraform after SIGTERM to its process group:\n%s", acctest.Tail(out.String(), 15))
 	env.Server.ClearRequestFaults()
 	time.Sleep(time.Second) // the held creates act
 	// The provider does not outlive Terraform: Terraform stops it.
@@ -100,12 +100,6 @@ resource "zdm_device" "d" {
 	if inState != inService {
 		t.Errorf("the state holds %d devices and the service %d: %d lost from the state", inState, inService, inService-inState)
 	}
-}
-
-// tailLines returns the last n lines of s.
-func tailLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // pluginRunning reports whether a process runs a binary of dir.

@@ -86,7 +86,7 @@ list "zdm_device" "all" {
 				calls += srv.TotalRequests()
 				b.StopTimer()
 				if got := countLines(out, "list.zdm_device.all "); got != n {
-					b.Fatalf("query listed %d devices, want %d:\n%s", got, n, tail(out, 5))
+					b.Fatalf("query listed %d devices, want %d:\n%s", got, n, acctest.Tail(out, 5))
 				}
 				if bc.generate {
 					name := fmt.Sprintf("generated-%d.tf", i)
@@ -142,15 +142,6 @@ list "zdm_device" "all" {
 		}
 		b.ReportMetric(float64(n), "devices")
 	})
-}
-
-// tail returns the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // countLines counts the lines of s that start with prefix.

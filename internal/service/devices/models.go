@@ -120,10 +120,3 @@ func (FleetNameUnchanged) PlanModifyString(ctx context.Context, req planmodifier
 	}
 	resp.PlanValue = req.StateValue
 }
-
-// FleetDevicesIdentityModel is the identity of a zdm_fleet_devices (its
-// list resource sets it through the framework).
-type FleetDevicesIdentityModel struct {
-	WorkspaceID types.String `tfsdk:"workspace_id"`
-	FleetID     types.String `tfsdk:"fleet_id"`
-}

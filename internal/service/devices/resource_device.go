@@ -82,8 +82,8 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					"`jsondecode`); null when the device has none.",
 				Computed: true,
 			},
-			allowDuplicateNamesAttr: schema.BoolAttribute{
-				MarkdownDescription: allowDuplicateNamesDescription,
+			AllowDuplicateNamesAttr: schema.BoolAttribute{
+				MarkdownDescription: AllowDuplicateNamesDescription,
 				Optional:            true,
 			},
 		},
@@ -120,7 +120,7 @@ func (r *DeviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	ws, fleet := plan.WorkspaceID.ValueString(), plan.FleetID.ValueString()
-	refuseDuplicates(ctx, r.Data, path.Root("name"), ws, fleet, map[string]bool{plan.Name.ValueString(): true}, nil,
+	RefuseDuplicates(ctx, r.Data, path.Root("name"), ws, fleet, map[string]bool{plan.Name.ValueString(): true}, nil,
 		func(string) string {
 			return "as zdm_device resources (terraform import <address> " + ws + "/<device_id>)."
 		}, &resp.Diagnostics)
@@ -172,8 +172,8 @@ func (r *DeviceResource) object() objects.ObjectResource[DeviceResourceModel, cl
 			to.AllowDuplicateNames = from.AllowDuplicateNames
 		},
 		Check: func(d *client.Device, diags *diag.Diagnostics) {
-			if lines := connection.Registry[deviceClaims](r.Data).claimDevices("zdm_device "+connection.Quote(d.Name), map[string]string{d.ID: ""}); len(lines) > 0 {
-				diags.AddWarning(twiceManagedWarning(lines))
+			if lines := connection.Registry[DeviceClaims](r.Data).ClaimDevices("zdm_device "+connection.Quote(d.Name), map[string]string{d.ID: ""}); len(lines) > 0 {
+				diags.AddWarning(TwiceManagedWarning(lines))
 			}
 		},
 	}

@@ -1,5 +1,5 @@
 // Package bulkwrite sends the writes of many devices: the creates and
-// updates of one apply of zdm_fleet_devices (package devices), sent
+// updates of one apply of zdm_fleet_devices (package fleetdevices), sent
 // concurrently, with the outcome of each kept under the key of the device in
 // the resource's map.
 //
@@ -20,7 +20,7 @@
 //     creates still resolved (client.ResolveContext); the keys never sent
 //     are reported as such.
 //
-// It knows nothing of the resource's schema or state: package devices turns
-// its plan into Writes and the Result back into state and diagnostics (with
-// Failures, AdoptedKeys and ImportHint for the messages).
+// It knows nothing of the resource's schema or state: package fleetdevices
+// turns its plan into Writes and the Result back into state and diagnostics
+// (with Failures, AdoptedKeys and ImportHint for the messages).
 package bulkwrite

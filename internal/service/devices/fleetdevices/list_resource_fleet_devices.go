@@ -1,4 +1,4 @@
-package devices
+package fleetdevices
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
 	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
@@ -26,7 +27,8 @@ var (
 	_ list.ListResourceWithConfigure = (*fleetDevicesListResource)(nil)
 )
 
-func NewFleetDevicesListResource() list.ListResource {
+// NewListResource returns the list resource of zdm_fleet_devices.
+func NewListResource() list.ListResource {
 	return &fleetDevicesListResource{ListResourceBase: objects.ListResourceBase{TypeSuffix: "_fleet_devices"}}
 }
 
@@ -36,6 +38,13 @@ func NewFleetDevicesListResource() list.ListResource {
 // their resources.
 type fleetDevicesListResource struct {
 	objects.ListResourceBase
+}
+
+// identityModel is the identity of a zdm_fleet_devices, which the list
+// resource sets through the framework.
+type identityModel struct {
+	WorkspaceID types.String `tfsdk:"workspace_id"`
+	FleetID     types.String `tfsdk:"fleet_id"`
 }
 
 // fleetDevicesListModel maps the config block of a zdm_fleet_devices list block.
@@ -81,13 +90,13 @@ func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListReques
 	}
 	var byFleet map[string][]client.Device
 	if req.IncludeResource {
-		devices, err := r.Data.Client.ListDevices(ctx, ws)
+		all, err := r.Data.Client.ListDevices(ctx, ws)
 		if err != nil {
 			objects.ListError(stream, "Cannot list the devices of workspace "+ws, err.Error())
 			return
 		}
 		byFleet = map[string][]client.Device{}
-		for _, d := range devices {
+		for _, d := range all {
 			byFleet[d.FleetID()] = append(byFleet[d.FleetID()], d)
 		}
 	}
@@ -95,7 +104,7 @@ func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListReques
 	stream.Results = objects.StreamResults(ctx, req, fleets,
 		func(f *client.Fleet) bool { return only == "" || f.ID == only },
 		func(f *client.Fleet) (string, string, any) {
-			return f.Name, f.ID, FleetDevicesIdentityModel{WorkspaceID: types.StringValue(ws), FleetID: types.StringValue(f.ID)}
+			return f.Name, f.ID, identityModel{WorkspaceID: types.StringValue(ws), FleetID: types.StringValue(f.ID)}
 		},
 		func(f *client.Fleet, res *tfsdk.Resource) diag.Diagnostics {
 			return fillFleetDevices(ws, f, byFleet[f.ID], res)
@@ -104,18 +113,18 @@ func (r *fleetDevicesListResource) List(ctx context.Context, req list.ListReques
 
 // fillFleetDevices sets res to the zdm_fleet_devices of the devices of
 // fleet f, keyed by name, as the read after an import makes it.
-func fillFleetDevices(ws string, f *client.Fleet, devices []client.Device, res *tfsdk.Resource) diag.Diagnostics {
+func fillFleetDevices(ws string, f *client.Fleet, all []client.Device, res *tfsdk.Resource) diag.Diagnostics {
 	var diags diag.Diagnostics
 	o := fleetDevicesObject{workspaceID: protoval.KnownString(ws), fleetID: protoval.KnownString(f.ID), fleetName: protoval.KnownString(f.Name),
 		allowDuplicates: protoval.Bool{Null: true},
 		parallelism:     protoval.Int{N: defaultDeviceParallelism}, includeDetails: protoval.Bool{}, devices: protoval.StringMap{M: map[string]protoval.String{}}}
-	found, shared := fleetDevicesByKey(devices, f.ID, false)
+	found, shared := fleetDevicesByKey(all, f.ID, false)
 	if len(shared) > 0 {
 		dups := objects.QuoteAll(slices.Sorted(maps.Keys(shared)))
 		diags.AddWarning("Devices of fleet "+connection.Quote(f.ID)+" share names",
 			fmt.Sprintf("The fleet holds several devices named %s, so its devices cannot be keyed by name: this result "+
 				"keeps one device per name. Import the fleet with the ID \"%s/%s/by-id\" to key its devices by ID.",
-				listSome(dups), ws, f.ID))
+				devices.ListSome(dups), ws, f.ID))
 	}
 	o.setFound(found) // as the read after an import by identity
 	res.Raw = o.value()

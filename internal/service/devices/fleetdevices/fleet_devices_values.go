@@ -1,4 +1,4 @@
-package devices
+package fleetdevices
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
 )
 
 // The value of a zdm_fleet_devices as plain Go (fleetDevicesObject), and
@@ -49,7 +50,7 @@ type fleetDevicesObject struct {
 	workspaceID, fleetID, fleetName protoval.String
 	parallelism                     protoval.Int
 	includeDetails                  protoval.Bool
-	// allowDuplicates is allow_duplicate_names (see duplicates.go).
+	// allowDuplicates is allow_duplicate_names (see devices/duplicates.go).
 	allowDuplicates protoval.Bool
 	// devices maps each key to the device name: the configured one in
 	// plans, the one the service showed in the state.
@@ -96,7 +97,7 @@ func (f fleetDetails) value() tftypes.Value {
 
 // detailOf is the element of device_details of a device.
 func detailOf(d *client.Device) fleetDeviceDetail {
-	ids := FlattenIdentities(d.Identities)
+	ids := devices.FlattenIdentities(d.Identities)
 	return fleetDeviceDetail{id: protoval.KnownString(d.ID), name: protoval.KnownString(d.Name), fleetID: protoval.KnownString(d.FleetID()),
 		physID: protoval.KnownString(d.PhysID), createdAt: protoval.KnownString(d.CreatedAt),
 		identities: protoval.String{S: ids.ValueString(), Null: ids.IsNull()}}
@@ -180,8 +181,8 @@ func fleetDevicesFromValue(v tftypes.Value) (o fleetDevicesObject, null bool, er
 	if o.includeDetails, err = protoval.DecodeBool(attrs["include_details"]); err != nil {
 		return o, false, fmt.Errorf("include_details: %w", err)
 	}
-	if o.allowDuplicates, err = protoval.DecodeBool(attrs[allowDuplicateNamesAttr]); err != nil {
-		return o, false, fmt.Errorf("%s: %w", allowDuplicateNamesAttr, err)
+	if o.allowDuplicates, err = protoval.DecodeBool(attrs[devices.AllowDuplicateNamesAttr]); err != nil {
+		return o, false, fmt.Errorf("%s: %w", devices.AllowDuplicateNamesAttr, err)
 	}
 	for name, dst := range map[string]*protoval.StringMap{"devices": &o.devices, "device_ids": &o.deviceIDs, "devices_elsewhere": &o.elsewhere} {
 		if *dst, err = protoval.DecodeStringMap(attrs[name]); err != nil {
@@ -225,7 +226,7 @@ func (o *fleetDevicesObject) value() tftypes.Value {
 		"devices_elsewhere": o.elsewhere.Value(),
 		"device_details":    o.details.value(),
 
-		allowDuplicateNamesAttr: o.allowDuplicates.Value(),
+		devices.AllowDuplicateNamesAttr: o.allowDuplicates.Value(),
 	})
 }
 
@@ -367,5 +368,5 @@ func devicesRef(entries map[string]fleetDevice, keys []string) string {
 		e := entries[k]
 		items = append(items, fmt.Sprintf("%s: %s (%s)", connection.Quote(k), connection.Quote(e.name), e.id))
 	}
-	return listSome(items)
+	return devices.ListSome(items)
 }

@@ -1,4 +1,4 @@
-package devices
+package fleetdevices
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // zdm_fleet_devices of N devices, called at the protocol level against the
 // local server, without a Terraform CLI:
 //
-//	go test ./internal/service/devices -run '^$' -bench FleetDevicesProtocol -benchtime 1x
+//	go test ./internal/service/devices/fleetdevices -run '^$' -bench FleetDevicesProtocol -benchtime 1x
 //
 // It shows how the cost grows with N (the framework walks the whole value
 // of the resource with per-element work).

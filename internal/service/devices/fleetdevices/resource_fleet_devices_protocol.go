@@ -1,4 +1,4 @@
-package devices
+package fleetdevices
 
 import (
 	"context"
@@ -21,12 +21,13 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
 	"github.com/zdm/terraform-provider-zdm/internal/service/devices/bulkwrite"
 	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 // fleetDevicesServer serves zdm_fleet_devices at the protocol level (see
-// server.go): each call converts the resource's value once, between the
+// internal/provider/server.go): each call converts the resource's value once, between the
 // protocol's tftypes values and fleetDevicesObject, and the work in between
 // is plain Go over maps of strings.
 type fleetDevicesServer struct {
@@ -34,9 +35,9 @@ type fleetDevicesServer struct {
 	configured func() *connection.ProviderData
 }
 
-// NewFleetDevicesServer serves zdm_fleet_devices for the provider whose
+// NewServer serves zdm_fleet_devices for the provider whose
 // Configure result configured returns.
-func NewFleetDevicesServer(configured func() *connection.ProviderData) *fleetDevicesServer {
+func NewServer(configured func() *connection.ProviderData) *fleetDevicesServer {
 	return &fleetDevicesServer{configured: configured}
 }
 
@@ -297,8 +298,8 @@ func (s *fleetDevicesServer) read(ctx context.Context, d *connection.ProviderDat
 		for k, dev := range found {
 			claims[dev.ID] = k
 		}
-		if lines := connection.Registry[deviceClaims](d).claimDevices(what, claims); len(lines) > 0 {
-			diags.AddWarning(twiceManagedWarning(lines))
+		if lines := connection.Registry[devices.DeviceClaims](d).ClaimDevices(what, claims); len(lines) > 0 {
+			diags.AddWarning(devices.TwiceManagedWarning(lines))
 		}
 	}
 }
@@ -357,7 +358,7 @@ func (s *fleetDevicesServer) refreshDevices(ctx context.Context, d *connection.P
 		tflog.Warn(ctx, "devices not found; removing them from the map", map[string]any{"workspace_id": ws, "count": len(gone)})
 		diags.AddWarning("Devices no longer exist",
 			fmt.Sprintf("%d devices of the map no longer exist in the service (the service answered 404 for each); "+
-				"they leave the state, and keys still in the configuration will create new devices: %s.", len(gone), listSome(gone)))
+				"they leave the state, and keys still in the configuration will create new devices: %s.", len(gone), devices.ListSome(gone)))
 	}
 }
 
@@ -377,7 +378,7 @@ func (s *fleetDevicesServer) importDevices(ctx context.Context, d *connection.Pr
 			fmt.Sprintf("The devices map is keyed by device name, and %d names are used by several devices of the fleet: %s. "+
 				"Either give those devices unique names in the service, or import with the ID \"%s/%s/by-id\" to key "+
 				"the map by device ID (then write each entry as \"<device_id>\" = \"<name>\").",
-				len(clash), listSome(clash), ws, fleet))
+				len(clash), devices.ListSome(clash), ws, fleet))
 		return false
 	}
 	if len(found) == 0 {
@@ -461,7 +462,7 @@ func (s *fleetDevicesServer) PlanResourceChange(ctx context.Context, req *tfprot
 
 // refuseDuplicates fails a plan that creates devices whose names exist in
 // the target fleet and that the plan does not keep under a key (see
-// duplicates.go). It sends nothing when the plan creates nothing, or when
+// devices.RefuseDuplicates). It sends nothing when the plan creates nothing, or when
 // the workspace, the fleet or the names are not known yet: Terraform's
 // final plan at apply checks them then.
 func (s *fleetDevicesServer) refuseDuplicates(ctx context.Context, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
@@ -489,7 +490,7 @@ func (s *fleetDevicesServer) refuseDuplicates(ctx context.Context, cfg, plan *fl
 	if len(names) == 0 {
 		return
 	}
-	refuseDuplicates(ctx, d, path.Root("devices"), plan.workspaceID.S, fleet, names, held,
+	devices.RefuseDuplicates(ctx, d, path.Root("devices"), plan.workspaceID.S, fleet, names, held,
 		func(fleet string) string { return bulkwrite.ImportHint(plan.workspaceID.S, fleet) }, diags)
 }
 
@@ -593,7 +594,7 @@ func (s *fleetDevicesServer) plan(prior, cfg, plan *fleetDevicesObject, diags *d
 	}
 
 	// The devices of removed keys are forgotten, or carried over to new
-	// keys, by the gate (duplicates.go).
+	// keys, by the gate (fleet_devices_gate.go).
 	return replace
 }
 
@@ -919,7 +920,7 @@ func reportWrites(op, what string, writes []bulkwrite.Write, outcomes []bulkwrit
 		diags.AddWarning("Adopted devices after interrupted creates",
 			fmt.Sprintf("The connection failed after the create requests of %d devices of %s were sent, so the service "+
 				"may have created them. For each, exactly one matching device created since the request was found and is "+
-				"now managed instead of creating another one: %s.", len(adopted), what, listSome(adopted)))
+				"now managed instead of creating another one: %s.", len(adopted), what, devices.ListSome(adopted)))
 	}
 	failed, detail := bulkwrite.Failures(writes, outcomes)
 	if len(failed) == 0 {

@@ -1,4 +1,4 @@
-package devices
+package fleetdevices
 
 import (
 	"fmt"
@@ -7,10 +7,6 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
-
-// routeListDevices is the list of a workspace's devices, as the local
-// server counts it.
-const routeListDevices = "GET /v3/workspaces/{workspace_id}/devices"
 
 // TestAccFleetDevicesRefreshSharesOneList checks with the real CLI that
 // the zdm_fleet_devices of one workspace refresh from one shared list: a
@@ -43,62 +39,11 @@ resource "zdm_fleet_devices" "d" {
 	}
 	counts := e.Server.Counters()
 	t.Logf("no-op plan of 4 zdm_fleet_devices: %v", counts)
-	if n := counts[routeListDevices]; n != 1 {
+	if n := counts[acctest.RouteListDevices]; n != 1 {
 		t.Errorf("the no-op plan listed the devices of the workspace %d times, want once (shared by the 4 resources): %v", n, counts)
 	}
 	if n := counts[routeGetDevice]; n != 0 {
 		t.Errorf("the no-op plan read %d devices alone, want none: %v", n, counts)
-	}
-}
-
-// TestAccDeviceCreatesShareTheList checks with the real CLI that an apply
-// of many zdm_device does not list the workspace once per device: the check
-// for a second copy that each create's final plan makes reads the shared
-// list, into which every create answered is written. The plan and the apply
-// list a few times (a list serves 5 seconds), where listing again after each
-// create cost one list per device.
-func TestAccDeviceCreatesShareTheList(t *testing.T) {
-	e := acctest.NewEnv(t)
-	c := acctest.NewCLI(t)
-	const n = 40
-	c.Write("main.tf", acctest.RequiredProviders+e.Config(fmt.Sprintf(`
-resource "zdm_fleet" "f" {
-  name = "f"
-}
-
-resource "zdm_device" "d" {
-  count    = %d
-  name     = "d-${count.index}"
-  fleet_id = zdm_fleet.f.id
-}
-
-resource "zdm_device" "twin" {
-  name       = "d-0"
-  fleet_id   = zdm_fleet.f.id
-  depends_on = [zdm_device.d]
-}
-`, n)))
-	c.MustRun("init", "-no-color")
-	e.Server.ResetCounters()
-	out, code := c.Run("apply", "-no-color", "-auto-approve")
-	counts := e.Server.Counters()
-	t.Logf("apply of %d zdm_device: %v", n, counts)
-	if code == 0 {
-		t.Fatalf("the apply created a second device named d-0:\n%s", out)
-	}
-	// The device created earlier in the same apply is in the list: the
-	// second copy is refused.
-	if !strings.Contains(out, "Devices with these names already exist") {
-		t.Errorf("the apply does not refuse the second d-0:\n%s", out)
-	}
-	if got := counts[acctest.RouteCreateDevice]; got != n {
-		t.Errorf("%d device creates, want %d", got, n)
-	}
-	if got := counts[routeListDevices]; got > 4 {
-		t.Errorf("the apply listed the devices of the workspace %d times for %d creates, want at most 4", got, n)
-	}
-	if got := len(serverDevices(t, e)); got != n {
-		t.Errorf("%d devices on the server, want %d", got, n)
 	}
 }
 
@@ -144,7 +89,7 @@ resource "zdm_fleet_devices" "twin" {
 	if got := counts[acctest.RouteCreateDevice]; got != resources*10 {
 		t.Errorf("%d device creates, want %d", got, resources*10)
 	}
-	if got := counts[routeListDevices]; got > 2 {
+	if got := counts[acctest.RouteListDevices]; got > 2 {
 		t.Errorf("the apply listed the devices of the workspace %d times for %d resources, want at most 2", got, resources)
 	}
 	if got := len(serverDevices(t, e)); got != resources*10 {

@@ -1,4 +1,4 @@
-package devices
+package fleetdevices
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
+	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 // Resuming a zdm_fleet_devices whose create failed in part.
@@ -45,7 +47,7 @@ import (
 // no longer in the map is forgotten, as an update would. An object is
 // resumed by one create only (the first plan that matches it claims it);
 // a create that matches two objects resumes neither. Either way, the
-// duplicate check (duplicates.go) refuses a create that would repeat a
+// duplicate check (devices.RefuseDuplicates) refuses a create that would repeat a
 // device the resource does not hold, so a plan the rule cannot tie to the
 // object fails instead of duplicating it (so, for instance, with
 // -refresh=false, where nothing is read before the plan).
@@ -170,7 +172,7 @@ func planResume(d *connection.ProviderData, cfg, plan *fleetDevicesObject, diags
 		}
 	}
 	// The devices of keys no longer in the map go to new keys of their
-	// names, as in an update (duplicates.go), or are forgotten.
+	// names, as in an update (fleet_devices_gate.go), or are forgotten.
 	carried := carryOver(entries, plan, diags)
 	from := map[string]string{}
 	for k, old := range carried {
@@ -194,22 +196,13 @@ func planResume(d *connection.ProviderData, cfg, plan *fleetDevicesObject, diags
 		len(plan.devices.M)-len(kept)-len(carried))
 	if len(changed) > 0 {
 		detail += fmt.Sprintf(" It renames or moves the %d of them whose name or fleet changed since: %s.", len(changed),
-			listSome(quoteAll(changed)))
+			devices.ListSome(objects.QuoteAll(changed)))
 	}
 	if len(dropped) > 0 {
 		detail += fmt.Sprintf(" The %d devices of keys no longer in devices stay in the service and are forgotten: %s.",
 			len(dropped), devicesRef(entries, dropped))
 	}
 	diags.AddWarning("Resuming a zdm_fleet_devices created in part", detail)
-}
-
-// quoteAll quotes each of items.
-func quoteAll(items []string) []string {
-	out := make([]string, len(items))
-	for i, s := range items {
-		out[i] = connection.Quote(s)
-	}
-	return out
 }
 
 // resumed returns the devices of the keys a create plans with a known ID

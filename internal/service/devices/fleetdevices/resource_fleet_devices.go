@@ -1,4 +1,4 @@
-package devices
+package fleetdevices
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
 )
 
 var (
@@ -20,12 +21,13 @@ var (
 // The zdm_fleet_devices resource: its schema and identity, declared through
 // the framework for GetProviderSchema and the documentation. Everything
 // else (validation, state upgrade, read, plan, apply, import) is served at
-// the protocol level by fleetDevicesServer (resource_fleet_devices_protocol.go), which
-// server.go routes every call of this type to: the framework's handling of
-// one value of 10,000 devices costs seconds of CPU per call.
+// the protocol level by fleetDevicesServer (resource_fleet_devices_protocol.go),
+// to which the provider's server (internal/provider/server.go) routes every
+// call of this type: the framework's handling of one value of 10,000
+// devices costs seconds of CPU per call.
 
-// FleetDevicesTypeName is the resource's type name.
-const FleetDevicesTypeName = "zdm_fleet_devices"
+// TypeName is the resource's type name.
+const TypeName = "zdm_fleet_devices"
 
 // Bounds and default of the parallelism of the writes of many devices
 // (zdm_fleet_devices) and of the reads of its list resource.
@@ -34,7 +36,9 @@ const (
 	maxDeviceParallelism     = 64
 )
 
-func NewFleetDevicesResource() resource.Resource {
+// NewResource declares zdm_fleet_devices to the framework; NewServer serves
+// it. The provider registers both.
+func NewResource() resource.Resource {
 	return &fleetDevicesResource{}
 }
 
@@ -124,8 +128,8 @@ func (r *fleetDevicesResource) Schema(_ context.Context, _ resource.SchemaReques
 				Optional: true,
 				Computed: true,
 			},
-			allowDuplicateNamesAttr: schema.BoolAttribute{
-				MarkdownDescription: allowDuplicateNamesDescription,
+			devices.AllowDuplicateNamesAttr: schema.BoolAttribute{
+				MarkdownDescription: devices.AllowDuplicateNamesDescription,
 				Optional:            true,
 			},
 			"device_details": schema.MapAttribute{
@@ -163,7 +167,7 @@ var fleetDeviceDetailAttrTypes = map[string]attr.Type{
 }
 
 // errServedDirectly is the answer of the framework's entry points, which
-// server.go never calls for this type.
+// the provider's server.go never calls for this type.
 var errServedDirectly = errors.New("zdm_fleet_devices is served by the provider's protocol server (NewServer), " +
 	"not by the framework's; serve the provider with provider.NewServer")
 

@@ -1,4 +1,4 @@
-package devices
+package fleetdevices
 
 import (
 	"context"
@@ -26,14 +26,14 @@ func TestFleetDevicesTypesMatchSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sch.ResourceSchemas[FleetDevicesTypeName].ValueType(); !got.Equal(fleetDevicesType) {
+	if got := sch.ResourceSchemas[TypeName].ValueType(); !got.Equal(fleetDevicesType) {
 		t.Errorf("schema type %s\nwant (fleetDevicesType) %s", got, fleetDevicesType)
 	}
 	ids, err := s.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ids.IdentitySchemas[FleetDevicesTypeName].ValueType(); !got.Equal(fleetDevicesIdentityType) {
+	if got := ids.IdentitySchemas[TypeName].ValueType(); !got.Equal(fleetDevicesIdentityType) {
 		t.Errorf("identity type %s\nwant (fleetDevicesIdentityType) %s", got, fleetDevicesIdentityType)
 	}
 }
@@ -53,7 +53,7 @@ func TestServerRoutesFleetDevices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := s.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: FleetDevicesTypeName, Config: dv})
+	resp, err := s.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: TypeName, Config: dv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestProtoPath(t *testing.T) {
 // TestFleetDevicesUpgradeState reads a state of the current schema, and
 // refuses a newer version and a state of another shape with what to do.
 func TestFleetDevicesUpgradeState(t *testing.T) {
-	s := NewFleetDevicesServer(func() *connection.ProviderData { return nil })
+	s := NewServer(func() *connection.ProviderData { return nil })
 	ok := s.UpgradeResourceState(t.Context(), &tfprotov6.UpgradeResourceStateRequest{Version: 0, RawState: &tfprotov6.RawState{
 		JSON: []byte(`{"workspace_id":"w","fleet_id":"f","fleet_name":"n","parallelism":16,"include_details":false,` +
 			`"devices":{"a":"a"},"device_ids":{"a":"dev-1"},"devices_elsewhere":{},"device_details":null}`)}})
@@ -177,7 +177,7 @@ func TestFleetDevicesUpgradeState(t *testing.T) {
 // JSON), which tftypes reads as the same value as its own conversion; a
 // state with an attribute more goes through tftypes, which drops it.
 func TestFleetDevicesUpgradeStatePassesTheCurrentSchemaThrough(t *testing.T) {
-	s := NewFleetDevicesServer(func() *connection.ProviderData { return nil })
+	s := NewServer(func() *connection.ProviderData { return nil })
 	current := `{"workspace_id":"w","fleet_id":"f","fleet_name":"n","parallelism":16,"include_details":true,` +
 		`"allow_duplicate_names":null,"devices":{"a":"a","b":"b"},"device_ids":{"a":"dev-1"},"devices_elsewhere":{},` +
 		`"device_details":{"a":{"id":"dev-1","name":"a","fleet_id":"f","phys_id":"","created_at":"t","identities":null}}}`

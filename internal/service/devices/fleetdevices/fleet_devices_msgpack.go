@@ -1,9 +1,10 @@
-package devices
+package fleetdevices
 
 import (
 	"fmt"
 
 	"github.com/zdm/terraform-provider-zdm/internal/protoval"
+	"github.com/zdm/terraform-provider-zdm/internal/service/devices"
 )
 
 // The zdm_fleet_devices value in the protocol's MessagePack encoding,
@@ -32,7 +33,7 @@ func (o *fleetDevicesObject) encodeMsgpack() ([]byte, error) {
 	w.Int(o.parallelism)
 	w.Key("include_details")
 	w.Bool(o.includeDetails)
-	w.Key(allowDuplicateNamesAttr)
+	w.Key(devices.AllowDuplicateNamesAttr)
 	w.Bool(o.allowDuplicates)
 	w.Key("devices")
 	w.StringMap(o.devices)
@@ -108,7 +109,7 @@ func decodeFleetDevicesMsgpack(b []byte) (o fleetDevicesObject, null bool, err e
 			o.parallelism, err = r.Int()
 		case "include_details":
 			o.includeDetails, err = r.Bool()
-		case allowDuplicateNamesAttr:
+		case devices.AllowDuplicateNamesAttr:
 			o.allowDuplicates, err = r.Bool()
 		case "devices":
 			o.devices, err = r.StringMap()

@@ -1,4 +1,4 @@
-package devices
+package fleetdevices
 
 import (
 	"fmt"
@@ -698,7 +698,7 @@ resource "zdm_fleet_devices" "many" {
 	out = c.MustRun("apply", "-no-color", "-auto-approve")
 	t.Logf("apply renaming %d devices: %s", n, c.Last)
 	if !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
-		t.Errorf("rename apply: want one resource changed in place:\n%s", tail(out, 20))
+		t.Errorf("rename apply: want one resource changed in place:\n%s", acctest.Tail(out, 20))
 	}
 	counters := e.Server.Counters()
 	if counters[acctest.RouteUpdateDevice] != int64(n) || counters[acctest.RouteCreateDevice] != 0 || counters[acctest.RouteListDevices] != 1 {

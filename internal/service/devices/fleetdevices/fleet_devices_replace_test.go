@@ -1,4 +1,4 @@
-package devices
+package fleetdevices
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
-// Replacements of zdm_fleet_devices (see duplicates.go and
+// Replacements of zdm_fleet_devices (see devices/duplicates.go and
 // fleet_devices_resume.go): a create that failed in part is finished by its
 // replacement whatever changed meanwhile, and a replacement that would make
 // second copies is refused. Each test counts at the service.
@@ -130,7 +130,7 @@ func (s *scaleEnv) interruptAfter(t *testing.T, after int64) {
 		t.Fatal(err)
 	}
 	if res.ExitCode == 0 || !strings.Contains(res.Output, "Interrupt received") {
-		t.Fatalf("the interrupted apply: exit code %d, want an interrupt:\n%s", res.ExitCode, tail(res.Output, 40))
+		t.Fatalf("the interrupted apply: exit code %d, want an interrupt:\n%s", res.ExitCode, acctest.Tail(res.Output, 40))
 	}
 }
 
@@ -182,7 +182,7 @@ func (s *scaleEnv) checkOnePerKey(t *testing.T, rc replaceCase, forgotten ...str
 		t.Errorf("%d devices in the service for %d keys: %s", total, len(want), strings.Join(problems, "; "))
 	}
 	if out, code := s.c.Run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
-		t.Errorf("plan after the apply is not empty (exit code %d):\n%s", code, tail(out, 40))
+		t.Errorf("plan after the apply is not empty (exit code %d):\n%s", code, acctest.Tail(out, 40))
 	}
 }
 
@@ -249,14 +249,14 @@ func TestAccFleetDevicesPartialCreateThenEdit(t *testing.T) {
 				created += len(ds)
 			}
 			if created == 0 || created >= fleetDevicesAtScale || !strings.Contains(out, "could not be written") {
-				t.Fatalf("the failed apply created %d of %d devices:\n%s", created, fleetDevicesAtScale, tail(out, 40))
+				t.Fatalf("the failed apply created %d of %d devices:\n%s", created, fleetDevicesAtScale, acctest.Tail(out, 40))
 			}
 			forgotten := ed.edit(t, s, &rc)
 			s.c.Write("main.tf", rc.config(s.e))
 			s.e.Server.ResetCounters()
 			out = s.c.MustRun("apply", "-auto-approve", "-input=false", "-no-color")
 			if !strings.Contains(out, "Resuming a zdm_fleet_devices created in part") {
-				t.Errorf("the apply after the failure did not resume the object:\n%s", tail(out, 40))
+				t.Errorf("the apply after the failure did not resume the object:\n%s", acctest.Tail(out, 40))
 			}
 			if n, want := s.e.Server.Counters()[acctest.RouteCreateDevice], int64(fleetDevicesAtScale-created); n != want {
 				t.Errorf("the apply after the failure sent %d creates, want %d", n, want)

@@ -1,4 +1,4 @@
-package devices
+package fleetdevices
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 )
 
-// The gate of device creates (duplicates.go) through the real CLI: a
+// The gate of device creates (devices/duplicates.go and fleet_devices_gate.go) through the real CLI: a
 // partial create resumes whatever changed, a key renamed with the same name
 // keeps its device, and an import by fleet followed by new keys creates
 // nothing. Each test counts creates at the service, and creates one new
@@ -94,7 +94,7 @@ func (g *gateEnv) check(t *testing.T, want map[string]string) {
 		t.Errorf("%d devices in the service, want %d: %s", total, len(want), strings.Join(problems, "; "))
 	}
 	if out, code := g.c.Run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
-		t.Errorf("plan after the apply is not empty (exit code %d):\n%s", code, tail(out, 40))
+		t.Errorf("plan after the apply is not empty (exit code %d):\n%s", code, acctest.Tail(out, 40))
 	}
 }
 
@@ -141,7 +141,7 @@ func TestAccFleetDevicesPartialCreateFleetAndName(t *testing.T) {
 			g.write(g.fleetB, devices)
 			out, creates := g.apply(t)
 			if !strings.Contains(out, "Resuming a zdm_fleet_devices created in part") {
-				t.Errorf("the apply did not resume the object:\n%s", tail(out, 40))
+				t.Errorf("the apply did not resume the object:\n%s", acctest.Tail(out, 40))
 			}
 			if creates != 3 {
 				t.Errorf("the apply sent %d creates, want 3 (k3, k4 and k5)", creates)
@@ -180,10 +180,10 @@ func TestAccFleetDevicesKeyRenamed(t *testing.T) {
 	g.write(g.fleetA, map[string]string{"SN-0": "ik-0", "SN-1": "ik-1", "SN-2": "ik-2"})
 	out, creates := g.apply(t)
 	if creates != 1 {
-		t.Errorf("renaming the keys and adding SN-2 sent %d creates, want 1:\n%s", creates, tail(out, 40))
+		t.Errorf("renaming the keys and adding SN-2 sent %d creates, want 1:\n%s", creates, acctest.Tail(out, 40))
 	}
 	if strings.Contains(out, "Removed devices are only forgotten") {
-		t.Errorf("the keys renamed were reported forgotten:\n%s", tail(out, 40))
+		t.Errorf("the keys renamed were reported forgotten:\n%s", acctest.Tail(out, 40))
 	}
 	g.check(t, map[string]string{"ik-0": g.fleetA, "ik-1": g.fleetA, "ik-2": g.fleetA})
 	after := g.ids(t)
@@ -215,7 +215,7 @@ func TestAccFleetDevicesStateRmImportRekey(t *testing.T) {
 	g.c.MustRun("import", "-no-color", "zdm_fleet_devices.test", g.e.Bootstrap.WorkspaceID+"/"+g.fleetA)
 	out, creates := g.apply(t)
 	if creates != 1 {
-		t.Errorf("the apply after the import sent %d creates, want 1 (SN-3):\n%s", creates, tail(out, 40))
+		t.Errorf("the apply after the import sent %d creates, want 1 (SN-3):\n%s", creates, acctest.Tail(out, 40))
 	}
 	g.check(t, map[string]string{"ik-0": g.fleetA, "ik-1": g.fleetA, "ik-2": g.fleetA, "ik-3": g.fleetA})
 	after := g.ids(t)
