@@ -115,6 +115,8 @@ func fleetDevicesProtocolFixture(b *testing.B, n int) (tfprotov6.ProviderServer,
 		"device_ids":        tftypes.NewValue(strMap, ids2),
 		"devices_elsewhere": tftypes.NewValue(strMap, map[string]tftypes.Value{}),
 		"device_details":    tftypes.NewValue(tftypes.Map{ElementType: fleetDeviceDetailType}, nil),
+
+		"allow_duplicate_names": tftypes.NewValue(tftypes.Bool, nil),
 	}))
 	if err != nil {
 		b.Fatal(err)
