@@ -72,7 +72,7 @@ func PlanWorkspace(ctx context.Context, d *connection.ProviderData, kind string,
 	}
 }
 
-// PlanWorkspaceRule is the rule of planWorkspace on plain values: cfg is
+// PlanWorkspaceRule is the rule of PlanWorkspace on plain values: cfg is
 // the configured workspace_id, prior the object's (nil for a new object),
 // and what names the existing object in messages (such as `The zdm_device
 // "dev-1"`). It returns the planned workspace_id when the rule sets it.
