@@ -47,6 +47,23 @@ func DoneInBackground(t *testing.T, e *Env, name string, devices ...string) func
 func MoveInBackground(t *testing.T, e *Env, name, status string, devices ...string) func() {
 	t.Helper()
 	c := APIClient(t, e)
+	return everyTick(t, func(ctx context.Context) {
+		for _, dev := range devices {
+			if name == "" {
+				if f, err := c.GetFOTA(ctx, dev); err == nil && f.Status == "pending" {
+					_ = e.Server.SetFOTAStatus(dev, status)
+				}
+			} else if j, err := c.GetJob(ctx, dev, name); err == nil && j.Status == client.JobStatusPending {
+				_ = e.Server.SetJobStatus(dev, name, client.JobStatusDone)
+			}
+		}
+	})
+}
+
+// everyTick runs play every 50ms in the background until the returned
+// function is called (at the latest when the test ends); the function
+// returns once play has.
+func everyTick(t *testing.T, play func(ctx context.Context)) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -58,15 +75,7 @@ func MoveInBackground(t *testing.T, e *Env, name, status string, devices ...stri
 				return
 			case <-tick.C:
 			}
-			for _, dev := range devices {
-				if name == "" {
-					if f, err := c.GetFOTA(ctx, dev); err == nil && f.Status == "pending" {
-						_ = e.Server.SetFOTAStatus(dev, status)
-					}
-				} else if j, err := c.GetJob(ctx, dev, name); err == nil && j.Status == client.JobStatusPending {
-					_ = e.Server.SetJobStatus(dev, name, client.JobStatusDone)
-				}
-			}
+			play(ctx)
 		}
 	})
 	var once sync.Once
@@ -89,50 +98,30 @@ func MoveInBackground(t *testing.T, e *Env, name, status string, devices ...stri
 func PublishWhenDone(t *testing.T, e *Env, name, tag string, payloads map[string]string) func() {
 	t.Helper()
 	c := APIClient(t, e)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		sent := map[string]bool{}
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
+	sent := map[string]bool{}
+	return everyTick(t, func(ctx context.Context) {
+		for dev, payload := range payloads {
+			if sent[dev] {
+				continue
 			}
-			for dev, payload := range payloads {
-				if sent[dev] {
-					continue
-				}
-				done := false
-				if name == "" {
-					f, err := c.GetFOTA(ctx, dev)
-					done = err == nil && f.Status == client.JobStatusDone
-				} else {
-					j, err := c.GetJob(ctx, dev, name)
-					done = err == nil && j.Status == client.JobStatusDone
-				}
-				if !done {
-					continue
-				}
-				_, err := e.Server.Publish(e.Bootstrap.WorkspaceID, []localzdm.DataPoint{{DeviceID: dev, Tag: tag,
-					TimestampDevice: time.Now().UTC().Format(time.RFC3339Nano), Payload: json.RawMessage(payload)}})
-				if err == nil {
-					sent[dev] = true
-				}
+			done := false
+			if name == "" {
+				f, err := c.GetFOTA(ctx, dev)
+				done = err == nil && f.Status == client.JobStatusDone
+			} else {
+				j, err := c.GetJob(ctx, dev, name)
+				done = err == nil && j.Status == client.JobStatusDone
+			}
+			if !done {
+				continue
+			}
+			_, err := e.Server.Publish(e.Bootstrap.WorkspaceID, []localzdm.DataPoint{{DeviceID: dev, Tag: tag,
+				TimestampDevice: time.Now().UTC().Format(time.RFC3339Nano), Payload: json.RawMessage(payload)}})
+			if err == nil {
+				sent[dev] = true
 			}
 		}
 	})
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			wg.Wait()
-		})
-	}
-	t.Cleanup(stop)
-	return stop
 }
 
 // Scheduling routes of the service, as the local server counts them.
