@@ -198,11 +198,7 @@ func (b *batcher[T]) index(ctx context.Context, ws string, fleets []string) ([]T
 // never pays for one.
 func (b *batcher[T]) listed(ctx context.Context, ws string, fleets []string) (*listCall[T], error) {
 	b.mu.Lock()
-	w := b.wss[ws]
-	if w == nil {
-		w = &batchWorkspace[T]{}
-		b.wss[ws] = w
-	}
+	w := b.workspace(ws)
 	if b.listOf == nil {
 		fleets = nil // every list is whole
 	}
@@ -266,16 +262,22 @@ func (b *batcher[T]) await(ctx context.Context, ws string, c *listCall[T], leade
 	}
 }
 
-// join returns the list call that a read of ws uses, and whether the caller
-// leads it (must run it). A nil call means: read with a GET.
-func (b *batcher[T]) join(ws string) (*listCall[T], bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// workspace is what b knows of ws, made on first use; b.mu is held.
+func (b *batcher[T]) workspace(ws string) *batchWorkspace[T] {
 	w := b.wss[ws]
 	if w == nil {
 		w = &batchWorkspace[T]{}
 		b.wss[ws] = w
 	}
+	return w
+}
+
+// join returns the list call that a read of ws uses, and whether the caller
+// leads it (must run it). A nil call means: read with a GET.
+func (b *batcher[T]) join(ws string) (*listCall[T], bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w := b.workspace(ws)
 	w.reads++
 	if w.noList {
 		return nil, false
@@ -311,11 +313,7 @@ func (b *batcher[T]) expect(ws, fleet string) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	w := b.wss[ws]
-	if w == nil {
-		w = &batchWorkspace[T]{}
-		b.wss[ws] = w
-	}
+	w := b.workspace(ws)
 	if w.fleets == nil {
 		w.fleets = map[string]bool{}
 	}
