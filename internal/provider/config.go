@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -59,13 +58,13 @@ func (p *zdmProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 					"Falls back to `" + connection.EnvAPIKey + "`. Required in one of the two places. Never logged nor stored in state.",
 				Optional:   true,
 				Sensitive:  true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+				Validators: validators.NotEmpty(),
 			},
 			"workspace_id": schema.StringAttribute{
 				MarkdownDescription: "Default workspace of resources and data sources that take a `workspace_id`; " +
 					"normally the workspace the API key is bound to. Falls back to `" + connection.EnvWorkspaceID + "`.",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+				Validators: validators.NotEmpty(),
 			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "Time limit of one HTTP attempt, as a duration such as `\"60s\"` or `\"2m\"`. " +

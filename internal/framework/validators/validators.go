@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -97,4 +99,17 @@ func (v RegexString) ValidateString(ctx context.Context, req validator.StringReq
 // quote returns s in Go syntax, as the messages of the provider quote values.
 func quote(s string) string {
 	return fmt.Sprintf("%q", s)
+}
+
+// NotEmpty are the validators of a string that must hold a character that
+// is not white space: the framework's own message for an empty string,
+// NotBlank's for a blank one.
+func NotEmpty() []validator.String {
+	return []validator.String{stringvalidator.LengthAtLeast(1), NotBlank{}}
+}
+
+// NotEmptySet are the validators of a set of NotEmpty strings that must
+// hold at least one.
+func NotEmptySet() []validator.Set {
+	return []validator.Set{setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(NotEmpty()...)}
 }

@@ -33,7 +33,7 @@ type deviceFilterArg struct {
 
 // deviceFilterArgs are the filter arguments by name.
 func deviceFilterArgs() map[string]deviceFilterArg {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
+	notEmpty := validators.NotEmpty()
 	return map[string]deviceFilterArg{
 		"fleet_id": {Description: "Only the devices of this fleet.", Validators: notEmpty},
 		"name": {

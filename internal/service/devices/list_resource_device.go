@@ -4,12 +4,10 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listresourcevalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
@@ -44,7 +42,7 @@ func (r *deviceListResource) ListResourceConfigSchema(_ context.Context, _ list.
 		"workspace_id": schema.StringAttribute{
 			MarkdownDescription: "Workspace to list; defaults to the provider's `workspace_id`.",
 			Optional:            true,
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+			Validators:          validators.NotEmpty(),
 		},
 	}
 	for name, a := range deviceFilterArgs() {

@@ -3,14 +3,12 @@ package devices
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -47,7 +45,7 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Device name; must not be blank. Changing it updates the device in place.",
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+				Validators:          validators.NotEmpty(),
 			},
 			"fleet_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the fleet of the device, in the same workspace. When not set, the device " +
@@ -55,7 +53,7 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					"Changing it moves the device in place.",
 				Optional:   true,
 				Computed:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+				Validators: validators.NotEmpty(),
 				PlanModifiers: []planmodifier.String{
 					stringplanmodifier.UseStateForUnknown(),
 				},

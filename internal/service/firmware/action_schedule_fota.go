@@ -3,10 +3,8 @@ package firmware
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
@@ -35,7 +33,7 @@ type scheduleFOTAActionModel struct {
 }
 
 func (a *scheduleFOTAAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
+	notEmpty := validators.NotEmpty()
 	attrs := scheduling.ActionTargetAttributes("firmware update")
 	attrs["firmware_id"] = schema.StringAttribute{
 		MarkdownDescription: "ID of the firmware to install.",

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -56,16 +55,13 @@ type fleetStatusModel struct {
 }
 
 func (d *fleetStatusDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
+	notEmpty := validators.NotEmpty()
 	idSet := func(description string) schema.SetAttribute {
 		return schema.SetAttribute{
 			MarkdownDescription: description,
 			ElementType:         types.StringType,
 			Optional:            true,
-			Validators: []validator.Set{
-				setvalidator.SizeAtLeast(1),
-				setvalidator.ValueStringsAre(notEmpty...),
-			},
+			Validators:          validators.NotEmptySet(),
 		}
 	}
 	computed := func(description string) schema.StringAttribute {

@@ -3,10 +3,8 @@ package fleets
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
@@ -36,7 +34,7 @@ type fleetListModel struct {
 }
 
 func (r *fleetListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
-	filter := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
+	filter := validators.NotEmpty()
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the fleets of a workspace for `terraform query`, with one API call per " +
 			"`list` block. Results come sorted by name, then by ID, so that `limit` keeps the same fleets whatever " +

@@ -3,10 +3,8 @@ package fleets
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
@@ -44,7 +42,7 @@ func (r *workspaceListResource) ListResourceConfigSchema(_ context.Context, _ li
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Only list the workspaces with exactly this name.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+				Validators:          validators.NotEmpty(),
 			},
 		},
 	}

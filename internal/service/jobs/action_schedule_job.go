@@ -3,7 +3,6 @@ package jobs
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -42,7 +41,7 @@ func (a *scheduleJobAction) Schema(_ context.Context, _ action.SchemaRequest, re
 		MarkdownDescription: "Name of the job to schedule, one of the jobs the devices' firmware exposes. A job of " +
 			"the same name already on a device is replaced and set back to `pending`.",
 		Required:   true,
-		Validators: []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+		Validators: validators.NotEmpty(),
 	}
 	attrs["value"] = schema.DynamicAttribute{
 		MarkdownDescription: scheduling.JobValueDoc,

@@ -3,11 +3,9 @@ package jobs
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
@@ -45,7 +43,7 @@ func (d *deviceJobDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	attrs["name"] = schema.StringAttribute{
 		MarkdownDescription: "Name of the job to read. A device without a job of this name is an error.",
 		Required:            true,
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+		Validators:          validators.NotEmpty(),
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads one job of a device by name: its status, when it was scheduled and its arguments.",

@@ -51,7 +51,7 @@ func (r *deviceJobListResource) ListResourceConfigSchema(_ context.Context, _ li
 			"device_id": schema.StringAttribute{
 				MarkdownDescription: "ID of the device whose jobs are listed. An unknown device is an error.",
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+				Validators:          validators.NotEmpty(),
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Only list the jobs with this status: `pending` or `done`. All jobs when not set.",

@@ -1,9 +1,7 @@
 package objects
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
 )
@@ -16,7 +14,7 @@ func LookupAttribute(description string) schema.StringAttribute {
 		MarkdownDescription: description,
 		Optional:            true,
 		Computed:            true,
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+		Validators:          validators.NotEmpty(),
 	}
 }
 
@@ -32,6 +30,6 @@ func DeviceIDAttribute(description string) schema.StringAttribute {
 	return schema.StringAttribute{
 		MarkdownDescription: description,
 		Required:            true,
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+		Validators:          validators.NotEmpty(),
 	}
 }

@@ -5,13 +5,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/validators"
@@ -101,7 +99,7 @@ func ReplacingNameAttribute(what, What string) schema.StringAttribute {
 		MarkdownDescription: What + " name; must not be blank. Changing it **replaces** the " + what + " " +
 			"(the old one stays in the service).",
 		Required:      true,
-		Validators:    []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+		Validators:    validators.NotEmpty(),
 		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 	}
 }
@@ -132,7 +130,7 @@ func WorkspaceIDAttribute(what string) schema.StringAttribute {
 			"a workspace other than the provider's needs a provider alias with that workspace's key.",
 		Optional:   true,
 		Computed:   true,
-		Validators: []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+		Validators: validators.NotEmpty(),
 		PlanModifiers: []planmodifier.String{
 			stringplanmodifier.UseStateForUnknown(),
 			stringplanmodifier.RequiresReplace(),

@@ -4,8 +4,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -23,7 +21,7 @@ import (
 // family's gate descriptions (max_failure_ratio, wave_timeout) added. The
 // action adds what it rolls out.
 func RolloutActionAttributes(docs map[string]string) map[string]schema.Attribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
+	notEmpty := validators.NotEmpty()
 	str := func(name string, required bool, v ...validator.String) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: docs[name], Required: required, Optional: !required, Validators: v}
 	}
@@ -33,7 +31,7 @@ func RolloutActionAttributes(docs map[string]string) map[string]schema.Attribute
 			MarkdownDescription: docs["fleet_ids"],
 			ElementType:         types.StringType,
 			Optional:            true,
-			Validators:          []validator.Set{setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(notEmpty...)},
+			Validators:          validators.NotEmptySet(),
 		},
 		"all_fleets": schema.BoolAttribute{MarkdownDescription: docs["all_fleets"], Optional: true},
 		"salt":       str("salt", false),

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	actionschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -214,7 +213,7 @@ func fotaRolloutResourceAttributes(newRollout string) map[string]schema.Attribut
 
 // fotaRolloutActionAttributes are the action's firmware and statuses.
 func fotaRolloutActionAttributes() map[string]actionschema.Attribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
+	notEmpty := validators.NotEmpty()
 	str := func(name string) actionschema.StringAttribute {
 		return actionschema.StringAttribute{MarkdownDescription: fotaRolloutDocs[name], Required: true, Validators: notEmpty}
 	}
@@ -224,7 +223,7 @@ func fotaRolloutActionAttributes() map[string]actionschema.Attribute {
 	return map[string]actionschema.Attribute{
 		"firmware_id":      str("firmware_id"),
 		"firmware_version": str("firmware_version"),
-		"success_statuses": set("success_statuses", setvalidator.SizeAtLeast(1), setvalidator.ValueStringsAre(notEmpty...)),
+		"success_statuses": set("success_statuses", validators.NotEmptySet()...),
 		"failure_statuses": set("failure_statuses", setvalidator.ValueStringsAre(notEmpty...)),
 	}
 }

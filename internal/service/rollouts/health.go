@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	actionschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -65,7 +64,7 @@ var healthCheckDocs = map[string]string{
 // HealthAttribute is the health_check attribute of the rollout
 // resources.
 func HealthAttribute() schema.SingleNestedAttribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
+	notEmpty := validators.NotEmpty()
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: HealthDoc,
 		Optional:            true,
@@ -81,7 +80,7 @@ func HealthAttribute() schema.SingleNestedAttribute {
 // HealthActionAttribute is the health_check attribute of a rollout
 // action.
 func HealthActionAttribute() actionschema.SingleNestedAttribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
+	notEmpty := validators.NotEmpty()
 	return actionschema.SingleNestedAttribute{
 		MarkdownDescription: HealthDoc,
 		Optional:            true,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	actionschema "github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -170,7 +169,7 @@ func jobRolloutResourceAttributes(newRollout string) map[string]schema.Attribute
 		"name": schema.StringAttribute{
 			MarkdownDescription: jobRolloutDocs["name"] + newRollout,
 			Required:            true,
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+			Validators:          validators.NotEmpty(),
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"value": value,
@@ -183,7 +182,7 @@ func jobRolloutActionAttributes() map[string]actionschema.Attribute {
 		"name": actionschema.StringAttribute{
 			MarkdownDescription: jobRolloutDocs["name"],
 			Required:            true,
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}},
+			Validators:          validators.NotEmpty(),
 		},
 		"value": actionschema.DynamicAttribute{
 			MarkdownDescription: scheduling.JobValueDoc + " Devices that have the job of this name with another " +

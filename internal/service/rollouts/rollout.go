@@ -9,8 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -157,7 +155,7 @@ func newRolloutNote(stays string) string {
 // rollout, except right after an import, whose state holds only the ID's
 // parts.
 func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
+	notEmpty := validators.NotEmpty()
 	newRollout := newRolloutNote(d.Stays)
 	doc := func(name, more string) string { return d.Inputs[name] + more }
 	return map[string]schema.Attribute{
@@ -171,10 +169,7 @@ func RolloutResourceAttributes(d RolloutResourceDocs) map[string]schema.Attribut
 			MarkdownDescription: doc("fleet_ids", newRollout),
 			ElementType:         types.StringType,
 			Optional:            true,
-			Validators: []validator.Set{
-				setvalidator.SizeAtLeast(1),
-				setvalidator.ValueStringsAre(notEmpty...),
-			},
+			Validators:          validators.NotEmptySet(),
 			PlanModifiers: []planmodifier.Set{setplanmodifier.RequiresReplaceIf(
 				func(ctx context.Context, req planmodifier.SetRequest, resp *setplanmodifier.RequiresReplaceIfFuncResponse) {
 					resp.RequiresReplace = !ImportedRollout(ctx, req.State)

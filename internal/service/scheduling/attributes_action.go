@@ -1,8 +1,6 @@
 package scheduling
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -16,7 +14,7 @@ import (
 // ActionTargetAttributes are the target and wait attributes of the
 // scheduling actions; what names what is scheduled ("job", "firmware update").
 func ActionTargetAttributes(what string) map[string]schema.Attribute {
-	notEmpty := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
+	notEmpty := validators.NotEmpty()
 	return map[string]schema.Attribute{
 		"device_id": schema.StringAttribute{
 			MarkdownDescription: "ID of the device that gets the " + what + ". Exactly one of `device_id` and " +
@@ -37,10 +35,7 @@ func ActionTargetAttributes(what string) map[string]schema.Attribute {
 				"exactly one of `fleet_ids` and `all_fleets = true` must be set (an empty set is an error).",
 			ElementType: types.StringType,
 			Optional:    true,
-			Validators: []validator.Set{
-				setvalidator.SizeAtLeast(1),
-				setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), validators.NotBlank{}),
-			},
+			Validators:  validators.NotEmptySet(),
 		},
 		"all_fleets": schema.BoolAttribute{
 			MarkdownDescription: "Set to `true` to send the " + what + " to every fleet of `workspace_id`. It is never " +

@@ -5,8 +5,6 @@ import (
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -64,10 +62,7 @@ func FleetIDsAttribute(description string) schema.SetAttribute {
 		MarkdownDescription: description,
 		ElementType:         types.StringType,
 		Optional:            true,
-		Validators: []validator.Set{
-			setvalidator.SizeAtLeast(1),
-			setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), validators.NotBlank{}),
-		},
+		Validators:          validators.NotEmptySet(),
 	}
 }
 

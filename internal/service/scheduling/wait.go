@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/actionvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -85,7 +84,7 @@ func ReportScheduled(what, ws string, fleets, devices []string, progress func(st
 // action fails", "the apply fails").
 
 func waitStatusSetValidators(atLeastOne bool) []validator.Set {
-	v := []validator.Set{setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), validators.NotBlank{})}
+	v := []validator.Set{setvalidator.ValueStringsAre(validators.NotEmpty()...)}
 	if atLeastOne {
 		v = append(v, setvalidator.SizeAtLeast(1))
 	}

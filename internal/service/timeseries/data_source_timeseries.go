@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -59,10 +58,7 @@ type timeseriesModel struct {
 }
 
 func (d *timeseriesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	filter := []validator.Set{
-		setvalidator.SizeAtLeast(1),
-		setvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1), validators.NotBlank{}),
-	}
+	filter := validators.NotEmptySet()
 	point := func(description string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: description, Computed: true}
 	}

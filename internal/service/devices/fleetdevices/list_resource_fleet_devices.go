@@ -6,11 +6,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -54,7 +52,7 @@ type fleetDevicesListModel struct {
 }
 
 func (r *fleetDevicesListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
-	filter := []validator.String{stringvalidator.LengthAtLeast(1), validators.NotBlank{}}
+	filter := validators.NotEmpty()
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the fleets of a workspace as `zdm_fleet_devices` for `terraform query`: one result " +
 			"per fleet (the `default` fleet included, and empty fleets), whatever the number of devices, with one API " +
