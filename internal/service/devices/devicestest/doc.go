@@ -1,3 +1,3 @@
 // Package devicestest holds the test values of the device model, for the
-// tests of package devices and of the provider.
+// tests of package devices and of package objects.
 package devicestest

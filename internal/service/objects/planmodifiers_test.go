@@ -1,4 +1,4 @@
-package provider
+package objects_test
 
 import (
 	"context"
