@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -19,7 +17,6 @@ import (
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
-	"github.com/zdm/terraform-provider-zdm/internal/service/objects"
 )
 
 func TestProviderSchemaDescriptions(t *testing.T) {
@@ -175,33 +172,6 @@ resource "zdm_fleet" "test" {
 			},
 		},
 	})
-}
-
-func TestConfigureDataWrongType(t *testing.T) {
-	t.Parallel()
-	var resp fwprovider.ConfigureResponse
-	if d := connection.ConfigureData("Data Source", 42, &resp.Diagnostics); d != nil || !resp.Diagnostics.HasError() {
-		t.Fatalf("configureData(42) = %v, %v", d, resp.Diagnostics)
-	}
-	if got := resp.Diagnostics[0].Summary(); got != "Unexpected Data Source Configure Type" {
-		t.Errorf("summary = %q", got)
-	}
-	if d := connection.ConfigureData("Resource", nil, &resp.Diagnostics); d != nil {
-		t.Errorf("configureData(nil) = %v", d)
-	}
-}
-
-func TestWorkspaceOrDefault(t *testing.T) {
-	t.Parallel()
-	var resp fwprovider.ConfigureResponse
-	d := &connection.ProviderData{}
-	if ws := objects.WorkspaceOrDefault(d, types.StringNull(), path.Root("workspace_id"), &resp.Diagnostics); ws != "" ||
-		!resp.Diagnostics.HasError() {
-		t.Fatalf("no workspace: %q, %v", ws, resp.Diagnostics)
-	}
-	if got := resp.Diagnostics[0].Detail(); !regexp.MustCompile(connection.EnvWorkspaceID).MatchString(got) {
-		t.Errorf("error does not name %s: %s", connection.EnvWorkspaceID, got)
-	}
 }
 
 // TestAccConnectionErrors: a base_url where nothing listens, and an https://
