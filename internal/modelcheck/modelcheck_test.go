@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 	"github.com/zdm/terraform-provider-zdm/internal/modelcheck"
 )
 
@@ -130,5 +131,36 @@ func repoRoot(t *testing.T) string {
 			t.Fatal("no go.mod above the working directory")
 		}
 		dir = parent
+	}
+}
+
+// TestResends: the sent-twice check reports a firmware version sent twice
+// to one device, also when another version went between (the positive
+// control of the firmware steps: the mutant build does not skip the
+// device-level firmware gate), and nothing for the same version on two
+// devices, a new version, or a job whose name and value equal a firmware's.
+func TestResends(t *testing.T) {
+	send := func(kind, dev, name, value, at string) localzdm.Send {
+		return localzdm.Send{Kind: kind, DeviceID: dev, Name: name, Value: value, At: at}
+	}
+	sends := []localzdm.Send{
+		send("fota", "dev-1", "fw-a", "ver-1", "t1"),
+		send("fota", "dev-2", "fw-a", "ver-1", "t2"), // another device
+		send("fota", "dev-1", "fw-a", "ver-2", "t3"), // a new version
+		send("job", "dev-1", "fw-a", "ver-1", "t4"),  // a job, not the firmware
+		send("fota", "dev-1", "fw-b", "ver-2", "t5"), // another firmware
+		send("fota", "dev-1", "fw-a", "ver-1", "t6"), // ver-1 again, after ver-2
+		send("fota", "dev-2", "fw-a", "ver-1", "t7"), // again, with nothing between
+	}
+	got := modelcheck.Resends(sends)
+	want := []string{
+		`fota "fw-a" = ver-1 sent twice to device dev-1 (at t1 and t6)`,
+		`fota "fw-a" = ver-1 sent twice to device dev-2 (at t2 and t7)`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Resends = %q, want %q", got, want)
+	}
+	if got := modelcheck.Resends(sends[:5]); len(got) != 0 {
+		t.Fatalf("Resends of sends without a repeat = %q", got)
 	}
 }

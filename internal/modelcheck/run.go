@@ -595,6 +595,25 @@ func rolloutValue(s localzdm.Send) string {
 	return v.V
 }
 
+// Resends describes each send of sends (in order) that repeats an earlier
+// one: the same kind, device, and job (name, value) or firmware (ID,
+// version). Any repeat counts, even of a value that returns after another
+// value: the generator's values are fresh, and only an add-back step gives
+// one back (a job removed and added back), which must send nothing.
+func Resends(sends []localzdm.Send) []string {
+	var out []string
+	seen := map[string]string{}
+	for _, s := range sends {
+		k := strings.Join([]string{s.Kind, s.DeviceID, s.Name, s.Value}, "\x00")
+		if at, ok := seen[k]; ok {
+			out = append(out, fmt.Sprintf("%s %q = %s sent twice to device %s (at %s and %s)", s.Kind, s.Name, s.Value, s.DeviceID, at, s.At))
+			continue
+		}
+		seen[k] = s.At
+	}
+	return out
+}
+
 // check records the violations of the invariants after step i.
 func (r *runner) check(ctx context.Context, i int, converged bool) error {
 	add := func(check, format string, args ...any) {
@@ -628,14 +647,11 @@ func (r *runner) check(ctx context.Context, i int, converged bool) error {
 			add("device-name-unique", "device name %q is held by %d devices of fleet %s: %v", name, len(ids), fleet, ids)
 		}
 	}
-	seen := map[string]string{}
-	for _, s := range append(append([]localzdm.Send(nil), r.sends...), r.srv.Sends()...) {
-		k := strings.Join([]string{s.Kind, s.DeviceID, s.Name, s.Value}, "\x00")
-		if at, ok := seen[k]; ok {
-			add("no-resend", "%s %q = %s sent twice to device %s (at %s and %s)", s.Kind, s.Name, s.Value, s.DeviceID, at, s.At)
-			continue
-		}
-		seen[k] = s.At
+	sends := append(append([]localzdm.Send(nil), r.sends...), r.srv.Sends()...)
+	for _, what := range Resends(sends) {
+		add("no-resend", "%s", what)
+	}
+	for _, s := range sends {
 		if v := rolloutValue(s); v != "" && r.m.closed[v] {
 			add("window", "job %q = %s sent to device %s at %s by a rollout whose only maintenance window is closed", s.Name, s.Value, s.DeviceID, s.At)
 		}
