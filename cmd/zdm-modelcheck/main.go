@@ -28,6 +28,7 @@ func main() {
 	sequences := flag.Int("sequences", 1, "sequences to run (seeds seed, seed+1, ...)")
 	short := flag.Bool("short", false, "draw only the operations of the short run (ShortOps)")
 	fleet := flag.Bool("fleet", false, "draw only the fleet-wide and rollout operations (FleetOps)")
+	fota := flag.Bool("fota", false, "draw only the firmware updates of one device, with the device edits around them (FOTAOps)")
 	mutant := flag.Bool("mutant", false, "check the provider built with -tags zdm_mutant_nogate (the positive control)")
 	shrink := flag.Bool("shrink", true, "shrink a failing sequence")
 	budget := flag.Duration("budget", 0, "stop starting sequences after this long (0: no limit)")
@@ -46,6 +47,9 @@ func main() {
 	}
 	if *fleet {
 		ops = modelcheck.FleetOps
+	}
+	if *fota {
+		ops = modelcheck.FOTAOps
 	}
 	ops = slices.DeleteFunc(slices.Clone(ops), func(op modelcheck.Op) bool {
 		return slices.Contains(strings.Split(*skip, ","), string(op))

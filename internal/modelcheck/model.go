@@ -64,6 +64,14 @@ const (
 	OpRolloutValue    Op = "rollout-value"       // A: key, B: new value
 	OpRolloutTaint    Op = "rollout-taint"       // A: key
 	OpRolloutReplace  Op = "rollout-replace"     // A: key
+
+	// Firmware updates of one device (zdm_fota.u by for_each key; FOTAOps).
+	OpFOTAAdd     Op = "fota-add"      // A: key, B: device key, C: firmware ID, D: version (fresh)
+	OpFOTAVersion Op = "fota-version"  // A: key, B: new version (fresh): a new update, sent
+	OpFOTARemove  Op = "fota-remove"   // A: key
+	OpFOTAAddBack Op = "fota-add-back" // OpFOTAAdd of a removed update the device still holds: nothing to send
+	OpFOTATaint   Op = "fota-taint"    // A: key
+	OpFOTAReplace Op = "fota-replace"  // A: key
 )
 
 // ShortOps are the operations whose gates hold on main: the fixed-seed run
@@ -75,7 +83,13 @@ var (
 		OpFDRename, OpFDAdd}
 	LongOps = append(slices.Clone(ShortOps), OpFDKey, OpFDRemove, OpFleetRename, OpFleetTaint, OpInterrupt,
 		OpRestart, OpFleetJobFleets, OpFleetJobFleets, OpFleetJobValue, OpFleetJobReplace, OpMoveOutside, OpMoveOutside,
-		OpRolloutAdd, OpRolloutAdd, OpRolloutSalt, OpRolloutValue, OpRolloutTaint, OpRolloutReplace)
+		OpRolloutAdd, OpRolloutAdd, OpRolloutSalt, OpRolloutValue, OpRolloutTaint, OpRolloutReplace,
+		OpFOTAAdd, OpFOTAVersion, OpFOTARemove, OpFOTAAddBack, OpFOTATaint, OpFOTAReplace)
+	// FOTAOps are the firmware updates of one device alone, with the device
+	// edits that change their target's key, name or presence (-fota in
+	// cmd/zdm-modelcheck).
+	FOTAOps = []Op{OpDevAdd, OpDevRename, OpDevKeyMoved, OpDevKeyBare, OpDevRemove, OpDevTaint, OpDevReplace,
+		OpFOTAAdd, OpFOTAAdd, OpFOTAVersion, OpFOTARemove, OpFOTAAddBack, OpFOTAAddBack, OpFOTATaint, OpFOTAReplace}
 	// FleetOps are the fleet-wide and rollout operations alone, with the
 	// device edits that change who is in the fleets (-skip of the others in
 	// cmd/zdm-modelcheck, or -fleet).
@@ -84,7 +98,7 @@ var (
 		OpRolloutTaint, OpRolloutReplace}
 	// noEdit are the operations that only run commands.
 	noEdit = []Op{OpAdopt, OpRestart, OpDevTaint, OpDevReplace, OpDevStateRm, OpJobTaint, OpJobReplace, OpFleetTaint,
-		OpFleetJobReplace, OpMoveOutside, OpRolloutTaint, OpRolloutReplace}
+		OpFleetJobReplace, OpMoveOutside, OpRolloutTaint, OpRolloutReplace, OpFOTATaint, OpFOTAReplace}
 )
 
 // Step is one operation with its arguments, fixed when generated so that a
@@ -113,6 +127,9 @@ type device struct{ name, fleet string }
 
 type job struct{ device, name, value string }
 
+// fota is one zdm_fota.u: a firmware version on one device by key.
+type fota struct{ device, firmware, version string }
+
 type moved struct{ from, to string }
 
 // fleetJob is zdm_fleet_job.fj: the job "fleetwide" on fleets by key.
@@ -137,6 +154,7 @@ type model struct {
 	fd      map[string]string // zdm_fleet_devices.fd devices: key -> name
 	fdFleet string            // fleet key of zdm_fleet_devices.fd
 	jobs    map[string]job    // zdm_device_job.j key
+	fotas   map[string]fota   // zdm_fota.u key, at most one a device
 	moved   []moved           // moved blocks of zdm_device.d
 	fj      *fleetJob         // zdm_fleet_job.fj, nil until a step adds it
 	ro      map[string]rollout
@@ -152,6 +170,10 @@ type model struct {
 	retired     []device
 	retiredFD   []string
 	retiredJobs []job
+	retiredFOTA []fota
+	// held is the last firmware configured on each device (by device key):
+	// what the device holds once applied, the only update given back.
+	held map[string]fota
 }
 
 func newModel() *model {
@@ -161,6 +183,8 @@ func newModel() *model {
 		fd:      map[string]string{"s1": "fd-1", "s2": "fd-2"},
 		fdFleet: "f1",
 		jobs:    map[string]job{"j1": {"k1", "configure", "v-1"}, "j2": {"k2", "mode", "v-2"}},
+		fotas:   map[string]fota{},
+		held:    map[string]fota{},
 		ro:      map[string]rollout{},
 		closed:  map[string]bool{},
 	}
@@ -189,6 +213,17 @@ func (m *model) edit(s Step) bool {
 				j.device = s.B
 				m.jobs[k] = j
 			}
+		}
+		for k, u := range m.fotas {
+			if u.device == s.A {
+				u.device = s.B
+				m.fotas[k] = u
+			}
+		}
+		if u, ok := m.held[s.A]; ok {
+			delete(m.held, s.A)
+			u.device = s.B
+			m.held[s.B] = u
 		}
 		if s.Op == OpDevKeyMoved {
 			m.moved = append(m.moved, moved{s.A, s.B})
@@ -225,6 +260,13 @@ func (m *model) edit(s Step) bool {
 				m.retiredJobs = append(m.retiredJobs, j)
 			}
 		}
+		for k, u := range m.fotas {
+			if u.device == s.A {
+				delete(m.fotas, k)
+				m.retiredFOTA = append(m.retiredFOTA, u)
+			}
+		}
+		delete(m.held, s.A)
 	case OpJobValue:
 		j, ok := m.jobs[s.A]
 		if !ok {
@@ -252,6 +294,31 @@ func (m *model) edit(s Step) bool {
 		}
 		delete(m.jobs, s.A)
 		m.retiredJobs = append(m.retiredJobs, j)
+	case OpFOTAAdd, OpFOTAAddBack:
+		if _, taken := m.fotas[s.A]; taken || !m.fotaFree(s.B) {
+			return false
+		}
+		u := fota{s.B, s.C, s.D}
+		if s.Op == OpFOTAAddBack && m.held[s.B] != u {
+			return false // the device has had another update since: a new send
+		}
+		m.fotas[s.A] = u
+		m.held[s.B] = u
+	case OpFOTAVersion:
+		u, ok := m.fotas[s.A]
+		if !ok {
+			return false
+		}
+		u.version = s.B
+		m.fotas[s.A] = u
+		m.held[u.device] = u
+	case OpFOTARemove:
+		u, ok := m.fotas[s.A]
+		if !ok {
+			return false
+		}
+		delete(m.fotas, s.A)
+		m.retiredFOTA = append(m.retiredFOTA, u)
 	case OpFDRename:
 		if _, ok := m.fd[s.A]; !ok {
 			return false
@@ -323,6 +390,20 @@ func (m *model) edit(s Step) bool {
 		m.ro[s.A] = ro
 	default:
 		return false
+	}
+	return true
+}
+
+// fotaFree tells whether device key dev is in the model and no zdm_fota of
+// it targets it: two updates of one device would replace each other's.
+func (m *model) fotaFree(dev string) bool {
+	if _, ok := m.devices[dev]; !ok {
+		return false
+	}
+	for _, u := range m.fotas {
+		if u.device == dev {
+			return false
+		}
 	}
 	return true
 }
@@ -430,6 +511,26 @@ func (g *gen) try(op Op) (Step, bool) {
 	case OpJobRemove, OpJobTaint, OpJobReplace:
 		s.A = jk
 		return s, hasJob
+	case OpFOTAAdd:
+		s.A = g.name("u")
+		s.B, s.C, s.D = dev, []string{"fw-a", "fw-b"}[r.Intn(2)], g.name("ver")
+		return s, hasDev && m.fotaFree(dev)
+	case OpFOTAAddBack:
+		if len(m.retiredFOTA) == 0 {
+			return s, false
+		}
+		u := m.retiredFOTA[r.Intn(len(m.retiredFOTA))]
+		s.A = g.name("u")
+		s.B, s.C, s.D = u.device, u.firmware, u.version // the device still holds it (edit checks)
+		return s, true
+	case OpFOTAVersion:
+		uk, ok := pick(r, m.fotas)
+		s.A, s.B = uk, g.name("ver")
+		return s, ok
+	case OpFOTARemove, OpFOTATaint, OpFOTAReplace:
+		uk, ok := pick(r, m.fotas)
+		s.A = uk
+		return s, ok
 	case OpFDRename:
 		s.A, s.B = fk, g.name("fd")
 		return s, hasFD
@@ -550,6 +651,17 @@ func (m *model) hcl() string {
 		fmt.Fprintf(&b, "    %q = { device_id = zdm_device.d[%q].id, name = %q, v = %q }\n", k, j.device, j.name, j.value)
 	}
 	b.WriteString("  }\n  device_id = each.value.device_id\n  name      = each.value.name\n  value     = jsonencode({ v = each.value.v })\n}\n")
+	if len(m.fotas) > 0 {
+		b.WriteString("\nresource \"zdm_fota\" \"u\" {\n  for_each = {\n")
+		for _, k := range slices.Sorted(maps.Keys(m.fotas)) {
+			u := m.fotas[k]
+			if _, ok := m.devices[u.device]; !ok {
+				continue
+			}
+			fmt.Fprintf(&b, "    %q = { device_id = zdm_device.d[%q].id, firmware_id = %q, firmware_version = %q }\n", k, u.device, u.firmware, u.version)
+		}
+		b.WriteString("  }\n  device_id        = each.value.device_id\n  firmware_id      = each.value.firmware_id\n  firmware_version = each.value.firmware_version\n}\n")
+	}
 	fleetList := func(keys []string) string {
 		var refs []string
 		for _, k := range keys {
@@ -576,4 +688,14 @@ func (m *model) hcl() string {
 		b.WriteString("}\n")
 	}
 	return b.String()
+}
+
+// HCL renders the configuration the steps edit the initial one into (no
+// provider block; the workspace and window empty).
+func HCL(steps []Step) string {
+	m := newModel()
+	for _, s := range steps {
+		m.edit(s)
+	}
+	return m.hcl()
 }

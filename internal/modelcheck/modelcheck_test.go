@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
@@ -162,5 +163,39 @@ func TestResends(t *testing.T) {
 	}
 	if got := modelcheck.Resends(sends[:5]); len(got) != 0 {
 		t.Fatalf("Resends of sends without a repeat = %q", got)
+	}
+}
+
+// TestHCLFOTA: the firmware steps render a zdm_fota per device, and a
+// removed update given back while the device holds it is rendered again.
+func TestHCLFOTA(t *testing.T) {
+	steps := []modelcheck.Step{
+		{Op: modelcheck.OpFOTAAdd, A: "u1", B: "k1", C: "fw-a", D: "ver-1"},
+		{Op: modelcheck.OpFOTAAdd, A: "u2", B: "k1", C: "fw-b", D: "ver-2"}, // k1 has one: a no-op
+		{Op: modelcheck.OpFOTARemove, A: "u1"},
+		{Op: modelcheck.OpFOTAAddBack, A: "u3", B: "k1", C: "fw-a", D: "ver-1"},
+	}
+	hcl := modelcheck.HCL(steps)
+	for _, s := range []string{`resource "zdm_fota" "u"`, `"u3" = { device_id = zdm_device.d["k1"].id, firmware_id = "fw-a", firmware_version = "ver-1" }`} {
+		if !strings.Contains(hcl, s) {
+			t.Fatalf("no %s in:\n%s", s, hcl)
+		}
+	}
+	for _, s := range []string{`"u1" =`, `"u2" =`} {
+		if strings.Contains(hcl, s) {
+			t.Fatalf("%s in:\n%s", s, hcl)
+		}
+	}
+	// Given back after the device had another version: not the same
+	// update any more, so the step is a no-op.
+	steps = []modelcheck.Step{
+		{Op: modelcheck.OpFOTAAdd, A: "u1", B: "k1", C: "fw-a", D: "ver-1"},
+		{Op: modelcheck.OpFOTARemove, A: "u1"},
+		{Op: modelcheck.OpFOTAAdd, A: "u2", B: "k1", C: "fw-a", D: "ver-2"},
+		{Op: modelcheck.OpFOTARemove, A: "u2"},
+		{Op: modelcheck.OpFOTAAddBack, A: "u3", B: "k1", C: "fw-a", D: "ver-1"},
+	}
+	if hcl := modelcheck.HCL(steps); strings.Contains(hcl, "zdm_fota") {
+		t.Fatalf("an update given back after another version was rendered:\n%s", hcl)
 	}
 }

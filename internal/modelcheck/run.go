@@ -281,11 +281,13 @@ func (r *runner) exec(ctx context.Context, s Step) (bool, error) {
 	var err error
 	clean := true
 	switch s.Op {
-	case OpDevTaint, OpJobTaint, OpFleetTaint:
+	case OpDevTaint, OpJobTaint, OpFleetTaint, OpFOTATaint:
 		a := addr
 		switch s.Op {
 		case OpJobTaint:
 			a = fmt.Sprintf("zdm_device_job.j[%q]", s.A)
+		case OpFOTATaint:
+			a = fmt.Sprintf("zdm_fota.u[%q]", s.A)
 		case OpFleetTaint:
 			a = fmt.Sprintf("zdm_fleet.f[%q]", s.A)
 		}
@@ -303,11 +305,13 @@ func (r *runner) exec(ctx context.Context, s Step) (bool, error) {
 		if out, code, err = r.apply(ctx); err == nil && code != 0 {
 			_, _, err = r.tf(ctx, 0, "untaint", "-no-color", a)
 		}
-	case OpDevReplace, OpJobReplace, OpFleetJobReplace, OpRolloutReplace:
+	case OpDevReplace, OpJobReplace, OpFleetJobReplace, OpRolloutReplace, OpFOTAReplace:
 		a := addr
 		switch s.Op {
 		case OpJobReplace:
 			a = fmt.Sprintf("zdm_device_job.j[%q]", s.A)
+		case OpFOTAReplace:
+			a = fmt.Sprintf("zdm_fota.u[%q]", s.A)
 		case OpFleetJobReplace:
 			a = "zdm_fleet_job.fj"
 		case OpRolloutReplace:
@@ -598,8 +602,9 @@ func rolloutValue(s localzdm.Send) string {
 // Resends describes each send of sends (in order) that repeats an earlier
 // one: the same kind, device, and job (name, value) or firmware (ID,
 // version). Any repeat counts, even of a value that returns after another
-// value: the generator's values are fresh, and only an add-back step gives
-// one back (a job removed and added back), which must send nothing.
+// value: the generator's values and versions are fresh, and only an add-back
+// step gives one back (a job, or an update the device still holds, removed
+// and added back), which must send nothing.
 func Resends(sends []localzdm.Send) []string {
 	var out []string
 	seen := map[string]string{}
