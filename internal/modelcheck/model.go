@@ -1,8 +1,9 @@
 // Package modelcheck searches random sequences of Terraform operations for
 // duplicates and resends: a seeded generator picks operations over a small
 // configuration space (fleets, devices by for_each key, the devices of one
-// zdm_fleet_devices, device jobs, a zdm_fleet_job, zdm_job_rollouts), runs
-// each through the real Terraform CLI with the provider binary built from
+// zdm_fleet_devices, device jobs, firmware updates of one device (zdm_fota
+// with device_id), a zdm_fleet_job, zdm_job_rollouts), runs each through
+// the real Terraform CLI with the provider binary built from
 // the repository (dev_overrides) against an in-process zdm-local, and
 // checks the service after every step: no device name twice in a fleet, no
 // fleet name twice in the workspace, no job (name, value) or firmware (id,
