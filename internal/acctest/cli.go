@@ -165,3 +165,31 @@ terraform {
   }
 }
 `
+
+// StateValues returns the attributes of each managed resource of the state
+// (terraform show -json), by address.
+func (c *Cli) StateValues() map[string]map[string]any {
+	c.tb.Helper()
+	out := c.MustRun("show", "-json", "-no-color")
+	var st struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string         `json:"address"`
+					Mode    string         `json:"mode"`
+					Values  map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		c.tb.Fatalf("terraform show -json: %v\n%s", err, out)
+	}
+	res := map[string]map[string]any{}
+	for _, r := range st.Values.RootModule.Resources {
+		if r.Mode == "managed" {
+			res[r.Address] = r.Values
+		}
+	}
+	return res
+}

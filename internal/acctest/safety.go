@@ -1,7 +1,6 @@
 package acctest
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -47,28 +46,10 @@ func (s *SafetyEnv) Write(provider, body string) {
 // StateIDs maps each resource address of the state to its ID.
 func (s *SafetyEnv) StateIDs(t *testing.T) map[string]string {
 	t.Helper()
-	out := s.Cli.MustRun("show", "-json", "-no-color")
-	var st struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Mode    string         `json:"mode"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		t.Fatalf("terraform show -json: %v\n%s", err, out)
-	}
 	ids := map[string]string{}
-	for _, r := range st.Values.RootModule.Resources {
-		if r.Mode != "managed" {
-			continue
-		}
-		id, _ := r.Values["id"].(string)
-		ids[r.Address] = id
+	for addr, values := range s.Cli.StateValues() {
+		id, _ := values["id"].(string)
+		ids[addr] = id
 	}
 	return ids
 }

@@ -117,25 +117,10 @@ resource "zdm_fota" "b" {
 // stateAttr returns a string attribute of a resource in the state.
 func stateAttr(t *testing.T, c *acctest.Cli, addr, attr string) string {
 	t.Helper()
-	var st struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
+	values, ok := c.StateValues()[addr]
+	if !ok {
+		t.Fatalf("%s is not in the state", addr)
 	}
-	if err := json.Unmarshal([]byte(c.MustRun("show", "-json")), &st); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range st.Values.RootModule.Resources {
-		if r.Address == addr {
-			s, _ := r.Values[attr].(string)
-			return s
-		}
-	}
-	t.Fatalf("%s is not in the state", addr)
-	return ""
+	s, _ := values[attr].(string)
+	return s
 }

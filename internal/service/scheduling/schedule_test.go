@@ -61,28 +61,7 @@ func (s *schedEnv) plan() (string, int) {
 // by address.
 func (s *schedEnv) stateValues(t *testing.T) map[string]map[string]any {
 	t.Helper()
-	out := s.cli.MustRun("show", "-json", "-no-color")
-	var st struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Mode    string         `json:"mode"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		t.Fatalf("terraform show -json: %v\n%s", err, out)
-	}
-	res := map[string]map[string]any{}
-	for _, r := range st.Values.RootModule.Resources {
-		if r.Mode == "managed" {
-			res[r.Address] = r.Values
-		}
-	}
-	return res
+	return s.cli.StateValues()
 }
 
 // expectOutput fails unless out matches each pattern.
