@@ -28,3 +28,15 @@ func AbbreviateTo(items []string, most int) string {
 	}
 	return strings.Join(items[:most], ", ") + fmt.Sprintf(" and %d more", len(items)-most)
 }
+
+// Sentence returns s ended as a sentence: a period is added unless s ends
+// with one, a question or exclamation mark, or a colon (text that a
+// message goes on after, such as an error's, must not run into the next
+// sentence).
+func Sentence(s string) string {
+	t := strings.TrimRight(s, " \t\n")
+	if t == "" || strings.ContainsRune(".!?:", rune(t[len(t)-1])) {
+		return t
+	}
+	return t + "."
+}

@@ -158,15 +158,16 @@ func PlanStopper(err error, ws string) string {
 
 // DescribeError is the text of an error of a request about workspace ws,
 // with the explanation of a 401 or 403, or of a workspace that does not
-// exist.
+// exist, ended as a sentence (Sentence), so that a message may go on after
+// it.
 func DescribeError(err error, ws string) string {
 	if hint := explainRefusal(err, ws); hint != "" {
-		return err.Error() + ". " + hint
+		return Sentence(err.Error()) + " " + hint
 	}
 	if WorkspaceNotFound(err, ws) {
-		return err.Error() + ". " + workspaceNotFoundHint(ws)
+		return Sentence(err.Error()) + " " + workspaceNotFoundHint(ws)
 	}
-	return err.Error()
+	return Sentence(err.Error())
 }
 
 // WorkspaceNotFound reports whether err is the 404 of workspace ws itself

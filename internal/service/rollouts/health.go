@@ -208,7 +208,7 @@ func CheckStorageAtApply(ctx context.Context, data *connection.ProviderData, spe
 		diags.AddAttributeError(path.Root("health_check"), "Cannot read the storage service",
 			"health_check reads the data points of the devices from the time-series storage service, and a query "+
 				"of workspace "+connection.Quote(spec.WorkspaceID)+" failed before any device was sent anything: "+
-				err.Error()+" Nothing was sent; apply again once the storage service answers.")
+				connection.Sentence(err.Error())+" Nothing was sent; apply again once the storage service answers.")
 	}
 }
 
