@@ -109,6 +109,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -302,11 +303,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if c.showVersion {
-		_, err := fmt.Fprintf(stdout, "zdm-local %s\n", version)
+		bi, _ := debug.ReadBuildInfo()
+		_, err := fmt.Fprintf(stdout, "zdm-local %s\n", buildVersion(version, bi))
 		return err
 	}
 	if c.healthCheck {
-		return healthCheck(ctx, c.port, stdout)
+		return healthCheck(ctx, c.listen, c.port, stdout)
 	}
 	logger := log.New(stderr, "", log.LstdFlags)
 	if !isLoopback(c.listen) {
@@ -348,6 +350,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	<-ctx.Done()
 	logger.Print("zdm-local: shutting down")
 	return srv.Close()
+}
+
+// buildVersion is the version -version prints: the one stamped by the
+// release build or make (-X main.version), else the module version that
+// `go install ...@vX.Y.Z` records in the build info (without its "v", as
+// the releases print it), else "dev".
+func buildVersion(stamped string, bi *debug.BuildInfo) string {
+	if stamped != "dev" || bi == nil {
+		return stamped
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return strings.TrimPrefix(v, "v")
+	}
+	return stamped
 }
 
 // checkListen checks -listen: an IP or a host name, loopback unless
@@ -426,23 +442,24 @@ func writeEnvFile(path string, content string) error {
 	return nil
 }
 
-// healthCheck asks the server on port of this machine (loopback, where the
-// admin API answers) whether it is ready: GET /admin/health must answer 200
-// within five seconds.
-func healthCheck(ctx context.Context, port int, stdout io.Writer) error {
+// healthCheck asks the server on listen:port of this machine whether it is
+// ready: GET /admin/health must answer 200 within five seconds. A wildcard
+// listen address (0.0.0.0, ::) is asked on the loopback address of its
+// family, where the admin API answers.
+func healthCheck(ctx context.Context, listen string, port int, stdout io.Writer) error {
 	if port <= 0 {
 		return errors.New("-health-check needs the -port of the server to ask")
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	url := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) + "/admin/health"
+	url := "http://" + net.JoinHostPort(localzdm.ClientHost(listen), strconv.Itoa(port)) + "/admin/health"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("zdm-local is not ready on port %d: %w", port, err)
+		return fmt.Errorf("zdm-local is not ready at %s: %w", url, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {

@@ -9,10 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
 // syncBuffer is a goroutine-safe output buffer.
@@ -251,7 +254,8 @@ func TestListenFlag(t *testing.T) {
 }
 
 // TestRunAllowRemote: a server on every address warns that anyone who
-// reaches it can use it, and serves there.
+// reaches it can use it, serves there, and prints addresses a client can
+// use.
 func TestRunAllowRemote(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var stdout, stderr syncBuffer
@@ -264,8 +268,10 @@ func TestRunAllowRemote(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	if strings.Contains(stdout.String(), "http://127.0.0.1:") {
-		t.Errorf("stdout = %s, want the services on every address, not 127.0.0.1", stdout.String())
+	// The services listen on every address, and the addresses printed are
+	// ones a client can dial (the loopback address), not 0.0.0.0.
+	if !strings.Contains(stdout.String(), "ZDM_BASE_URL=http://127.0.0.1:") || strings.Contains(stdout.String(), "0.0.0.0") {
+		t.Errorf("stdout = %s, want the services' addresses a client can use (127.0.0.1), never 0.0.0.0", stdout.String())
 	}
 	if !strings.Contains(stderr.String(), "WARNING: listening on 0.0.0.0") {
 		t.Errorf("stderr = %s, want a warning", stderr.String())
@@ -281,6 +287,26 @@ func TestVersionFlag(t *testing.T) {
 	var stdout bytes.Buffer
 	if err := run(t.Context(), []string{"-version"}, &stdout, io.Discard); err != nil || stdout.String() != "zdm-local dev\n" {
 		t.Fatalf("-version: %q, %v", stdout.String(), err)
+	}
+}
+
+// TestBuildVersion: a version stamped by the build wins; else the module
+// version of `go install ...@v0.4.0` (without its "v"); else "dev".
+func TestBuildVersion(t *testing.T) {
+	installed := &debug.BuildInfo{Main: debug.Module{Path: "github.com/zdm/terraform-provider-zdm", Version: "v0.4.0"}}
+	for _, tc := range []struct {
+		stamped string
+		bi      *debug.BuildInfo
+		want    string
+	}{
+		{"0.5.0", installed, "0.5.0"},
+		{"dev", installed, "0.4.0"},
+		{"dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+		{"dev", nil, "dev"},
+	} {
+		if got := buildVersion(tc.stamped, tc.bi); got != tc.want {
+			t.Errorf("buildVersion(%q, %v) = %q, want %q", tc.stamped, tc.bi, got, tc.want)
+		}
 	}
 }
 
@@ -382,6 +408,42 @@ func TestRunDevicesHealth(t *testing.T) {
 			t.Errorf("%v: points %s, want %s", tc.args, got, map[bool]string{true: "none", false: "one with " + tc.want}[tc.want == ""])
 		}
 		stop()
+	}
+}
+
+// TestHealthCheckListen: -health-check asks the address of -listen: a
+// server on 127.0.0.2 is ready there, and not on 127.0.0.1 (the positive
+// control: the default address would have missed it).
+func TestHealthCheckListen(t *testing.T) {
+	env, _, stop := start(t, "-listen", "127.0.0.2")
+	defer stop()
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(env["ZDM_BASE_URL"], "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"-health-check", "-listen", "127.0.0.2", "-port", port}, &out, io.Discard); err != nil {
+		t.Fatalf("health check of a server on -listen 127.0.0.2: %v", err)
+	}
+	if err := run(t.Context(), []string{"-health-check", "-port", port}, io.Discard, io.Discard); err == nil {
+		t.Error("health check on 127.0.0.1 succeeded for a server that listens on 127.0.0.2 only")
+	}
+}
+
+func TestClientHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.0.0.0":   "127.0.0.1",
+		"::":        "127.0.0.1",
+		"127.0.0.2": "127.0.0.2",
+		"::1":       "::1",
+		"localhost": "localhost",
+	} {
+		if got := localzdm.ClientHost(in); got != want {
+			t.Errorf("ClientHost(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := localzdm.ClientAddr("[::]:8080"); got != "127.0.0.1:8080" {
+		t.Errorf("ClientAddr([::]:8080) = %q", got)
 	}
 }
 

@@ -156,8 +156,8 @@ func (s *Server) Start(mgmtAddr, storageAddr string) error {
 	}
 	s.mgmtSrv = s.newHTTPServer(s.ManagementHandler())
 	s.storageSrv = s.newHTTPServer(s.StorageHandler())
-	s.mgmtURL = "http://" + mln.Addr().String()
-	s.storageURL = "http://" + sln.Addr().String()
+	s.mgmtURL = "http://" + ClientAddr(mln.Addr().String())
+	s.storageURL = "http://" + ClientAddr(sln.Addr().String())
 	for _, p := range []struct {
 		srv *http.Server
 		ln  net.Listener
@@ -172,6 +172,26 @@ func (s *Server) Start(mgmtAddr, storageAddr string) error {
 	}
 	s.log.Printf("localzdm: management service on %s, storage service on %s", s.mgmtURL, s.storageURL)
 	return nil
+}
+
+// ClientAddr is the address a client on this machine uses to reach a
+// listener on addr (host:port): a wildcard host (0.0.0.0, ::), which no
+// client can dial, becomes 127.0.0.1, which the listener also serves (Go
+// listens on both families for either wildcard); any other host is kept.
+func ClientAddr(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	return net.JoinHostPort(ClientHost(host), port)
+}
+
+// ClientHost is ClientAddr for a host alone.
+func ClientHost(host string) string {
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		return "127.0.0.1"
+	}
+	return host
 }
 
 func (s *Server) newHTTPServer(h http.Handler) *http.Server {
