@@ -4,7 +4,10 @@
 # use it from a second terminal. Ctrl-C (or SIGTERM) stops it cleanly: the
 # binary runs in place of this script, so no process is left behind.
 #
-# Usage: scripts/local.sh BUILD_DIR DIR [zdm-local flags]
+# Usage: [TERRAFORM_BIN=PATH] scripts/local.sh BUILD_DIR DIR [zdm-local flags]
+# TERRAFORM_BIN (make local sets it) is the Terraform CLI the project tests
+# with: the steps put its directory first on PATH, so that an older terraform
+# of the machine does not run instead.
 set -euo pipefail
 
 build_dir=${1:?usage: local.sh BUILD_DIR DIR [zdm-local flags]}
@@ -28,6 +31,12 @@ provider_installation {
 CONF
 
 rel=${dir#"$PWD"/}
+path_step=
+if [ -n "${TERRAFORM_BIN:-}" ]; then
+  path_step="  # the Terraform CLI >= 1.14 this project tests with, ahead of any older one on PATH
+  export PATH=$(dirname "$TERRAFORM_BIN"):\$PATH
+"
+fi
 cat <<STEPS
 zdm-local runs in this terminal; Ctrl-C stops it. Its state is kept in
 $rel/state.json across restarts (same API key and workspace).
@@ -36,7 +45,7 @@ In a second terminal, in $PWD:
 
   # the URLs and the API key (ZDM_BASE_URL, ZDM_API_KEY, ...)
   . $rel/zdm.env
-  # use the provider built in ${build_dir#"$PWD"/}/ (dev_overrides for Terraform and OpenTofu)
+${path_step}  # use the provider built in ${build_dir#"$PWD"/}/ (dev_overrides for Terraform and OpenTofu)
   export TF_CLI_CONFIG_FILE=\$PWD/$rel/dev.tfrc
   # no init needed with dev_overrides; both CLIs warn that they are in use
   terraform -chdir=examples/quickstart apply    # or: tofu -chdir=examples/quickstart apply

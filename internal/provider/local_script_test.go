@@ -43,9 +43,20 @@ func TestAccLocalScript(t *testing.T) {
 	defer cancel()
 	local := exec.CommandContext(ctx, filepath.Join(root, "scripts", "local.sh"), bin, dir, "-port", "0", "-storage-port", "0") //nolint:gosec // G204: the repository's own script, on the test's binaries.
 	local.Dir = root
+	local.Env = append(os.Environ(), "TERRAFORM_BIN="+tf)
 	local.Cancel = func() error { return local.Process.Signal(syscall.SIGTERM) }
-	var logs strings.Builder
-	local.Stdout, local.Stderr = &logs, &logs
+	// A file, not a buffer: the script writes it directly, so the test may
+	// read it while the script runs.
+	logs, err := os.Create(filepath.Join(t.TempDir(), "make-local.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = logs.Close() }()
+	logText := func() string {
+		b, _ := os.ReadFile(logs.Name())
+		return string(b)
+	}
+	local.Stdout, local.Stderr = logs, logs
 	if err := local.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +64,14 @@ func TestAccLocalScript(t *testing.T) {
 		cancel()
 		_ = local.Wait()
 		if t.Failed() {
-			t.Logf("make local's output:\n%s", logs.String())
+			t.Logf("make local's output:\n%s", logText())
 		}
 	}()
 	env := readEnvFile(t, filepath.Join(dir, "zdm.env"))
+	// The steps put the CLI the project tests with first on PATH.
+	if want := "export PATH=" + filepath.Dir(tf) + ":$PATH"; !strings.Contains(logText(), want) {
+		t.Errorf("make local's steps lack %q:\n%s", want, logText())
+	}
 
 	// The second terminal: source the env file, point the CLI at dev.tfrc.
 	cliEnv := append(os.Environ(), "TF_CLI_CONFIG_FILE="+filepath.Join(dir, "dev.tfrc"), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
