@@ -11,8 +11,9 @@
 #     moved to free ones, as `docker run -p` would map them, and an env file
 #     added to learn them), start a server that the HEALTHCHECK command finds
 #     ready, on the bootstrap workspace and key the CMD names.
-# What it cannot check here: the image build itself, USER and EXPOSE, and
-# the network of a container.
+# Where a container engine answers (docker info), it also builds the image
+# and asks the container through its published port; elsewhere it says that
+# the image build, USER, EXPOSE and the container's network are not checked.
 #
 # Usage: scripts/check-zdm-local-image.sh DOCKERFILE ZDM_LOCAL_BINARY
 set -euo pipefail
@@ -88,3 +89,26 @@ want() { # FLAG: the value the CMD gives FLAG
 [ "$ZDM_WORKSPACE_ID" = "$(want -bootstrap-workspace-id)" ] || fail "workspace $ZDM_WORKSPACE_ID, want the CMD's $(want -bootstrap-workspace-id)"
 [ "$ZDM_API_KEY" = "$(want -bootstrap-key)" ] || fail "the server's key is not the CMD's -bootstrap-key"
 log "$dockerfile: FROM scratch, COPY $src $dst, static binary; ENTRYPOINT and CMD serve $ZDM_BASE_URL, HEALTHCHECK ready, workspace $ZDM_WORKSPACE_ID"
+
+# Where a container engine runs, the image itself: built from the Dockerfile
+# and this binary, run with its ports published, and asked through them.
+if ! docker info >/dev/null 2>&1; then
+  log "no container engine answers here (docker info): the image build, USER, EXPOSE and the container's network are not checked"
+  exit 0
+fi
+ctx="$work/context"
+mkdir -p "$ctx"
+cp "$bin" "$ctx/$src"
+cp "$dockerfile" "$ctx/Dockerfile"
+tag="zdm-local-check:$$"
+docker build -q -t "$tag" "$ctx" >/dev/null || fail "docker build of $dockerfile failed"
+cid=$(docker run -d --rm -p 127.0.0.1::8080 "$tag") || fail "docker run of the image failed"
+trap 'docker rm -f "$cid" >/dev/null 2>&1; docker rmi "$tag" >/dev/null 2>&1; cleanup' EXIT
+hostport=$(docker port "$cid" 8080/tcp | head -n1)
+ok=
+for _ in $(seq 1 50); do
+  if curl -fsS -H "X-API-KEY: $ZDM_API_KEY" "http://$hostport/v3/workspaces/$ZDM_WORKSPACE_ID" >/dev/null 2>&1; then ok=1; break; fi
+  sleep 0.2
+done
+[ -n "$ok" ] || fail "the container does not answer on its published port ($hostport)"
+log "image built and run: the container serves workspace $ZDM_WORKSPACE_ID on its published port"
