@@ -36,10 +36,9 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"os/exec"
+	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"unicode"
 )
@@ -146,7 +145,11 @@ func dependencyNames(root string, names map[string]bool) error {
 	if err != nil {
 		return fmt.Errorf("go list -m all: %w", err)
 	}
-	dirs := []string{filepath.Join(runtime.GOROOT(), "src")}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOROOT: %w", err)
+	}
+	dirs := []string{filepath.Join(strings.TrimSpace(string(goroot)), "src")}
 	for _, d := range strings.Fields(string(out)) {
 		if abs, _ := filepath.Abs(root); d != "" && d != abs {
 			dirs = append(dirs, d)
@@ -198,7 +201,6 @@ func dependencyNames(root string, names map[string]bool) error {
 	}
 	return nil
 }
-
 
 // check prints the stale names of file and returns how many there are.
 func check(root, file string, names, pkgs, files map[string]bool, out *os.File) (int, error) {
