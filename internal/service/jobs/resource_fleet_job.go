@@ -81,6 +81,15 @@ func (m *fleetJobModel) scheduling(ctx context.Context) (scheduling.UnfinishedSc
 		ScheduledAt: m.ScheduledAt.ValueString(), Devices: scheduling.ListStrings(ctx, m.Devices, &diags)}, !diags.HasError()
 }
 
+// record is the record of the job of m that a Delete hands to the Create of
+// a replacement (scheduling.RememberSent): the job of the workspace, its
+// value and triggers, and the devices it reached, whatever the fleets.
+func (m *fleetJobModel) record(ctx context.Context) (scheduling.UnfinishedScheduling, bool) {
+	u, ok := m.scheduling(ctx)
+	u.Key = scheduling.SchedulingKey("zdm_fleet_job", m.WorkspaceID.ValueString(), m.Name.ValueString())
+	return u, ok
+}
+
 // what names the job of m in messages.
 func (m *fleetJobModel) what(ctx context.Context) string {
 	var diags diag.Diagnostics
@@ -254,8 +263,18 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
 			return
 		}
-	} else if !r.schedule(ctx, &plan, "", nil, nil, &resp.Diagnostics) {
-		return
+	} else {
+		// The record of the object this one replaces, if any: the devices
+		// it reached with this job and value do not get it again.
+		gate, prior := (*scheduling.Gate)(nil), ""
+		if u, known := plan.record(ctx); known {
+			if rec := scheduling.TakeSent(r.data, u, known); rec != nil {
+				gate, prior = &scheduling.Gate{Record: rec.Devices}, rec.ScheduledAt
+			}
+		}
+		if !r.schedule(ctx, &plan, prior, nil, gate, &resp.Diagnostics) {
+			return
+		}
 	}
 	ok = r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -318,6 +337,9 @@ func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteReques
 	resp.Diagnostics.AddWarning(scheduling.ForgetScheduling("job", objects.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
 	if u, ok := state.scheduling(ctx); ok {
 		scheduling.NoteDelete(ctx, r.data, req.Private, u, state.Unfinished(ctx, scheduling.StatusCountKeys(state.StatusCounts), &resp.Diagnostics))
+	}
+	if u, ok := state.record(ctx); ok {
+		scheduling.RememberSent(r.data, u, "")
 	}
 }
 

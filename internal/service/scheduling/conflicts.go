@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
 	"github.com/zdm/terraform-provider-zdm/internal/framework/values"
@@ -35,22 +36,33 @@ import (
 // reports it. A resource planned for destroy claims nothing, so replacing
 // one resource by another of a new value in one edit is allowed.
 //
-// Fleets unknown at plan (created in the same apply) are not compared, and
-// neither are device jobs (zdm_device_job names a device, not a fleet) or
-// resources of other configurations.
+// A resource that sends to one device (zdm_device_job, device-mode
+// zdm_fota) claims its command for that device and, where the device's
+// fleet is known at plan (a device of the provider's workspace, read
+// through the batched device list), for the device of that fleet: another
+// value of the same command for its fleet, or for every fleet, or for the
+// same device, is refused the same way.
+//
+// Fleets unknown at plan (created in the same apply), devices whose fleet
+// cannot be read at plan, and resources of other configurations (other
+// states, other provider configurations, a -target apply) are not
+// compared: there, the sender's own record keeps the gate from sending a
+// value twice (sent_record.go).
 
 // CommandClaim is what one planned resource sends: Command names the job
 // or the firmware (`job "reboot"`, "firmware"), Value the value (the
 // job's compact JSON, the firmware's ID and version), Fleets its fleets
 // (every fleet of the workspace when All). Owner names the resource in
 // the error (`zdm_job_rollout with salt "s1"`). Values are compared as
-// JSON (jsonvalue.Equal), other text as it is.
+// JSON (jsonvalue.Equal), other text as it is. Device, when not "", is the
+// one device the command goes to; Fleets then holds its fleet, when known.
 type CommandClaim struct {
 	Workspace string
 	Command   string
 	Value     string
 	Fleets    []string
 	All       bool
+	Device    string
 	Owner     string
 }
 
@@ -61,10 +73,23 @@ type commandClaims struct {
 	m  map[string][]CommandClaim
 }
 
-// overlap returns the fleets both claims send to ("every fleet" when one
-// of them is every fleet), nil when none.
+// overlap returns the targets both claims send to, fleets ("every fleet"
+// when both are every fleet) or a device ("device D of fleet F"), nil when
+// none.
 func (c CommandClaim) overlap(o CommandClaim) []string {
 	switch {
+	case c.Device != "" && o.Device != "":
+		if c.Device == o.Device {
+			return []string{"device " + c.Device}
+		}
+		return nil
+	case o.Device != "":
+		return o.overlap(c)
+	case c.Device != "":
+		if len(o.Fleets) == 0 && !o.All || len(c.Fleets) == 0 || !o.All && !slices.Contains(o.Fleets, c.Fleets[0]) {
+			return nil
+		}
+		return []string{"device " + c.Device + " of fleet " + c.Fleets[0]}
 	case c.All && o.All:
 		return []string{"every fleet"}
 	case c.All:
@@ -102,17 +127,46 @@ func ClaimCommand(d *connection.ProviderData, c CommandClaim, diags *diag.Diagno
 		if fleets := c.overlap(o); len(fleets) > 0 {
 			sort.Strings(fleets)
 			diags.AddError("Two values of "+c.Command+" for one fleet",
-				"This configuration sends "+c.Command+" to the devices of "+strings.Join(fleets, ", ")+
+				"This configuration sends "+c.Command+" to "+describeTargets(fleets)+
 					" (workspace "+c.Workspace+") with two values: "+o.Value+" ("+o.Owner+") and "+c.Value+
 					" ("+c.Owner+"). A device holds one value of a job and one firmware, so each would replace "+
 					"the other's, and the next send of a value a device no longer shows would reach it a second "+
 					"time. Nothing was sent. Keep one value per fleet: change the value of one of these resources "+
 					"(a new value is a new rollout) and remove the others from the configuration (the API cannot "+
-					"cancel what they sent; removing them only forgets it), or give them fleets of their own.")
+					"cancel what they sent; removing them only forgets it), or give them fleets (or devices) of their own.")
 			return
 		}
 	}
 	r.m[key] = append(r.m[key], c)
+}
+
+// describeTargets names the shared targets of overlap in the error.
+func describeTargets(targets []string) string {
+	if strings.HasPrefix(targets[0], "device ") {
+		return strings.Join(targets, ", ")
+	}
+	return "the devices of " + strings.Join(targets, ", ")
+}
+
+// ClaimDevice is ClaimCommand for a resource that sends to device dev (when
+// known) of the provider's workspace: the device's fleet is read through the
+// batched device list (connection.ProviderData.ReadDevice). Nothing is
+// claimed while the device or the value are unknown, or without a provider
+// workspace_id; a device that cannot be read at plan (created in the same
+// apply, or of another workspace) is claimed without a fleet.
+func ClaimDevice(ctx context.Context, d *connection.ProviderData, dev types.String, command, value, owner string, diags *diag.Diagnostics) {
+	if d == nil || !values.Known(dev) || value == "" {
+		return
+	}
+	c := CommandClaim{Workspace: d.WorkspaceID, Command: command, Value: value, Device: dev.ValueString(), Owner: owner}
+	if d.WorkspaceID != "" {
+		if got, err := d.ReadDevice(ctx, d.WorkspaceID, c.Device); err == nil && got != nil && got.FleetID() != "" {
+			c.Fleets = []string{got.FleetID()}
+		} else if err != nil {
+			tflog.Debug(ctx, "device not read for the claim of its command", map[string]any{"device_id": c.Device, "error": err.Error()})
+		}
+	}
+	ClaimCommand(d, c, diags)
 }
 
 // ClaimFleets is ClaimCommand for a resource whose targets are fleetIDs or
