@@ -227,8 +227,10 @@ func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			},
 			"devices": schema.ListAttribute{
 				MarkdownDescription: "IDs of the devices the update was scheduled on, sorted: those of the fleets when it " +
-					"was scheduled (devices added to the fleets later are not updated until it is scheduled again), " +
-					"or `device_id` alone.",
+					"was scheduled, and those of fleets added or removed since (devices added to the fleets later are not " +
+					"updated until it is scheduled again), or `device_id` alone. It is the resource's record: the update is " +
+					"never sent again to a device listed here (even when the service no longer shows it there, such as " +
+					"after another firmware replaced it) until the firmware or `triggers` change.",
 				ElementType: types.StringType,
 				Computed:    true,
 			},

@@ -167,7 +167,10 @@ func (r *fleetJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"triggers":   scheduling.TriggersAttribute("schedule the job on the devices of the fleets"),
 			"devices": schema.ListAttribute{
 				MarkdownDescription: "IDs of the devices the job was scheduled on, sorted: those of the fleets when " +
-					"it was last scheduled. Devices added to the fleets later do not get the job until it is scheduled again.",
+					"it was last scheduled, and those of fleets added or removed since. Devices added to the fleets later do " +
+					"not get the job until it is scheduled again. It is the resource's record: the job is never sent again " +
+					"to a device listed here (even when the service no longer shows it there, such as after another value " +
+					"replaced it) until `value` or `triggers` change.",
 				ElementType: types.StringType,
 				Computed:    true,
 			},
