@@ -84,3 +84,42 @@ func TestClaimCommandDevice(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimDeviceReadsOnlyOnConflict: the fleet of a device claim is read
+// only when a fleet-wide claim of another value of the command meets it,
+// whichever comes first, and once per device; a claim of the same value,
+// of another command, or with no claim to meet reads nothing.
+func TestClaimDeviceReadsOnlyOnConflict(t *testing.T) {
+	d := &connection.ProviderData{}
+	var reads []string
+	fleetOf := func(dev string) string {
+		reads = append(reads, dev)
+		return map[string]string{"dev-1": "flt-1", "dev-2": "flt-2"}[dev]
+	}
+	claimWith := func(c CommandClaim) diag.Diagnostics {
+		var diags diag.Diagnostics
+		c.Workspace, c.Owner = "wks-1", "test"
+		claim(d, c, fleetOf, &diags)
+		return diags
+	}
+	steps := []struct {
+		name    string
+		claim   CommandClaim
+		refused bool
+		reads   int // reads so far
+	}{
+		{"a device, alone", CommandClaim{Command: "j", Value: "2", Device: "dev-1"}, false, 0},
+		{"fleet-wide, same value", CommandClaim{Command: "j", Value: "2", Fleets: []string{"flt-1"}}, false, 0},
+		{"fleet-wide, another command", CommandClaim{Command: "k", Value: "1", Fleets: []string{"flt-1"}}, false, 0},
+		{"fleet-wide, another value, another fleet", CommandClaim{Command: "j", Value: "1", Fleets: []string{"flt-9"}}, false, 1},
+		{"a device of flt-2, against the claims so far", CommandClaim{Command: "j", Value: "3", Device: "dev-2"}, false, 2},
+		{"fleet-wide flt-2, another value: each device read once", CommandClaim{Command: "j", Value: "5", Fleets: []string{"flt-2"}}, true, 4},
+	}
+	for _, s := range steps {
+		diags := claimWith(s.claim)
+		if diags.HasError() != s.refused || len(reads) != s.reads {
+			t.Fatalf("%s: refused %v after %d reads %v; want refused %v after %d (%v)", s.name, diags.HasError(), len(reads), reads,
+				s.refused, s.reads, diags)
+		}
+	}
+}
