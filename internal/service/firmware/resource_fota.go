@@ -97,6 +97,18 @@ func (m *fotaModel) scheduling(ctx context.Context) (scheduling.UnfinishedSchedu
 		!diags.HasError()
 }
 
+// record is the record of the update of m that a Delete hands to the
+// Create of a replacement (scheduling.RememberSent): the update of the
+// device, or of the workspace's fleets whatever the fleets, its firmware
+// and triggers, and the devices it reached.
+func (m *fotaModel) record(ctx context.Context) (scheduling.UnfinishedScheduling, bool) {
+	u, ok := m.scheduling(ctx)
+	if !m.deviceMode() {
+		u.Key = scheduling.SchedulingKey("zdm_fota", "fleets", m.WorkspaceID.ValueString())
+	}
+	return u, ok
+}
+
 // statuses are the last-read statuses of the devices of m.
 func (m *fotaModel) statuses() []string {
 	if m.deviceMode() {
@@ -215,8 +227,10 @@ func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			},
 			"devices": schema.ListAttribute{
 				MarkdownDescription: "IDs of the devices the update was scheduled on, sorted: those of the fleets when it " +
-					"was scheduled (devices added to the fleets later are not updated until it is scheduled again), " +
-					"or `device_id` alone.",
+					"was scheduled, and those of fleets added or removed since (devices added to the fleets later are not " +
+					"updated until it is scheduled again), or `device_id` alone. It is the resource's record: the update is " +
+					"never sent again to a device listed here (even when the service no longer shows it there, such as " +
+					"after another firmware replaced it) until the firmware or `triggers` change.",
 				ElementType: types.StringType,
 				Computed:    true,
 			},
@@ -266,6 +280,11 @@ func (r *fotaResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 			fw := plan.firmware()
 			scheduling.ClaimFleets(ctx, r.data, plan.WorkspaceID, plan.FleetIDs, plan.AllFleets, "firmware",
 				fw.ID+" "+fw.Version, "zdm_fota of fleets", &resp.Diagnostics)
+		}
+		if !resp.Diagnostics.HasError() && plan.deviceMode() && values.Known(plan.FirmwareID) && values.Known(plan.FirmwareVersion) {
+			fw := plan.firmware()
+			scheduling.ClaimDevice(ctx, r.data, plan.DeviceID, "firmware", fw.ID+" "+fw.Version,
+				"zdm_fota of device "+plan.DeviceID.ValueString(), &resp.Diagnostics)
 		}
 		if resp.Diagnostics.HasError() {
 			return
@@ -353,9 +372,19 @@ func (r *fotaResource) Create(ctx context.Context, req resource.CreateRequest, r
 			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
 			return
 		}
-	} else if !r.adoptHeld(ctx, &plan, &resp.Diagnostics) {
-		if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "", nil, nil, &resp.Diagnostics) {
-			return
+	} else {
+		// The record of the object this one replaces, if any: the devices
+		// it reached with this firmware do not get it again.
+		u, known := plan.record(ctx)
+		rec := scheduling.TakeSent(r.data, u, known)
+		gate, prior := (*scheduling.Gate)(nil), ""
+		if rec != nil {
+			gate, prior = &scheduling.Gate{Record: rec.Devices}, rec.ScheduledAt
+		}
+		if !r.adoptHeld(ctx, &plan, rec, &resp.Diagnostics) {
+			if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, prior, nil, gate, &resp.Diagnostics) {
+				return
+			}
 		}
 	}
 	ok = r.wait(ctx, &plan, false, &resp.Diagnostics)
@@ -467,6 +496,13 @@ func (r *fotaResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 		state.FirmwareVersion.ValueString()+" of "+state.target(ctx, &resp.Diagnostics)))
 	if u, ok := state.scheduling(ctx); ok {
 		scheduling.NoteDelete(ctx, r.data, req.Private, u, state.Unfinished(ctx, state.statuses(), &resp.Diagnostics))
+	}
+	if u, ok := state.record(ctx); ok && !state.ScheduledAt.IsNull() {
+		status := ""
+		if state.deviceMode() {
+			status = state.Status.ValueString()
+		}
+		scheduling.RememberSent(r.data, u, status)
 	}
 }
 
@@ -582,17 +618,18 @@ func (r *fotaResource) schedule(ctx context.Context, plan *fotaModel, prior stri
 
 // adoptHeld reads the device's firmware update right before the create of
 // an update on one device sends it (the gate, scheduling.HeldOnDevice):
-// when the device already holds this firmware and version, it is stored in
-// plan and reported true, and nothing is sent. It reports false when the
+// when the device already holds this firmware and version, or when
+// recorded (the record of the object this one replaces, nil when none) has
+// it, it is stored in plan and reported true, and nothing is sent. It reports false when the
 // update is to be sent (always for a fleet-wide update, whose gate is in
 // schedule), or, with an error in diags, when the read failed.
-func (r *fotaResource) adoptHeld(ctx context.Context, plan *fotaModel, diags *diag.Diagnostics) bool {
+func (r *fotaResource) adoptHeld(ctx context.Context, plan *fotaModel, recorded *scheduling.Sent, diags *diag.Diagnostics) bool {
 	if !plan.deviceMode() {
 		return false
 	}
 	fw, ver := plan.FirmwareID.ValueString(), plan.FirmwareVersion.ValueString()
 	got, ok := scheduling.HeldOnDevice(ctx, r.data, plan.DeviceID.ValueString(), fleetstatus.FOTA,
-		scheduling.FirmwareMatches(fw, ver), "firmware update "+fw+" "+ver, diags)
+		scheduling.FirmwareMatches(fw, ver), "firmware update "+fw+" "+ver, recorded, diags)
 	if !ok {
 		return false
 	}

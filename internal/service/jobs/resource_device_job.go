@@ -158,6 +158,19 @@ func (r *deviceJobResource) Configure(_ context.Context, req resource.ConfigureR
 }
 
 func (r *deviceJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !req.Plan.Raw.IsNull() {
+		// One value of a command per device: against the fleet-wide claims
+		// of the device's fleet (scheduling.ClaimCommand).
+		var plan deviceJobModel
+		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+		if !resp.Diagnostics.HasError() && values.Known(plan.Name) && values.Known(plan.valueText()) {
+			scheduling.ClaimDevice(ctx, r.data, plan.DeviceID, "job "+connection.Quote(plan.Name.ValueString()),
+				plan.valueText().ValueString(), "zdm_device_job of device "+plan.DeviceID.ValueString(), &resp.Diagnostics)
+		}
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	if req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		var plan deviceJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
@@ -230,7 +243,7 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 			r.saveUnfinished(ctx, &plan, adopted, resp)
 			return
 		}
-	} else if !r.adoptHeld(ctx, &plan, &resp.Diagnostics) {
+	} else if !r.adoptHeld(ctx, &plan, scheduling.TakeSent(r.data, planned, known), &resp.Diagnostics) {
 		if resp.Diagnostics.HasError() || !r.schedule(ctx, &plan, "schedule", "", &resp.Diagnostics) {
 			return
 		}
@@ -245,17 +258,18 @@ func (r *deviceJobResource) Create(ctx context.Context, req resource.CreateReque
 
 // adoptHeld reads the device's job right before a create sends it (the
 // gate, scheduling.HeldOnDevice): when the device already holds this job
-// name with the same value, it is stored in plan and reported true, and
-// nothing is sent. It reports false when the job is to be sent, or, with an
-// error in diags, when the read failed.
-func (r *deviceJobResource) adoptHeld(ctx context.Context, plan *deviceJobModel, diags *diag.Diagnostics) bool {
+// name with the same value, or when recorded (the record of the object this
+// one replaces, nil when none) has it, it is stored in plan and reported
+// true, and nothing is sent. It reports false when the job is to be sent,
+// or, with an error in diags, when the read failed.
+func (r *deviceJobResource) adoptHeld(ctx context.Context, plan *deviceJobModel, recorded *scheduling.Sent, diags *diag.Diagnostics) bool {
 	dev, name := plan.DeviceID.ValueString(), plan.Name.ValueString()
 	value, err := jobvalue.JSON(plan.valueText())
 	if err != nil {
 		return false // schedule reports it
 	}
 	got, ok := scheduling.HeldOnDevice(ctx, r.data, dev, fleetstatus.Job(name), scheduling.JobMatches(string(value)),
-		"job "+connection.Quote(name), diags)
+		"job "+connection.Quote(name), recorded, diags)
 	if !ok {
 		return false
 	}
@@ -395,6 +409,9 @@ func (r *deviceJobResource) Delete(ctx context.Context, req resource.DeleteReque
 	resp.Diagnostics.AddWarning(scheduling.ForgetScheduling("job", objects.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
 	if u, ok := state.scheduling(); ok {
 		scheduling.NoteDelete(ctx, r.data, req.Private, u, state.Unfinished(ctx, []string{state.Status.ValueString()}, &resp.Diagnostics))
+		if !state.Status.IsNull() {
+			scheduling.RememberSent(r.data, u, state.Status.ValueString())
+		}
 	}
 }
 

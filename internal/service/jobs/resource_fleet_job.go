@@ -81,6 +81,15 @@ func (m *fleetJobModel) scheduling(ctx context.Context) (scheduling.UnfinishedSc
 		ScheduledAt: m.ScheduledAt.ValueString(), Devices: scheduling.ListStrings(ctx, m.Devices, &diags)}, !diags.HasError()
 }
 
+// record is the record of the job of m that a Delete hands to the Create of
+// a replacement (scheduling.RememberSent): the job of the workspace, its
+// value and triggers, and the devices it reached, whatever the fleets.
+func (m *fleetJobModel) record(ctx context.Context) (scheduling.UnfinishedScheduling, bool) {
+	u, ok := m.scheduling(ctx)
+	u.Key = scheduling.SchedulingKey("zdm_fleet_job", m.WorkspaceID.ValueString(), m.Name.ValueString())
+	return u, ok
+}
+
 // what names the job of m in messages.
 func (m *fleetJobModel) what(ctx context.Context) string {
 	var diags diag.Diagnostics
@@ -158,7 +167,10 @@ func (r *fleetJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"triggers":   scheduling.TriggersAttribute("schedule the job on the devices of the fleets"),
 			"devices": schema.ListAttribute{
 				MarkdownDescription: "IDs of the devices the job was scheduled on, sorted: those of the fleets when " +
-					"it was last scheduled. Devices added to the fleets later do not get the job until it is scheduled again.",
+					"it was last scheduled, and those of fleets added or removed since. Devices added to the fleets later do " +
+					"not get the job until it is scheduled again. It is the resource's record: the job is never sent again " +
+					"to a device listed here (even when the service no longer shows it there, such as after another value " +
+					"replaced it) until `value` or `triggers` change.",
 				ElementType: types.StringType,
 				Computed:    true,
 			},
@@ -254,8 +266,18 @@ func (r *fleetJobResource) Create(ctx context.Context, req resource.CreateReques
 			plan.markWait(ctx, resp.Private, false, &resp.Diagnostics)
 			return
 		}
-	} else if !r.schedule(ctx, &plan, "", nil, nil, &resp.Diagnostics) {
-		return
+	} else {
+		// The record of the object this one replaces, if any: the devices
+		// it reached with this job and value do not get it again.
+		gate, prior := (*scheduling.Gate)(nil), ""
+		if u, known := plan.record(ctx); known {
+			if rec := scheduling.TakeSent(r.data, u, known); rec != nil {
+				gate, prior = &scheduling.Gate{Record: rec.Devices}, rec.ScheduledAt
+			}
+		}
+		if !r.schedule(ctx, &plan, prior, nil, gate, &resp.Diagnostics) {
+			return
+		}
 	}
 	ok = r.wait(ctx, &plan, false, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -318,6 +340,9 @@ func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteReques
 	resp.Diagnostics.AddWarning(scheduling.ForgetScheduling("job", objects.ObjectRef("job", state.Name.ValueString(), state.ID.ValueString())))
 	if u, ok := state.scheduling(ctx); ok {
 		scheduling.NoteDelete(ctx, r.data, req.Private, u, state.Unfinished(ctx, scheduling.StatusCountKeys(state.StatusCounts), &resp.Diagnostics))
+	}
+	if u, ok := state.record(ctx); ok {
+		scheduling.RememberSent(r.data, u, "")
 	}
 }
 

@@ -36,15 +36,30 @@ type Gate struct {
 	// change). When "", any record of the command counts (a change of the
 	// targets alone: the command is the one the state records).
 	Since string
+	// Record is the sender's own record of this very command: the devices
+	// it reached with it (the state's devices, kept when fleets are
+	// removed; on a replacement, those the Delete handed over: TakeSent).
+	// Each counts as holding the command whatever the service shows now:
+	// another value may have replaced it since, or the service purged the
+	// record (DESIGN.md: the service for the present, the record for the
+	// past). Empty after a change of the command.
+	Record []string
 }
 
 // UpdateGate is the gate of an update whose command changed (command) or
-// not, from the state's scheduled_at prior.
-func UpdateGate(command bool, prior string) *Gate {
+// not, from the state's scheduled_at prior and the devices it recorded:
+// the record counts only for the command it was made with.
+func UpdateGate(command bool, prior string, recorded []string) *Gate {
 	if command {
 		return &Gate{Since: prior}
 	}
-	return &Gate{}
+	return &Gate{Record: recorded}
+}
+
+// recorded tells whether dev is in the gate's record (sorted).
+func (g *Gate) recorded(dev string) bool {
+	_, ok := slices.BinarySearch(g.Record, dev)
+	return ok
 }
 
 // Sent is what a scheduling reached: the devices that hold the command,
@@ -91,9 +106,10 @@ func SendFleetCommand(ctx context.Context, d *connection.ProviderData, c FleetCo
 	if gate == nil {
 		gate = &Gate{}
 	}
+	gate = &Gate{Since: gate.Since, Record: union(nil, gate.Record)}
 	target := objects.DescribeFleets(c.Scope.WorkspaceID, c.Scope.FleetIDs)
 	summary := "Cannot schedule the " + c.What + " on " + target
-	have, lack, at, err := gateFleet(ctx, d, c.Scope, c.Kind, c.Matches, gate.Since)
+	have, lack, at, err := gateFleet(ctx, d, c.Scope, c.Kind, c.Matches, gate)
 	if err != nil {
 		diags.AddError(summary, "Before a fleet-wide request, the provider reads the "+c.Kind.String()+" of every device of "+
 			target+" so that no device runs it twice; that read failed, and nothing was sent: "+err.Error()+
@@ -102,9 +118,16 @@ func SendFleetCommand(ctx context.Context, d *connection.ProviderData, c FleetCo
 	}
 	tflog.Debug(ctx, "fleet-wide send gate", map[string]any{"what": c.What, "have": len(have), "lack": len(lack)})
 	if len(have) == 0 {
-		return c.Fleet()
+		sent := c.Fleet()
+		if sent != nil {
+			// Devices recorded outside the fleets (moved away, or of a
+			// fleet removed) stay in the record.
+			sent.Devices = union(sent.Devices, gate.Record)
+		}
+		return sent
 	}
-	detail := fmt.Sprintf("%d devices of %s already have the %s (%s): a fleet-wide request would run it on them again. ",
+	detail := fmt.Sprintf("%d devices of %s already have the %s (%s): the service shows it on them, or this "+
+		"resource's record says it reached them; a fleet-wide request would run it on them again. ",
 		len(have), target, c.What, connection.Abbreviate(have))
 	if len(lack) == 0 {
 		detail += "Every device of the fleets has it: nothing is sent."
@@ -135,8 +158,15 @@ func SendFleetCommand(ctx context.Context, d *connection.ProviderData, c FleetCo
 			res.ScheduledAt = got.ScheduledAt
 		}
 	}
-	slices.Sort(res.Devices)
+	res.Devices = union(res.Devices, gate.Record)
 	return res
+}
+
+// union is the sorted set of the devices of a and b.
+func union(a, b []string) []string {
+	all := append(slices.Clone(a), b...)
+	slices.Sort(all)
+	return slices.Compact(all)
 }
 
 // sendDevice sends the command of c to dev and returns what the service
@@ -165,11 +195,15 @@ func sendDevice(ctx context.Context, d *connection.ProviderData, c FleetCommand,
 }
 
 // gateFleet reads the record of kind on every device of scope and splits
-// them into the devices that hold the command (matches, and scheduled after
-// since when since is not "") and those that lack it, sorted, with the
-// latest scheduled_at of those that hold it. With no fleets in scope, only
-// the devices of a fleet count (a request to every fleet reaches no other).
-func gateFleet(ctx context.Context, d *connection.ProviderData, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, since string) (have, lack []string, at string, err error) {
+// them into the devices that hold the command and those that lack it,
+// sorted, with the latest scheduled_at the service shows of those that hold
+// it. A device holds it when the service shows it (the service for the
+// present: matches, and scheduled after gate.Since when that is not ""), or
+// when the gate's record has it (the record for the past). With no fleets
+// in scope, only the devices of a fleet count (a request to every fleet
+// reaches no other).
+func gateFleet(ctx context.Context, d *connection.ProviderData, scope fleetstatus.Scope, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, gate *Gate) (have, lack []string, at string, err error) {
+	since := gate.Since
 	res, err := ReadFleetStatus(ctx, d.Client, scope, kind, 0)
 	if err != nil {
 		return nil, nil, "", err
@@ -185,6 +219,8 @@ func gateFleet(ctx context.Context, d *connection.ProviderData, scope fleetstatu
 			if at == "" || ScheduledLater(dev.ScheduledAt, at) {
 				at = dev.ScheduledAt
 			}
+		case gate.recorded(dev.ID):
+			have = append(have, dev.ID)
 		default:
 			lack = append(lack, dev.ID)
 		}
@@ -197,11 +233,16 @@ func gateFleet(ctx context.Context, d *connection.ProviderData, scope fleetstatu
 // holds the command (matches: the same job value, or the same firmware and
 // version), the record is returned with true and a warning: the create
 // adopts it and sends nothing (a replacement, a taint, or a resource
-// removed and added back never runs it twice). A new resource has no prior
-// triggers, so triggers set on a create do not send it either; changing
-// them later does. It returns false, with an error in diags when the read
-// failed (nothing was sent), otherwise when the command is to be sent.
-func HeldOnDevice(ctx context.Context, d *connection.ProviderData, dev string, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, what string, diags *diag.Diagnostics) (fleetstatus.Device, bool) {
+// removed and added back never runs it twice). When the service does not
+// show it but recorded (the sender's own record, handed over by the Delete
+// of a replacement: TakeSent; nil when none) has the device, the device
+// counts as holding it all the same, with the record's scheduled_at and
+// status: the service may have purged the record, or another value
+// replaced it since. A new resource has no prior triggers, so triggers set
+// on a create do not send it either; changing them later does. It returns
+// false, with an error in diags when the read failed (nothing was sent),
+// otherwise when the command is to be sent.
+func HeldOnDevice(ctx context.Context, d *connection.ProviderData, dev string, kind fleetstatus.Kind, matches func(fleetstatus.Device) bool, what string, recorded *Sent, diags *diag.Diagnostics) (fleetstatus.Device, bool) {
 	got, err := fleetstatus.ReadIDs(ctx, d.Client, []string{dev}, kind, 1)
 	if err != nil {
 		diags.AddError("Cannot schedule the "+what+" on device "+dev, "Before sending, the provider reads the "+
@@ -210,7 +251,16 @@ func HeldOnDevice(ctx context.Context, d *connection.ProviderData, dev string, k
 		return fleetstatus.Device{}, false
 	}
 	if len(got) != 1 || !got[0].Found || !matches(got[0]) {
-		return fleetstatus.Device{}, false
+		if recorded == nil || !slices.Contains(recorded.Devices, dev) {
+			return fleetstatus.Device{}, false
+		}
+		tflog.Debug(ctx, "device recorded as reached", map[string]any{"what": what, "device_id": dev})
+		diags.AddWarning("The "+what+" was already sent to device "+dev+": not sent again",
+			fmt.Sprintf("The resource being replaced recorded the %s as sent to device %s, scheduled at %s, and the "+
+				"command is unchanged, so the replacement takes it into the state without sending it: the service no "+
+				"longer shows it on the device (its record was purged, or another value or firmware replaced it since), "+
+				"but sending it would run it again. Changing triggers sends it again.", what, dev, recorded.ScheduledAt))
+		return fleetstatus.Device{ID: dev, ScheduledAt: recorded.ScheduledAt, Status: recorded.Status}, true
 	}
 	tflog.Debug(ctx, "device already holds the command", map[string]any{"what": what, "device_id": dev})
 	diags.AddWarning("The "+what+" is already scheduled on device "+dev+": not sent again",

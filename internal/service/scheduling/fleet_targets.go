@@ -211,7 +211,7 @@ func UpdateFleetScheduling[M any](ctx context.Context, d *connection.ProviderDat
 		return
 	}
 	if send {
-		if !u.Schedule(added, UpdateGate(u.Command, u.PriorScheduledAt)) {
+		if !u.Schedule(added, UpdateGate(u.Command, u.PriorScheduledAt, ListStrings(ctx, u.PriorDevices, &resp.Diagnostics))) {
 			// Nothing shown scheduled: the state keeps the prior scheduling.
 			resp.State.Raw = req.State.Raw.Copy()
 			return
