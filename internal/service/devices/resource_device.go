@@ -185,7 +185,7 @@ func (r *DeviceResource) Create(ctx context.Context, req resource.CreateRequest,
 
 func (r *DeviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	r.object().Read(ctx, req, resp)
-	r.warnTwins(ctx, resp)
+	r.warnTwins(ctx, req, resp)
 }
 
 func (r *DeviceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

@@ -110,13 +110,22 @@ func (r *DeviceResource) checkTwins(ctx context.Context, resp *resource.CreateRe
 	ws, fleet, name := state.WorkspaceID.ValueString(), state.FleetID.ValueString(), state.Name.ValueString()
 	twins, err := FreshTwins(ctx, r.Data, ws, fleet, map[string]string{name: state.ID.ValueString()})
 	ReportTwins("zdm_device "+connection.Quote(name), ws, fleet, twins, err, &resp.Diagnostics)
+	if len(twins) > 0 {
+		// Its refreshes check for twins even without a list at hand.
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, twinsPrivateKey, []byte("true"))...)
+	}
 }
+
+// twinsPrivateKey marks, in the private state of a zdm_device, a device
+// whose create met a twin.
+const twinsPrivateKey = "twins"
 
 // warnTwins warns of the twins of the device that Read just wrote into
 // resp's state, from the list of its fleet that the reads of the walk hold
-// already: no request of its own (the first read of a workspace is a GET,
-// and is not checked).
-func (r *DeviceResource) warnTwins(ctx context.Context, resp *resource.ReadResponse) {
+// already: no request of its own. The first read of a workspace is a GET,
+// with no list; it is checked only for a device whose create met a twin,
+// which then asks for the walk's shared list (one per plan).
+func (r *DeviceResource) warnTwins(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	if resp.Diagnostics.HasError() || resp.State.Raw.IsNull() || r.Data == nil {
 		return
 	}
@@ -127,7 +136,13 @@ func (r *DeviceResource) warnTwins(ctx context.Context, resp *resource.ReadRespo
 	ws, fleet, name := state.WorkspaceID.ValueString(), state.FleetID.ValueString(), state.Name.ValueString()
 	all, ok := r.Data.ListedFleetDevices(ws, fleet)
 	if !ok {
-		return
+		if flag, diags := req.Private.GetKey(ctx, twinsPrivateKey); diags.HasError() || len(flag) == 0 {
+			return
+		}
+		var err error
+		if all, err = r.Data.FleetDevices(ctx, ws, fleet); err != nil {
+			return // the read succeeded; the next refresh checks again
+		}
 	}
 	WarnTwins("zdm_device "+connection.Quote(name), ws, fleet,
 		FindTwins(all, fleet, map[string]string{name: state.ID.ValueString()}, nil), &resp.Diagnostics)
