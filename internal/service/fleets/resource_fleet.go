@@ -108,7 +108,7 @@ func (r *FleetResource) Create(ctx context.Context, req resource.CreateRequest, 
 
 func (r *FleetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	r.object().Read(ctx, req, resp)
-	r.warnTwins(ctx, resp)
+	r.warnTwins(ctx, req, resp)
 }
 
 // Update changes only allow_duplicate_names, which the service does not

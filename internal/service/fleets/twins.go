@@ -41,15 +41,25 @@ func (r *FleetResource) checkTwins(ctx context.Context, resp *resource.CreateRes
 	}
 	ws, name, id := state.WorkspaceID.ValueString(), state.Name.ValueString(), state.ID.ValueString()
 	all, err := r.Data.Client.ListFleets(ctx, ws)
+	twins := fleetTwins(all, name, id, func(id string) bool { return r.Data.Owns("fleet", id) })
 	objects.ReportTwins("fleet", "workspace "+connection.Quote(ws), ws, "zdm_fleet "+connection.Quote(name),
-		fleetTwins(all, name, id, func(id string) bool { return r.Data.Owns("fleet", id) }), err, stopUsingFleet,
-		&resp.Diagnostics)
+		twins, err, stopUsingFleet, &resp.Diagnostics)
+	if len(twins) > 0 {
+		// Its refreshes check for twins even without a list at hand.
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, twinsPrivateKey, []byte("true"))...)
+	}
 }
+
+// twinsPrivateKey marks, in the private state of a zdm_fleet, a fleet
+// whose create met a twin.
+const twinsPrivateKey = "twins"
 
 // warnTwins warns, at a refresh, of other fleets of the name of the fleet
 // Read wrote into resp's state, from the list of fleets that the reads of
-// the walk hold already: no request of its own.
-func (r *FleetResource) warnTwins(ctx context.Context, resp *resource.ReadResponse) {
+// the walk hold already: no request of its own. The first read of a
+// workspace is a GET, with no list; it is checked only for a fleet whose
+// create met a twin, which then asks for the walk's shared list.
+func (r *FleetResource) warnTwins(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	if resp.Diagnostics.HasError() || resp.State.Raw.IsNull() || r.Data == nil {
 		return
 	}
@@ -60,7 +70,13 @@ func (r *FleetResource) warnTwins(ctx context.Context, resp *resource.ReadRespon
 	ws, name := state.WorkspaceID.ValueString(), state.Name.ValueString()
 	all, ok := r.Data.ListedFleets(ws)
 	if !ok {
-		return
+		if flag, diags := req.Private.GetKey(ctx, twinsPrivateKey); diags.HasError() || len(flag) == 0 {
+			return
+		}
+		var err error
+		if all, err = r.Data.ListFleets(ctx, ws); err != nil {
+			return // the read succeeded; the next refresh checks again
+		}
 	}
 	objects.WarnTwins("fleet", "workspace "+connection.Quote(ws), "zdm_fleet "+connection.Quote(name),
 		fleetTwins(all, name, state.ID.ValueString(), nil), stopUsingFleet, &resp.Diagnostics)
