@@ -46,18 +46,18 @@ data "zdm_fleets" "all" {}
 	if other == "" || len(ids) != 2 {
 		t.Fatalf("fleets named twin: %v (made %q), want 2 (the control: the twin was made):\n%s", ids, other, out)
 	}
-	ours := c.StateValues()["zdm_fleet.f"]["id"]
-	if ours == nil || ours == other {
-		t.Fatalf("the state holds %v, want the fleet of the apply (not %s)", ours, other)
+	ours, _ := c.StateValues()["zdm_fleet.f"]["id"].(string)
+	if ours == "" || ours == other {
+		t.Fatalf("the state holds %q, want the fleet of the apply (not %s)", ours, other)
 	}
 	if code != 1 || !acctest.ErrorPattern("A second fleet of the same name was created at the same time",
-		`"twin": `+ours.(string)+" (this resource's) and "+other, "terraform untaint").MatchString(out) {
-		t.Fatalf("apply: exit %d, want 1 naming %v and %s:\n%s", code, ours, other, out)
+		`"twin": `+ours+" (this resource's) and "+other, "terraform untaint").MatchString(out) {
+		t.Fatalf("apply: exit %d, want 1 naming %s and %s:\n%s", code, ours, other, out)
 	}
 	c.MustRun("untaint", "zdm_fleet.f")
 	out, code = c.Run("plan", "-detailed-exitcode", "-input=false", "-no-color")
 	if code != 0 || !acctest.ErrorPattern("Other fleets have the names of this resource's fleets",
-		`"twin": `+ours.(string)+" (this resource's) and "+other).MatchString(out) {
+		`"twin": `+ours+" (this resource's) and "+other).MatchString(out) {
 		t.Errorf("plan after untaint: exit %d, want 0 with a warning naming both:\n%s", code, out)
 	}
 }
