@@ -56,13 +56,14 @@ func FindTwins(all []client.Device, fleet string, ours map[string]string, skip f
 }
 
 // FreshTwins lists the devices of fleet of ws afresh, right after our
-// writes, and returns the twins of ours (name to ID) that no resource of
+// writes (a list that starts after this call, shared with the checks of
+// the walk that arrive before it starts: fresh_lists.go), and returns the twins of ours (name to ID) that no resource of
 // this configuration holds (see FindTwins).
 func FreshTwins(ctx context.Context, d *connection.ProviderData, ws, fleet string, ours map[string]string) ([]Twin, error) {
 	if len(ours) == 0 || fleet == "" || mutantNoGate {
 		return nil, nil
 	}
-	all, err := d.Client.ListDevicesOfFleets(ctx, ws, map[string]bool{fleet: true})
+	all, err := fleetDevicesAfter(ctx, d, ws, fleet)
 	if err != nil {
 		return nil, err
 	}
