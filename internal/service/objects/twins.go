@@ -46,8 +46,9 @@ func ReportTwins(kind, where, ws, owner string, items []string, err error, stopU
 			"configuration holds: %s. The plan found none, so another state, provider configuration or process "+
 			"created it at the same time (two applies of configurations that name the same %s, for example). The API "+
 			"cannot delete a %s, so both stay.\n\n"+
-			"%s keeps the %s it created (the first ID) in its state. Terraform marks it tainted because of this error: "+
-			"run terraform untaint on its address before the next apply (a replacement would be refused). Then choose "+
+			"%s keeps the %s it created (the first ID) in its state. Terraform marks a resource whose create ends in "+
+			"an error as tainted: run terraform untaint on its address before the next apply (a replacement would be "+
+			"refused). Then choose "+
 			"which %s of the name to use, stop using the other one in the configuration that holds it (%s), import "+
 			"the kept one there if that configuration needs it, and rename or leave unused the other. Give each name "+
 			"to one configuration only. To keep %ss of one name on purpose, set %s = true.",
