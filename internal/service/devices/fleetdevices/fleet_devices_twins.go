@@ -13,17 +13,18 @@ import (
 // Twins of a zdm_fleet_devices' devices (devices/twins.go): right after
 // the writes of an apply, and at each refresh.
 
-// checkTwins lists the fleet of state afresh after the writes of an apply
-// (prior is nil for a create) and fails the apply on another device of the
-// name of a device the apply created, renamed or moved, which no resource
-// of this configuration holds (devices.ReportTwins). An apply that wrote
-// nothing sends nothing.
+// checkTwins lists the fleet of state afresh after an apply that created
+// devices (prior is nil for a create) and fails the apply on another device
+// of the name of a device the apply created, renamed or moved, which no
+// resource of this configuration holds (devices.ReportTwins). An apply
+// that created nothing (a no-op, renames, moves) sends nothing for it.
 func checkTwins(ctx context.Context, d *connection.ProviderData, prior, state *fleetDevicesObject, diags *diag.Diagnostics) {
 	if state.allowDuplicates.B || !state.fleetID.IsKnown() || state.fleetID.S == "" {
 		return
 	}
 	moved := prior != nil && prior.fleetID.S != state.fleetID.S
 	ours := map[string]string{}
+	created := prior == nil
 	for k, id := range state.deviceIDs.M {
 		if !id.IsKnown() {
 			continue
@@ -32,9 +33,12 @@ func checkTwins(ctx context.Context, d *connection.ProviderData, prior, state *f
 		if prior != nil && !moved && prior.deviceIDs.M[k] == id && prior.devices.M[k] == name {
 			continue // kept as it was
 		}
+		if prior != nil && prior.deviceIDs.M[k] != id {
+			created = true // a new key's device (or one carried over to it)
+		}
 		ours[name.S] = id.S
 	}
-	if len(ours) == 0 {
+	if len(ours) == 0 || !created {
 		return
 	}
 	ws, fleet := state.workspaceID.S, state.fleetID.S
