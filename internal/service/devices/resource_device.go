@@ -106,6 +106,7 @@ func (r *DeviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	r.checkFleet(ctx, req, resp)
+	defer r.claimName(ctx, req, resp) // a name another resource of the walk writes too (name_claims.go)
 	if resp.Diagnostics.HasError() || !req.State.Raw.IsNull() {
 		return
 	}
@@ -179,10 +180,12 @@ func (r *DeviceResource) object() objects.ObjectResource[DeviceResourceModel, cl
 
 func (r *DeviceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.object().Create(ctx, req, resp)
+	r.checkTwins(ctx, resp) // another device of its name created at the same time (twins.go)
 }
 
 func (r *DeviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	r.object().Read(ctx, req, resp)
+	r.warnTwins(ctx, req, resp)
 }
 
 func (r *DeviceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

@@ -77,6 +77,10 @@ func (r *FleetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	objects.DuplicateNames{Kind: "fleet", Attr: path.Root("name"), Where: "Workspace " + connection.Quote(ws), Ws: ws,
 		Import:   "as a zdm_fleet resource (terraform import <address> " + ws + "/<fleet_id>, or an import block).",
 		Replaced: "description or workspace_id"}.Refuse(ctx, clashes, err, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() { // another resource of the walk creating the name (objects/name_claims.go)
+		objects.ClaimOne(r.Data, "fleet", "workspace "+connection.Quote(ws), "fleet\x00"+ws, "zdm_fleet "+connection.Quote(name),
+			name, path.Root("name"), &resp.Diagnostics)
+	}
 }
 
 // object is what zdm_fleet adds to the create and read of the objects in a
@@ -99,10 +103,12 @@ func (r *FleetResource) object() objects.ObjectResource[FleetResourceModel, clie
 
 func (r *FleetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.object().Create(ctx, req, resp)
+	r.checkTwins(ctx, resp) // another fleet of its name created at the same time (twins.go)
 }
 
 func (r *FleetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	r.object().Read(ctx, req, resp)
+	r.warnTwins(ctx, req, resp)
 }
 
 // Update changes only allow_duplicate_names, which the service does not

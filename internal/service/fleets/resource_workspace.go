@@ -73,6 +73,10 @@ func (r *WorkspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	objects.DuplicateNames{Kind: "workspace", Attr: path.Root("name"), Where: "The account",
 		Import:   "as a zdm_workspace resource (terraform import <address> <workspace_id>, or an import block).",
 		Replaced: "description"}.Refuse(ctx, clashes, err, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() { // another resource of the walk creating the name (objects/name_claims.go)
+		objects.ClaimOne(r.Data, "workspace", "the account", "workspace", "zdm_workspace "+connection.Quote(plan.Name.ValueString()),
+			plan.Name.ValueString(), path.Root("name"), &resp.Diagnostics)
+	}
 }
 
 func (r *WorkspaceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

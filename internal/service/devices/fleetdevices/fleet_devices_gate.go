@@ -56,6 +56,7 @@ func (s *fleetDevicesServer) gate(ctx context.Context, prior, cfg, plan *fleetDe
 		return
 	}
 	s.refuseDuplicates(ctx, cfg, plan, diags)
+	s.claimNames(ctx, prior, cfg, plan, diags) // names another resource of the walk writes too (fleet_devices_claims.go)
 }
 
 // carryOver gives the keys that plan adds the devices of record (the

@@ -52,8 +52,9 @@ resource "zdm_fleet_devices" "d" {
 // workspace: the next resource's check for a second copy (in its final
 // plan) reads them from it instead of listing the workspace again. Six
 // resources created one after another list the workspace at most twice in
-// the apply; forgetting the list after each bulk write listed it once per
-// resource.
+// the apply for it; forgetting the list after each bulk write listed it
+// once per resource. Each create's check for twins made at the same time
+// by another process adds a fresh list of its own.
 func TestAccFleetDevicesCreatesShareTheList(t *testing.T) {
 	e := acctest.NewEnv(t)
 	c := acctest.NewCLI(t)
@@ -89,8 +90,11 @@ resource "zdm_fleet_devices" "twin" {
 	if got := counts[acctest.RouteCreateDevice]; got != resources*10 {
 		t.Errorf("%d device creates, want %d", got, resources*10)
 	}
-	if got := counts[acctest.RouteListDevices]; got > 2 {
-		t.Errorf("the apply listed the devices of the workspace %d times for %d resources, want at most 2", got, resources)
+	// At most 2 lists for the final plans' checks, and one fresh list per
+	// resource that created devices, for devices of their names made at
+	// the same time by another process (devices/twins.go).
+	if got := counts[acctest.RouteListDevices]; got > 2+resources {
+		t.Errorf("the apply listed the devices of the workspace %d times for %d resources, want at most %d", got, resources, 2+resources)
 	}
 	if got := len(serverDevices(t, e)); got != resources*10 {
 		t.Errorf("%d devices on the server, want %d", got, resources*10)

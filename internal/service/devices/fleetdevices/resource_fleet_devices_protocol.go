@@ -301,6 +301,7 @@ func (s *fleetDevicesServer) read(ctx context.Context, d *connection.ProviderDat
 		if lines := connection.Registry[devices.DeviceClaims](d).ClaimDevices(what, claims); len(lines) > 0 {
 			diags.AddWarning(devices.TwiceManagedWarning(lines))
 		}
+		warnTwins(state, all, found, diags) // fleet_devices_twins.go
 	}
 }
 
@@ -687,6 +688,7 @@ func (s *fleetDevicesServer) ApplyResourceChange(ctx context.Context, req *tfpro
 		resp.NewState = req.PriorState
 		return resp
 	}
+	checkTwins(ctx, d, priorOrNil(&prior, priorNull), &state, &diags) // fleet_devices_twins.go
 	private.PlannedCreate = false
 	resp.Private = private.bytes()
 	if resp.NewState, err = state.dynamicValue(); err != nil {
