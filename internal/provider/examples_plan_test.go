@@ -59,7 +59,7 @@ func TestAccExamplesSecondPlanEmpty(t *testing.T) {
 			}
 			c := acctest.NewCLI(t)
 			for _, f := range files {
-				b, err := os.ReadFile(f)
+				b, err := os.ReadFile(f) //nolint:gosec // G304: a file of this repository's examples/.
 				if err != nil {
 					t.Fatal(err)
 				}
