@@ -216,6 +216,22 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	planmodifiers.KeepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
 		append([]string{"id", "devices", "scheduled_at"}, scheduling.ProgressAttributes...))
 	objects.WarnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
+	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() && scheduling.FollowsImport(ctx, req.Private) {
+		// The first plan after an import is always an update, which reads
+		// the configured fleets, records the configuration and clears the
+		// mark (Update): a plan with no change would keep the mark for a
+		// later change of the command, which must send it.
+		var plan fleetJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		plan.Devices, plan.ScheduledAt = types.ListUnknown(types.StringType), types.StringUnknown()
+		plan.StatusCounts, plan.DevicesNotDone = types.MapUnknown(types.Int64Type), types.ListUnknown(types.StringType)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.AddWarning("The first apply after the import records the job, and sends it to no device that has it",
+			"The import cannot tell which fleets and devices this resource had reached, so the apply reads the job on "+
+				"the devices of the configured fleets, keeps those that have it as devices, records value and "+
+				"triggers, and sends nothing to them. A later change of value or triggers sends it again.")
+		return
+	}
 	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		var plan, prior fleetJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)

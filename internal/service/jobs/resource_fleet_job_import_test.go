@@ -134,3 +134,47 @@ resource "zdm_fleet_job" "eu" {
 		t.Error(err)
 	}
 }
+
+// TestAccFleetJobImportThenChange: a zdm_fleet_job of every fleet imported
+// back with the configuration unchanged: the first apply records it and
+// sends nothing, even though no attribute of the configuration differs
+// from the import; a later change of value then sends it once to each
+// device (the import's mark does not outlive that first apply).
+func TestAccFleetJobImportThenChange(t *testing.T) {
+	e := acctest.NewEnv(t)
+	ws := e.Bootstrap.WorkspaceID
+	_, devs := acctest.NewFleetWithDevices(t, e, "eu", "eu-1", "eu-2")
+	config := func(v int) string {
+		return acctest.RequiredProviders + e.ProviderConfig() + fmt.Sprintf(`
+resource "zdm_fleet_job" "all" {
+  workspace_id = %q
+  all_fleets   = true
+  name         = "sync"
+  value        = jsonencode({ v = %d })
+}
+`, ws, v)
+	}
+	sends := func(want int) {
+		t.Helper()
+		for _, dev := range devs {
+			if err := acctest.ExpectSends(e, "job", dev, "sync", want)(nil); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	c := acctest.NewCLI(t)
+	c.Write("main.tf", config(1))
+	c.MustRun("init", "-no-color")
+	c.MustRun("apply", "-no-color", "-auto-approve")
+	sends(1)
+	c.MustRun("state", "rm", "-no-color", "zdm_fleet_job.all")
+	c.MustRun("import", "-no-color", "zdm_fleet_job.all", ws+"/sync")
+	c.MustRun("apply", "-no-color", "-auto-approve")
+	sends(1)
+	if out, code := c.Run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the import's apply is not empty (exit code %d):\n%s", code, out)
+	}
+	c.Write("main.tf", config(2))
+	c.MustRun("apply", "-no-color", "-auto-approve")
+	sends(2)
+}
