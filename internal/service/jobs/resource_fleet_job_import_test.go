@@ -139,7 +139,8 @@ resource "zdm_fleet_job" "eu" {
 // back with the configuration unchanged: the first apply records it and
 // sends nothing, even though no attribute of the configuration differs
 // from the import; a later change of value then sends it once to each
-// device (the import's mark does not outlive that first apply).
+// device (the import's mark does not outlive that first apply). An import
+// block does the same in the apply that imports.
 func TestAccFleetJobImportThenChange(t *testing.T) {
 	e := acctest.NewEnv(t)
 	ws := e.Bootstrap.WorkspaceID
@@ -177,4 +178,18 @@ resource "zdm_fleet_job" "all" {
 	c.Write("main.tf", config(2))
 	c.MustRun("apply", "-no-color", "-auto-approve")
 	sends(2)
+
+	// The same with an import block: the apply that imports sends nothing.
+	c.MustRun("state", "rm", "-no-color", "zdm_fleet_job.all")
+	c.Write("main.tf", config(2)+fmt.Sprintf(`
+import {
+  to = zdm_fleet_job.all
+  id = "%s/sync"
+}
+`, ws))
+	c.MustRun("apply", "-no-color", "-auto-approve")
+	sends(2)
+	if out, code := c.Run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the import block's apply is not empty (exit code %d):\n%s", code, out)
+	}
 }
