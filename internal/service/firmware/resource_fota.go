@@ -163,8 +163,10 @@ func (r *fotaResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"when no device of the fleets holds it yet, otherwise one request to each device that lacks it. Changing `firmware_id`, `firmware_version` or `triggers` " +
 			"schedules it again in place (the service replaces each device's current update); adding fleets sends " +
 			"it to the added fleets only. On one device, " +
-			"`status` and the firmware are read back on every refresh, and an update replaced outside Terraform " +
-			"is scheduled again. On fleets, the service has no fleet-wide read of a scheduling: the state keeps " +
+			"`status` is read back on every refresh; when the device holds another update since (another resource's, " +
+			"such as an update of its fleets, or one scheduled outside Terraform), the refresh keeps this " +
+			"resource's firmware, counts the device as `replaced` in `status_counts` and warns with what it holds: " +
+			"nothing is sent again until `firmware_id`, `firmware_version` or `triggers` change. On fleets, the service has no fleet-wide read of a scheduling: the state keeps " +
 			"what was scheduled, and each refresh reads the update on every device of `devices` (16 at a time) for " +
 			"the progress (`status_counts`, `devices_not_done`). The API cannot cancel updates: destroying only " +
 			"removes the resource from the Terraform state (a warning says so at plan time). With `wait = true`, the " +
@@ -454,7 +456,21 @@ func (r *fotaResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		resp.Diagnostics.AddError("Cannot read the firmware update of device "+dev, err.Error())
 		return
 	}
-	fotaFlatten(&state, f)
+	if fw, ver := f.Value.FirmwareID, f.Value.FirmwareVersion; !state.Status.IsNull() && fw != "" &&
+		(fw != state.FirmwareID.ValueString() || ver != state.FirmwareVersion.ValueString()) {
+		// The device holds another update now (another resource's, such as
+		// an update of its fleets, or one scheduled outside Terraform): the
+		// state keeps this resource's firmware, so the plan sends nothing;
+		// the progress counts the device as replaced.
+		resp.Diagnostics.AddWarning(scheduling.HeldElsewhere("firmware update "+state.FirmwareID.ValueString()+" "+
+			state.FirmwareVersion.ValueString(), dev, "firmware update "+fw+" "+ver, f.ScheduledAt, f.Status,
+			"firmware_id, firmware_version or triggers"))
+		state.StatusCounts, state.DevicesNotDone = scheduling.FleetProgress([]string{dev}, "",
+			[]fleetstatus.Device{{ID: dev, Found: true, Status: f.Status, ScheduledAt: f.ScheduledAt, FirmwareID: fw, FirmwareVersion: ver}},
+			state.firmware(), state.DoneStatuses())
+	} else {
+		fotaFlatten(&state, f)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	objects.SetIdentity(ctx, resp.Identity, objects.NewFOTAIdentity(state.DeviceID, state.WorkspaceID), &resp.Diagnostics)
 }

@@ -111,8 +111,10 @@ resource "zdm_fota" "test" {
 				ImportStateVerify: true,
 			},
 			{
-				// Another update scheduled outside Terraform: the plan
-				// schedules the configured one again.
+				// Another update scheduled outside Terraform: the refresh
+				// keeps this resource's firmware (with a warning naming what
+				// the device holds), so the plan is empty and 1.1.0 is not
+				// sent a second time; the device keeps 0.9.0.
 				PreConfig: func() {
 					if _, err := acctest.APIClient(t, e).ScheduleFOTA(context.Background(), dev, "fw-sensor", "0.9.0"); err != nil {
 						t.Fatal(err)
@@ -120,9 +122,14 @@ resource "zdm_fota" "test" {
 				},
 				Config: config("1.1.0", ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: fotaOnServer(t, e, "1.1.0", "pending", dev),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("firmware_version"), knownvalue.StringExact("1.1.0")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("status_counts"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"replaced": knownvalue.Int64Exact(1)})),
+				},
+				Check: fotaOnServer(t, e, "0.9.0", "pending", dev),
 			},
 			{
 				// Triggers schedule the same version again.

@@ -96,7 +96,10 @@ func (r *deviceJobResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"adopted into the state without sending it (a warning gives when it was scheduled), so `terraform " +
 			"taint`, `-replace` or a resource removed and added back never run it twice; changing `value` or `triggers` schedules it again in place (the service replaces the job of " +
 			"that name and sets it back to `pending`). `status` is read back on every refresh, so it moves from " +
-			"`pending` to `done` once the device has run the job. A job record the service no longer returns while " +
+			"`pending` to `done` once the device has run the job. When the device holds the job with another value " +
+			"since (another resource's, such as a `zdm_fleet_job` of its fleet, or one scheduled outside Terraform), " +
+			"the refresh keeps this resource's value, status and `scheduled_at` and warns with what the device " +
+			"holds: nothing is sent again until `value` or `triggers` change. A job record the service no longer returns while " +
 			"the device exists keeps its last-read status (a warning says so) and is not scheduled again; the job " +
 			"leaves the state only when its device is gone. With `wait = true`, the apply waits until the device has " +
 			"run the job (see `wait`). A job imported from a service that does not return job " +
@@ -328,6 +331,17 @@ func (r *deviceJobResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read job "+connection.Quote(name)+" of device "+dev, err.Error())
+		return
+	}
+	if v := state.valueText(); !state.Status.IsNull() && values.Known(v) && !scheduling.ValueNotEchoed(v) &&
+		!scheduling.JobMatches(v.ValueString())(fleetstatus.Device{Value: job.Value}) {
+		// The device holds the job with another value now (another
+		// resource's, such as a fleet job's, or one scheduled outside
+		// Terraform): the state keeps this resource's value, status and
+		// scheduled_at, so the plan sends nothing.
+		resp.Diagnostics.AddWarning(scheduling.HeldElsewhere("job "+connection.Quote(name)+" with value "+
+			values.CompactJSON([]byte(v.ValueString())), dev, "job "+connection.Quote(name)+" with value "+values.CompactJSON(job.Value), job.ScheduledAt,
+			job.Status, "value or triggers"))
 		return
 	}
 	flattenDeviceJob(&state, dev, name, job)

@@ -212,14 +212,16 @@ resource "zdm_device_job" "test" {
 				ImportStateVerifyIgnore: []string{"triggers"},
 			},
 			{
-				// Drift: the job was scheduled again outside Terraform with
-				// another value. The plan schedules the configured one.
+				// The job was scheduled again outside Terraform with another
+				// value: the refresh keeps this resource's value (with a
+				// warning naming what the device holds), so the plan is
+				// empty and {"level":4} is not sent a second time.
 				PreConfig: func() { acctest.ScheduleJob(t, e, dev, "configure", `{"level":9}`) },
 				Config:    config("configure", `jsonencode({ level = 4 })`, `triggers = { release = "v2" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: jobOnServer(t, e, dev, "configure", "pending", `{"level":4}`),
+				Check: jobOnServer(t, e, dev, "configure", "pending", `{"level":9}`),
 			},
 			{
 				// A new name replaces the resource; the old job stays.
@@ -231,7 +233,7 @@ resource "zdm_device_job" "test" {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(dev+"/calibrate")),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					jobOnServer(t, e, dev, "configure", "pending", `{"level":4}`),
+					jobOnServer(t, e, dev, "configure", "pending", `{"level":9}`),
 					jobOnServer(t, e, dev, "calibrate", "pending", `{}`),
 				),
 			},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -227,6 +228,22 @@ func (r *fleetJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	planmodifiers.KeepComputedUnlessChanged(ctx, req, resp, []string{"workspace_id", "name", "value", "fleet_ids", "triggers"},
 		append([]string{"id", "devices", "scheduled_at"}, scheduling.ProgressAttributes...))
 	objects.WarnDestroyOrReplace(ctx, "job", req, resp, path.Root("workspace_id"), path.Root("name"))
+	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() && scheduling.FollowsImport(ctx, req.Private) {
+		// The first plan after an import is always an update, which reads
+		// the configured fleets, records the configuration and clears the
+		// mark (Update): a plan with no change would keep the mark for a
+		// later change of the command, which must send it.
+		var plan fleetJobModel
+		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+		plan.Devices, plan.ScheduledAt = types.ListUnknown(types.StringType), types.StringUnknown()
+		plan.StatusCounts, plan.DevicesNotDone = types.MapUnknown(types.Int64Type), types.ListUnknown(types.StringType)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.AddWarning("The first apply after the import records the job, and sends it to no device that has it",
+			"The import cannot tell which fleets and devices this resource had reached, so the apply reads the job on "+
+				"the devices of the configured fleets, keeps those that have it as devices, records value and "+
+				"triggers, and sends nothing to them. A later change of value or triggers sends it again.")
+		return
+	}
 	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() {
 		var plan, prior fleetJobModel
 		resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
@@ -309,10 +326,17 @@ func (r *fleetJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	imported := scheduling.FollowsImport(ctx, req.Private)
 	scheduling.UpdateFleetScheduling(ctx, r.data, req, resp, func(plan, prior *fleetJobModel) scheduling.FleetUpdate {
 		diags := &resp.Diagnostics
+		if imported {
+			// The first apply after an import sends nothing to a device that
+			// holds the job (see importedDevices).
+			r.importedDevices(ctx, plan, prior, diags)
+		}
 		return scheduling.FleetUpdate{
-			Command:   !jsonvalue.Equal(prior.valueText().ValueString(), plan.valueText().ValueString()) || !prior.Triggers.Equal(plan.Triggers),
+			Command: !imported && (!jsonvalue.Equal(prior.valueText().ValueString(), plan.valueText().ValueString()) ||
+				!prior.Triggers.Equal(plan.Triggers)),
 			Workspace: plan.WorkspaceID.ValueString(), PriorFleets: prior.FleetIDs, PlanFleets: plan.FleetIDs, AllFleets: plan.AllFleets,
 			PriorDevices: prior.Devices, PlanDevices: &plan.Devices,
 			Schedule: func(added []string, gate *scheduling.Gate) bool {
@@ -324,11 +348,50 @@ func (r *fleetJobResource) Update(ctx context.Context, req resource.UpdateReques
 				plan.StatusCounts, plan.DevicesNotDone = prior.StatusCounts, prior.DevicesNotDone
 				return plan.Unfinished(ctx, scheduling.StatusCountKeys(prior.StatusCounts), diags)
 			},
-			Wait:     func() bool { return r.wait(ctx, plan, true, diags) },
-			Save:     func() { diags.Append(resp.State.Set(ctx, plan)...) },
+			Wait: func() bool { return r.wait(ctx, plan, true, diags) },
+			Save: func() {
+				diags.Append(resp.State.Set(ctx, plan)...)
+				scheduling.ClearImported(ctx, resp.Private, diags)
+			},
 			MarkWait: func(ok bool) { plan.markWait(ctx, resp.Private, ok, diags) },
 		}
 	})
+}
+
+// importedDevices, in the first apply after an import, reads the job on the
+// devices of the fleets the configuration of plan targets (not the whole
+// workspace the import read): prior then holds those of them that have a
+// record of the job, and the latest scheduled_at of these. The update sends
+// it to none of them, whatever value they hold: the import cannot tell
+// which devices this resource had reached. A read that fails is an error
+// in diags, and the update keeps the state.
+func (r *fleetJobResource) importedDevices(ctx context.Context, plan, prior *fleetJobModel, diags *diag.Diagnostics) {
+	scope := fleetstatus.Scope{WorkspaceID: plan.WorkspaceID.ValueString()}
+	if !plan.AllFleets.ValueBool() {
+		scope.FleetIDs = values.SetStrings(ctx, plan.FleetIDs, diags)
+	}
+	res, err := scheduling.ReadFleetStatus(ctx, r.data.Client, scope, fleetstatus.Job(plan.Name.ValueString()), 0)
+	if err != nil {
+		diags.AddError("Cannot read the imported "+plan.what(ctx), "The first apply after an import reads the job on "+
+			"every device of the configured fleets, so that none that has it gets it again; that read failed, and "+
+			"nothing was sent: "+err.Error()+". Applying again reads them again.")
+		return
+	}
+	reached, got, at := []string{}, []fleetstatus.Device{}, ""
+	for _, dev := range res.Devices {
+		if dev.Found && (len(scope.FleetIDs) > 0 || dev.FleetID != "") {
+			reached, got = append(reached, dev.ID), append(got, dev)
+			if at == "" || scheduling.ScheduledLater(dev.ScheduledAt, at) {
+				at = dev.ScheduledAt
+			}
+		}
+	}
+	prior.Devices = values.SortedList(reached)
+	prior.StatusCounts, prior.DevicesNotDone = scheduling.FleetProgress(reached, "", got, nil, plan.DoneStatuses())
+	if at != "" {
+		prior.ScheduledAt = types.StringValue(at)
+	}
+	diags.AddWarning(scheduling.ImportRecorded(plan.what(ctx), len(reached), "value or triggers"))
 }
 
 func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -348,8 +411,12 @@ func (r *fleetJobResource) Delete(ctx context.Context, req resource.DeleteReques
 
 // ImportState rebuilds the state of "<workspace_id>/<job_name>" from the
 // jobs of the workspace's devices (one request per device): devices are
-// those that have the job, value and scheduled_at those of the latest
-// scheduled one. fleet_ids and triggers cannot be known.
+// those that have the job, scheduled_at the latest. The value is taken only
+// when every one of them holds the same: the import cannot tell the fleets
+// of the configuration, and the job of another fleet (or a zdm_device_job)
+// may hold another value; otherwise it stays null. fleet_ids and triggers
+// cannot be known. The first apply after it reads the configured fleets
+// only and sends nothing to their devices that hold the job (Update).
 func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	ws, name, ok := strings.Cut(req.ID, "/")
 	if !ok || strings.TrimSpace(ws) == "" || strings.TrimSpace(name) == "" {
@@ -367,7 +434,7 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	var latest *client.Job
-	reached := []string{}
+	reached, held := []string{}, []string{}
 	for _, d := range devices {
 		job, err := r.data.Client.GetJob(ctx, d.ID, name)
 		if client.IsNotFound(err) {
@@ -378,6 +445,9 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 			return
 		}
 		reached = append(reached, d.ID)
+		if v := values.CompactJSON(job.Value); !slices.ContainsFunc(held, func(h string) bool { return jsonvalue.Equal(h, v) }) {
+			held = append(held, v)
+		}
 		if latest == nil || scheduling.ScheduledLater(job.ScheduledAt, latest.ScheduledAt) {
 			latest = job
 		}
@@ -387,11 +457,21 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 			"No device of workspace "+ws+" has a job named "+connection.Quote(name)+".")
 		return
 	}
+	value := types.DynamicNull()
+	if len(held) == 1 {
+		value = types.DynamicValue(types.StringValue(held[0]))
+	} else {
+		resp.Diagnostics.AddWarning("The value of the imported job is not known",
+			fmt.Sprintf("The devices of workspace %s hold job %s with %d different values (%s), for example from "+
+				"several fleets or a zdm_device_job, so the import takes none of them. The first apply records the "+
+				"configured value, reads the configured fleets only, and sends nothing to their devices that hold the "+
+				"job.", ws, connection.Quote(name), len(held), connection.Abbreviate(held)))
+	}
 	state := fleetJobModel{
 		ID:          types.StringValue(objects.DeviceJobID(ws, name)),
 		WorkspaceID: types.StringValue(ws),
 		Name:        types.StringValue(name),
-		Value:       types.DynamicValue(types.StringValue(values.CompactJSON(latest.Value))),
+		Value:       value,
 		FleetIDs:    types.SetNull(types.StringType),
 		AllFleets:   types.BoolValue(true),
 		Triggers:    types.MapNull(types.StringType),
@@ -403,6 +483,7 @@ func (r *fleetJobResource) ImportState(ctx context.Context, req resource.ImportS
 		WaitModel:      scheduling.NullWaitModel(),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	scheduling.MarkImported(ctx, resp.Private, &resp.Diagnostics)
 }
 
 // schedule schedules the job of plan on its fleets and stores the answer in

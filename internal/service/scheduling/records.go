@@ -3,6 +3,7 @@ package scheduling
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/zdm/terraform-provider-zdm/internal/client"
 	"github.com/zdm/terraform-provider-zdm/internal/connection"
@@ -73,3 +74,33 @@ func ForgetScheduling(what, ref string) (string, string) {
 // NoRecord is the status counted for a device that shows no record of the
 // job or update (never got it, or the service purged it).
 const NoRecord = "no record"
+
+// A refresh never writes what another resource (or anyone else) sent into
+// this resource's configured attributes (a job's value, a firmware ID and
+// version): the plan would then show the configured command as a change and
+// applying it would send it a second time. A device holds one value of a
+// job name and one firmware update, so when it now holds another command
+// than the state's, the refresh keeps the state's command, status and
+// scheduled_at, and warns with what the device holds now.
+
+// HeldElsewhere is the warning of a refresh that found device dev holding
+// another command (holds, scheduled at at, in status) than the state's
+// (what, such as `job "sync" with value {"v":1}`): the state keeps its
+// command and nothing is sent again; change names the attributes whose
+// change sends it again.
+func HeldElsewhere(what, dev, holds, at, status, change string) (string, string) {
+	return "Device " + dev + " now holds another " + holdsKind(what),
+		"Device " + dev + " now holds " + holds + ", scheduled at " + at + " (status " + status + "), not the " + what +
+			" of this resource: another resource or someone outside Terraform scheduled it since. The state keeps " +
+			"this resource's " + what + ", and it is not sent again: sending it would run it a second time on " +
+			"the device. Change " + change + " to send it again."
+}
+
+// holdsKind is the kind of command of what, for the summary of
+// HeldElsewhere.
+func holdsKind(what string) string {
+	if strings.HasPrefix(what, "job") {
+		return "value of the job"
+	}
+	return "firmware update"
+}
