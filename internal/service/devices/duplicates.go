@@ -59,11 +59,13 @@ const AllowDuplicateNamesAttr = "allow_duplicate_names"
 
 // AllowDuplicateNamesDescription is the description of
 // AllowDuplicateNamesAttr in the schemas of both resources.
-const AllowDuplicateNamesDescription = "Set to `true` to create devices even when the target fleet already has " +
-	"devices of the same names that this resource does not hold. By default such a plan fails, because the API cannot " +
-	"delete a device: a create that repeats an existing device (after `terraform taint`, `-replace`, a renamed " +
-	"`for_each` key or a changed resource address) would leave a second copy forever. Set it only when you want " +
-	"several devices with one name."
+const AllowDuplicateNamesDescription = "Set to `true` to create devices, or rename or move them, even when the " +
+	"target fleet already has devices of the same names that this resource does not hold. By default such a plan " +
+	"fails, because the API cannot delete a device: a create that repeats an existing device (after `terraform taint`, " +
+	"`-replace`, a renamed `for_each` key, a changed resource address or an apply killed before it saved the state) " +
+	"would leave a second copy forever, and a rename or move to a taken name makes the same twins. It also skips the " +
+	"service read of that check, so a plan with it does not fail when the devices cannot be listed. Set it only when " +
+	"you want several devices with one name."
 
 // FleetNames are the names a plan gives devices in one fleet, for the
 // check of the names taken there: the names it creates, and the names that

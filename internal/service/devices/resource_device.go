@@ -38,7 +38,8 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"changing `workspace_id` creates a new device and leaves the old one in the service (both are announced " +
 			"by a warning at plan time). An API key is bound to one workspace: devices can only be created in the key's workspace. " +
 			"A plan that would create a device whose name already exists in its fleet (such as a replacement after " +
-			"`terraform taint` or `-replace`) fails before anything is sent; see `allow_duplicate_names`.",
+			"`terraform taint` or `-replace`), or rename or move it to such a name, fails before anything is sent; see " +
+			"`allow_duplicate_names`.",
 		Attributes: map[string]schema.Attribute{
 			"id":           objects.IDAttribute("Device"),
 			"workspace_id": objects.WorkspaceIDAttribute("device"),
