@@ -164,10 +164,13 @@ func (n FleetNames) Refuse(ctx context.Context, d *connection.ProviderData, diag
 		names[name] = true
 	}
 	clashes, fleet, unknown, err := existingNames(ctx, d, n.Ws, n.Fleet, names, n.Held)
+	listing := "devices of workspace " + connection.Quote(n.Ws)
+	if n.Fleet == "" {
+		listing = "fleets and devices of workspace " + connection.Quote(n.Ws) // to tell the default fleet
+	}
 	if objects.CheckListFailed(ctx, n.Attr, "device", n.Ws, err, "This plan creates, renames or moves devices, and "+
 		"before it the provider makes sure that no other device of the fleet has their names, because the API cannot "+
-		"delete a copy.", "devices of workspace "+connection.Quote(n.Ws)+" (and its fleets, for a device without "+
-		"fleet_id)", diags) {
+		"delete a copy.", listing, diags) {
 		return
 	}
 	if len(clashes) == 0 {

@@ -68,7 +68,7 @@ resource "zdm_device" "gw" {
 			t.Fatal(err)
 		}
 		refusedApply(t, e, c, fmt.Sprintf("-replace with the list answered %d", status),
-			[]string{"Cannot check for devices with the same names", "Listing the devices of workspace",
+			[]string{"Cannot check for devices with the same names", "Listing the fleets and devices of workspace",
 				fmt.Sprintf("%d %s", status, http.StatusText(status)), "Nothing was sent.",
 				"Give the API key the permission to list", "fix the proxy", "allow_duplicate_names = true"},
 			"-refresh=false", "-replace=zdm_device.gw")
