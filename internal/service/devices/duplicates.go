@@ -205,10 +205,10 @@ func (n FleetNames) Refuse(ctx context.Context, d *connection.ProviderData, diag
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Fleet %s of workspace %s already has devices with names that this plan gives devices of this "+
-		"resource, and this resource does not hold them. The API cannot delete a device, so two devices of one name "+
-		"would stay in the fleet forever, and nothing could tell them apart by name. Nothing was sent.",
-		connection.Quote(fleet), connection.Quote(n.Ws))
+	fmt.Fprintf(&b, "Fleet %s of workspace %s already has %d devices with names that this plan gives devices of "+
+		"this resource, and this resource does not hold them. The API cannot delete a device, so two devices of one "+
+		"name would stay in the fleet forever, and nothing could tell them apart by name. Nothing was sent.",
+		connection.Quote(fleet), connection.Quote(n.Ws), len(clashes))
 	if len(created) > 0 {
 		fmt.Fprintf(&b, "\n\nTo be created: %s. If they are this resource's devices, keep them: after terraform taint, "+
 			"run terraform untaint on the address; drop -replace; for a renamed for_each key or a changed resource "+
