@@ -296,8 +296,8 @@ func TestAccFleetCheckListRefused(t *testing.T) {
 	e := acctest.NewEnv(t)
 	c := acctest.NewCLI(t)
 	c.Write("main.tf", acctest.RequiredProviders+e.ProviderConfig()+`
-resource "zdm_fleet" "east" {
-  name = "east"
+resource "zdm_fleet" "west" {
+  name = "west"
 }
 `)
 	c.MustRun("init", "-no-color")
@@ -307,7 +307,7 @@ resource "zdm_fleet" "east" {
 		t.Fatal(err)
 	}
 	e.Server.ResetCounters()
-	out, code := c.Run("apply", "-no-color", "-auto-approve", "-refresh=false", "-replace=zdm_fleet.east")
+	out, code := c.Run("apply", "-no-color", "-auto-approve", "-refresh=false", "-replace=zdm_fleet.west")
 	if code == 0 || !acctest.ErrorPattern("Cannot check for fleets with the same names", "Listing the fleets of workspace",
 		"403 Forbidden", "Nothing was sent.", "Give the API key the permission to list", "allow_duplicate_names = true").MatchString(out) {
 		t.Errorf("-replace with the fleet list answered 403: exit code %d, want the refusal:\n%s", code, out)
@@ -316,9 +316,9 @@ resource "zdm_fleet" "east" {
 		t.Errorf("-replace with the fleet list answered 403 sent %d fleet creates, want 0", n)
 	}
 	e.Server.ClearRequestFaults()
-	if ids := fleetIDsNamed(t, e, "east"); len(ids) != 1 {
-		t.Errorf("fleets named east: %v, want 1", ids)
+	if ids := fleetIDsNamed(t, e, "west"); len(ids) != 1 {
+		t.Errorf("fleets named west: %v, want 1", ids)
 	}
-	expectRefused(t, c, "fleet", fleetIDsNamed(t, e, "east")[0], "apply", "-no-color", "-auto-approve", "-refresh=false",
-		"-replace=zdm_fleet.east")
+	expectRefused(t, c, "fleet", fleetIDsNamed(t, e, "west")[0], "apply", "-no-color", "-auto-approve", "-refresh=false",
+		"-replace=zdm_fleet.west")
 }
