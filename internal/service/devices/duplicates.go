@@ -128,9 +128,9 @@ func existingNames(ctx context.Context, d *connection.ProviderData, ws, fleet st
 		return nil, fleet, nil, err
 	}
 	d.SawWorkspace(ws)
-	in := make([]*client.Device, 0, len(all))
+	var in []*client.Device // the devices of the names, in the fleet
 	for i := range all {
-		if fleet == "" || all[i].FleetID() == fleet {
+		if names[all[i].Name] && (fleet == "" || all[i].FleetID() == fleet) {
 			in = append(in, &all[i])
 		}
 	}
