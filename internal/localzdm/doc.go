@@ -232,8 +232,8 @@
 //     succeeds), then the connection is closed instead of the answer;
 //   - delay: the request is held for "delay" (at most an hour), then the
 //     service acts even when the client has given up meanwhile;
-//   - html_error: a 500 (or "status", 500..599) with an HTML error page, as
-//     a proxy answers, without acting;
+//   - html_error: a 500 (or "status", 400..599: a proxy's 400 or 403 too)
+//     with an HTML error page, as a proxy answers, without acting;
 //   - not_found: 404 "404 page not found" in plain text, as a wrong host or
 //     port answers, without acting. StartNotFoundTest starts a server that
 //     answers so to every path.

@@ -394,12 +394,14 @@ resource "zdm_fleet" "elsewhere" {
 }
 `, other.WorkspaceID)
 			},
-			plan: step{code: 2, out: []string{"Warning", "API key is bound to one workspace", "provider alias", "1 to add"}},
-			apply: step{code: 1, out: []string{"Cannot create fleet", "403 Forbidden", "An API key is bound to one workspace"},
-				state: sameExcept()},
+			// The check for a fleet of the same name cannot list the
+			// fleets there: the plan fails, before any create.
+			plan: step{code: 1, out: []string{"Warning", "API key is bound to one workspace", "provider alias",
+				"Cannot check for fleets with the same names", "403 Forbidden", "An API key is bound to one workspace"}},
+			apply: step{code: 1, out: []string{"Cannot check for fleets with the same names", "403 Forbidden",
+				"An API key is bound to one workspace", "Nothing was sent."}, state: sameExcept()},
 			refresh: step{code: 0},
-			// The create is sent and refused.
-			creates: 1,
+			creates: 0,
 		},
 	}
 }

@@ -60,7 +60,8 @@ type RequestFault struct {
 	For time.Duration `json:"for"`
 	// Delay is how long FaultDelay holds a request (at most MaxFaultDelay).
 	Delay time.Duration `json:"delay"`
-	// Status is the status FaultHTMLError answers (500..599, default 500).
+	// Status is the status FaultHTMLError answers (400..599, default 500):
+	// a proxy's 400 or 403 as well as its 5xx.
 	Status int `json:"status"`
 
 	// Hits is how many requests the fault acted on (read only).
@@ -133,8 +134,8 @@ func (f *RequestFault) validate() error {
 		if f.Status == 0 {
 			f.Status = http.StatusInternalServerError
 		}
-		if f.Status < 500 || f.Status > 599 {
-			return apierr.InvalidArgument("\"status\" of a %q fault must be between 500 and 599, got %d", FaultHTMLError, f.Status)
+		if f.Status < 400 || f.Status > 599 {
+			return apierr.InvalidArgument("\"status\" of a %q fault must be between 400 and 599, got %d", FaultHTMLError, f.Status)
 		}
 	case "":
 		return apierr.InvalidArgument("\"action\" is required: %q, %q, %q, %q or %q", FaultReset, FaultDropAnswer, FaultDelay, FaultHTMLError, FaultNotFound)

@@ -2,7 +2,7 @@
 // list resource) and zdm_devices, and what zdm_fleet_devices shares with
 // them: the device model and its data-source attributes (models.go), the
 // gate of device creates that refuses a second copy (duplicates.go,
-// RefuseDuplicates and allow_duplicate_names), the claims that find a
+// FleetNames.Refuse and allow_duplicate_names), the claims that find a
 // device managed by two resources (device_claims.go) and the lists of the
 // messages (messages.go).
 //

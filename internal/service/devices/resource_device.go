@@ -38,7 +38,8 @@ func (r *DeviceResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"changing `workspace_id` creates a new device and leaves the old one in the service (both are announced " +
 			"by a warning at plan time). An API key is bound to one workspace: devices can only be created in the key's workspace. " +
 			"A plan that would create a device whose name already exists in its fleet (such as a replacement after " +
-			"`terraform taint` or `-replace`) fails before anything is sent; see `allow_duplicate_names`.",
+			"`terraform taint` or `-replace`), or rename or move it to such a name, fails before anything is sent; see " +
+			"`allow_duplicate_names`.",
 		Attributes: map[string]schema.Attribute{
 			"id":           objects.IDAttribute("Device"),
 			"workspace_id": objects.WorkspaceIDAttribute("device"),
@@ -107,22 +108,63 @@ func (r *DeviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	r.checkFleet(ctx, req, resp)
 	defer r.claimName(ctx, req, resp) // a name another resource of the walk writes too (name_claims.go)
-	if resp.Diagnostics.HasError() || !req.State.Raw.IsNull() {
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	// A create, perhaps the replacement of a device that exists: refuse a
-	// second device of the same name (see duplicates.go).
+	r.refuseDuplicates(ctx, req, resp)
+}
+
+// refuseDuplicates refuses a second device of the name in the device's
+// fleet (see duplicates.go): for a create (perhaps the replacement of a
+// device that exists), and for a rename or a move into another fleet.
+// Unknown values wait for the final plan at apply.
+func (r *DeviceResource) refuseDuplicates(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var plan DeviceResourceModel
 	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || plan.AllowDuplicateNames.ValueBool() || plan.AllowDuplicateNames.IsUnknown() ||
-		plan.WorkspaceID.IsUnknown() || plan.WorkspaceID.IsNull() || plan.Name.IsUnknown() || plan.FleetID.IsUnknown() && !fleetUnset(ctx, req) {
+		plan.WorkspaceID.IsUnknown() || plan.WorkspaceID.IsNull() || plan.Name.IsUnknown() {
 		return
 	}
-	ws, fleet := plan.WorkspaceID.ValueString(), plan.FleetID.ValueString()
-	RefuseDuplicates(ctx, r.Data, path.Root("name"), ws, fleet, map[string]bool{plan.Name.ValueString(): true}, nil,
-		func(string) string {
-			return "as zdm_device resources (terraform import <address> " + ws + "/<device_id>)."
-		}, &resp.Diagnostics)
+	ws, fleet, name := plan.WorkspaceID.ValueString(), plan.FleetID.ValueString(), plan.Name.ValueString()
+	n := FleetNames{Attr: path.Root("name"), Ws: ws, Fleet: fleet, Import: func(_ string, found []objects.NameClash) string {
+		return "into this zdm_device with an import block such as this one, in which to is the address of this " +
+			"resource (write it: the provider is not told it), then apply again:" + ImportBlocks("zdm_device",
+			"zdm_device.<name of this resource>", clashIDs(found), func(id string) string { return ws + "/" + id }) +
+			"\n\nOn Terraform 1.14 and later, terraform query with a list \"zdm_device\" block (config { name = " +
+			connection.Quote(name) + " }) lists them, and its -generate-config-out writes the blocks."
+	}}
+	if req.State.Raw.IsNull() {
+		if plan.FleetID.IsUnknown() && !fleetUnset(ctx, req) {
+			return
+		}
+		n.Created = map[string]bool{name: true}
+		n.Refuse(ctx, r.Data, &resp.Diagnostics)
+		return
+	}
+	var prior DeviceResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	// A new workspace_id replaces the device: its create is planned, and
+	// checked, again with no prior state.
+	if resp.Diagnostics.HasError() || plan.FleetID.IsUnknown() || ws != prior.WorkspaceID.ValueString() {
+		return
+	}
+	if fleet == "" {
+		fleet = prior.FleetID.ValueString()
+	}
+	if name == prior.Name.ValueString() && fleet == prior.FleetID.ValueString() {
+		return
+	}
+	n.Fleet, n.Arriving, n.Held = fleet, map[string]bool{name: true}, map[string]bool{prior.ID.ValueString(): true}
+	n.Refuse(ctx, r.Data, &resp.Diagnostics)
+}
+
+// clashIDs returns the IDs of clashes.
+func clashIDs(clashes []objects.NameClash) []string {
+	ids := make([]string, len(clashes))
+	for i, c := range clashes {
+		ids[i] = c.ID
+	}
+	return ids
 }
 
 // checkFleet fails a plan that creates the device in, or moves it to, a

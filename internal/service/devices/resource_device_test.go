@@ -248,7 +248,9 @@ resource "zdm_device" "test" {
   name         = "d"
 }
 `, other.WorkspaceID)),
-				ExpectError: regexp.MustCompile(`(?s)Cannot create device "d".*403`),
+				// The check for a second device cannot list the
+				// workspace: refused at plan, before any create.
+				ExpectError: regexp.MustCompile(`(?s)Cannot\s+check\s+for\s+devices\s+with\s+the\s+same\s+names.*403\s+Forbidden.*An\s+API\s+key\s+is\s+bound\s+to\s+one\s+workspace.*Nothing\s+was\s+sent`),
 			},
 			{
 				Config:        e.Config(`resource "zdm_device" "test" { name = "d" }`),

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
+	"github.com/zdm/terraform-provider-zdm/internal/localzdm"
 )
 
 // The refusal of a second fleet or workspace of one name (see
@@ -283,4 +285,40 @@ output "fleets" {
 	if out := strings.TrimSpace(c.MustRun("state", "list")); out != "" {
 		t.Errorf("state after destroy: %q, want empty", out)
 	}
+}
+
+// TestAccFleetCheckListRefused: a fleet list answered with 403 (a key that
+// may create but not list, a proxy) fails the plan of a replacement of a
+// zdm_fleet, which before created a second fleet of the name; the message
+// says what could not be read and how to get it. With the list back the
+// same replacement is refused by the name (the fleet is there to find).
+func TestAccFleetCheckListRefused(t *testing.T) {
+	e := acctest.NewEnv(t)
+	c := acctest.NewCLI(t)
+	c.Write("main.tf", acctest.RequiredProviders+e.ProviderConfig()+`
+resource "zdm_fleet" "west" {
+  name = "west"
+}
+`)
+	c.MustRun("init", "-no-color")
+	c.MustRun("apply", "-no-color", "-auto-approve")
+	if _, err := e.Server.AddRequestFault(localzdm.RequestFault{Method: http.MethodGet,
+		Path: "/v3/workspaces/{workspace_id}/fleets", Action: localzdm.FaultHTMLError, Status: http.StatusForbidden}); err != nil {
+		t.Fatal(err)
+	}
+	e.Server.ResetCounters()
+	out, code := c.Run("apply", "-no-color", "-auto-approve", "-refresh=false", "-replace=zdm_fleet.west")
+	if code == 0 || !acctest.ErrorPattern("Cannot check for fleets with the same names", "Listing the fleets of workspace",
+		"403 Forbidden", "Nothing was sent.", "Give the API key the permission to list", "allow_duplicate_names = true").MatchString(out) {
+		t.Errorf("-replace with the fleet list answered 403: exit code %d, want the refusal:\n%s", code, out)
+	}
+	if n := e.Server.Counters()["POST /v3/workspaces/{workspace_id}/fleets"]; n != 0 {
+		t.Errorf("-replace with the fleet list answered 403 sent %d fleet creates, want 0", n)
+	}
+	e.Server.ClearRequestFaults()
+	if ids := fleetIDsNamed(t, e, "west"); len(ids) != 1 {
+		t.Errorf("fleets named west: %v, want 1", ids)
+	}
+	expectRefused(t, c, "fleet", fleetIDsNamed(t, e, "west")[0], "apply", "-no-color", "-auto-approve", "-refresh=false",
+		"-replace=zdm_fleet.west")
 }

@@ -135,7 +135,9 @@ resource "zdm_fleet" "test" {
   name         = "x"
 }
 `, other.WorkspaceID)),
-				ExpectError: regexp.MustCompile(`(?s)Cannot create fleet "x" in workspace.*403`),
+				// The check for a second fleet cannot list the fleets
+				// there: refused at plan, before any create.
+				ExpectError: regexp.MustCompile(`(?s)Cannot\s+check\s+for\s+fleets\s+with\s+the\s+same\s+names.*403\s+Forbidden.*An\s+API\s+key\s+is\s+bound\s+to\s+one\s+workspace.*Nothing\s+was\s+sent`),
 			},
 			{
 				Config:        e.Config(`resource "zdm_fleet" "test" { name = "x" }`),

@@ -90,10 +90,8 @@ type DuplicateNames struct {
 // Refuse reports on diags the outcome of the check of a create: clashes
 // and err are what the list of the place of the create showed. A key the
 // service does not accept (401) or a workspace that does not exist fails
-// the plan at once (connection.PlanStopper). Another refusal from the
-// service (a 4xx other than 429: the key cannot see the place) skips the
-// check: the create is refused for the same reason and says so.
-// Any other error fails the plan, since nothing proves the names free.
+// the plan at once (connection.PlanStopper); any other error fails it too
+// (CheckListFailed), since nothing proves the names free.
 func (c DuplicateNames) Refuse(ctx context.Context, clashes []NameClash, err error, diags *diag.Diagnostics) {
 	if CheckListFailed(ctx, c.Attr, c.Kind, c.Ws, err, "This plan creates a "+c.Kind+", and before any create the "+
 		"provider makes sure that no "+c.Kind+" of that name exists already, because the API cannot delete a copy.",
@@ -118,21 +116,25 @@ func (c DuplicateNames) Refuse(ctx context.Context, clashes []NameClash, err err
 			"of it by name would fail). Nothing was sent.\n\n"+
 			"If it is this resource's %s (after terraform taint, -replace, a renamed for_each key or a changed resource "+
 			"address), keep it: run terraform untaint on the address, drop -replace, or add a moved block from the old "+
-			"address to the new one. %sIf it was made outside this resource, import it %s "+
+			"address to the new one. %sIf an apply was killed or timed out after it created the %s (a CI runner's "+
+			"timeout, an out-of-memory kill: the %s exists, the state was never written), or it was made outside this "+
+			"resource, import it %s "+
 			"To create a second %s with the same name anyway, set %s = true.",
 			c.Where, countOf(len(clashes), c.Kind), connection.AbbreviateTo(items, connection.MaxListed), c.Kind, c.Kind,
-			c.Kind, changed, c.Import, c.Kind, AllowDuplicateNamesAttr))
+			c.Kind, changed, c.Kind, c.Kind, c.Import, c.Kind, AllowDuplicateNamesAttr))
 }
 
 // CheckListFailed reports what a failed list of the place of a create
 // means for the check of names already taken, the same for devices, fleets
 // and workspaces, and returns whether the list failed (the check cannot go
 // on). A key the service does not accept (401) or a workspace that does not
-// exist fails the plan at once (connection.PlanStopper). Another refusal
-// (a 4xx other than 429: the key cannot see the place) skips the check:
-// the create is refused for the same reason and says so. Any other error
-// fails the plan, with why (what the check is for) and listing (what was
-// listed), since nothing proves the names free.
+// exist fails the plan at once (connection.PlanStopper). Every other failure
+// fails the plan as well, since nothing proves the names free: the check
+// fails closed. That is another 4xx (a 403 of a key that may create but not
+// list, a 400 or 403 of a proxy), a 5xx or 429 left after the retries, a
+// connection error or an answer that is not the list. why says what the
+// check is for, listing what was listed; kind names the resource's opt-in,
+// which skips the read (and so this refusal) altogether.
 func CheckListFailed(ctx context.Context, attr path.Path, kind, ws string, err error, why, listing string,
 	diags *diag.Diagnostics) bool {
 	if err == nil {
@@ -142,14 +144,19 @@ func CheckListFailed(ctx context.Context, attr path.Path, kind, ws string, err e
 		diags.AddAttributeError(attr, summary, connection.DescribeError(err, ws))
 		return true
 	}
+	tflog.Debug(ctx, "the check for "+kind+"s with the same names could not read the list; the plan fails",
+		map[string]any{"workspace_id": ws, "error": err.Error()})
+	next := "Plan again once the service answers."
 	var apiErr *client.APIError
 	if errors.As(err, &apiErr) && apiErr.StatusCode >= 400 && apiErr.StatusCode < 500 && apiErr.StatusCode != http.StatusTooManyRequests {
-		tflog.Debug(ctx, "the check for "+kind+"s with the same names was refused; the create will be too",
-			map[string]any{"workspace_id": ws, "error": err.Error()})
-		return true
+		next = "The service, or a proxy in front of it, refused the list. Give the API key the permission to list the " +
+			listing + ", or fix the proxy (or base_url) so that the list reaches the service, then plan again."
 	}
 	diags.AddAttributeError(attr, "Cannot check for "+kind+"s with the same names",
-		why+" Listing the "+listing+" failed: "+connection.DescribeError(err, ws)+" Plan again.")
+		why+" Listing the "+listing+" failed: "+strings.TrimRight(connection.DescribeError(err, ws), ".")+
+			". Nothing was sent. "+next+"\n\nOnly if a second "+kind+" of the same name is truly acceptable (the API "+
+			"cannot delete the copy), set "+AllowDuplicateNamesAttr+" = true on the resource: the plan then creates "+
+			"without this check and reads nothing for it.")
 	return true
 }
 

@@ -35,19 +35,31 @@ func TestDuplicateNamesRefuse(t *testing.T) {
 		t.Errorf("no clash: %v", diags)
 	}
 
-	// The key cannot see the workspace: the create says so, not the check.
-	diags = nil
-	c.Refuse(ctx, nil, &client.APIError{StatusCode: 403, Method: "GET", Path: "/v3/workspaces/wks-1/fleets"}, &diags)
-	if diags.HasError() {
-		t.Errorf("403: %v", diags)
-	}
-
-	for _, err := range []error{&client.APIError{StatusCode: 429}, &client.APIError{StatusCode: 500}, errors.New("connection reset")} {
+	// Every failure of the list refuses the create: a refusal (a key that
+	// may create but not list, a proxy), a service that does not answer,
+	// an answer that is not the list. A refusal says how to get the list.
+	for _, tc := range []struct {
+		err  error
+		next string
+	}{
+		{&client.APIError{StatusCode: 403, Method: "GET", Path: "/v3/workspaces/wks-1/fleets"}, "Give the API key the permission to list"},
+		{&client.APIError{StatusCode: 400, Method: "GET", Path: "/v3/workspaces/wks-1/fleets"}, "fix the proxy"},
+		{&client.APIError{StatusCode: 429}, "Plan again once the service answers."},
+		{&client.APIError{StatusCode: 500}, "Plan again once the service answers."},
+		{errors.New("connection reset"), "Plan again once the service answers."},
+		{errors.New(`GET /v3/workspaces/wks-1/fleets: the answer is not a JSON object but "<"`), "Plan again"},
+	} {
 		diags = nil
-		c.Refuse(ctx, nil, err, &diags)
-		if !diags.HasError() || diags[0].Summary() != "Cannot check for fleets with the same names" ||
-			!strings.Contains(diags[0].Detail(), `Listing the fleets of workspace "wks-1" failed`) {
-			t.Errorf("%v: %v, want the error of a failed check", err, diags)
+		c.Refuse(ctx, nil, tc.err, &diags)
+		if !diags.HasError() || diags[0].Summary() != "Cannot check for fleets with the same names" {
+			t.Errorf("%v: %v, want the error of a failed check", tc.err, diags)
+			continue
+		}
+		for _, want := range []string{`Listing the fleets of workspace "wks-1" failed`, tc.err.Error(), "Nothing was sent.",
+			tc.next, "allow_duplicate_names = true"} {
+			if !strings.Contains(diags[0].Detail(), want) {
+				t.Errorf("%v: the refusal does not say %q:\n%s", tc.err, want, diags[0].Detail())
+			}
 		}
 	}
 
@@ -57,7 +69,8 @@ func TestDuplicateNamesRefuse(t *testing.T) {
 		t.Fatalf("clash: %v", diags)
 	}
 	for _, want := range []string{`Workspace "wks-1" already has a fleet`, `"east" (f-1)`, "Nothing was sent",
-		"terraform untaint", "-replace", "moved block", "change of description", "import it as a zdm_fleet resource.",
+		"terraform untaint", "-replace", "moved block", "change of description", "killed or timed out",
+		"import it as a zdm_fleet resource.",
 		"allow_duplicate_names = true"} {
 		if !strings.Contains(diags[0].Detail(), want) {
 			t.Errorf("the refusal does not say %q:\n%s", want, diags[0].Detail())

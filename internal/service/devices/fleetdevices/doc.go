@@ -9,7 +9,7 @@
 // (fleet_devices_msgpack.go). Its gate before a create resumes an object
 // created in part (fleet_devices_resume.go), carries the device of a
 // renamed key over (fleet_devices_gate.go), and then refuses a second copy
-// with the gate of package devices (devices.RefuseDuplicates).
+// with the gate of package devices (devices.FleetNames.Refuse).
 //
 // It imports package devices for what it shares with zdm_device (the
 // duplicate gate and allow_duplicate_names, the claims of devices managed

@@ -18,20 +18,22 @@ import (
 
 // The steps of the gate of device creates that only zdm_fleet_devices has:
 // resume (fleet_devices_resume.go) and carry over, before the refusal of a
-// second copy that it shares with zdm_device (devices.RefuseDuplicates; the
+// second copy that it shares with zdm_device (devices.FleetNames.Refuse; the
 // gate as a whole is described in devices/duplicates.go).
 
 // gate is the gate of a plan of zdm_fleet_devices (prior is nil for a
 // create): it plans the IDs of the devices resumed or carried over, warns
-// about the devices forgotten, and refuses second copies. It plans
+// about the devices forgotten, and refuses second copies, by a create, a
+// rename or a move. It plans
 // nothing while devices is unknown: Terraform's final plan at apply,
 // which knows it, passes the gate then.
 func (s *fleetDevicesServer) gate(ctx context.Context, prior, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
 	if plan.devices.Unknown || plan.deviceIDs.Unknown {
 		return
 	}
+	record := prior // the devices the plan keeps come from it
 	if prior == nil {
-		planResume(s.data(), cfg, plan, diags) // carries over the devices of the object it resumes
+		record = planResume(s.data(), cfg, plan, diags) // carries over the devices of the object it resumes
 	} else {
 		entries := prior.entries()
 		carried := carryOver(entries, plan, diags)
@@ -55,7 +57,7 @@ func (s *fleetDevicesServer) gate(ctx context.Context, prior, cfg, plan *fleetDe
 	if diags.HasError() {
 		return
 	}
-	s.refuseDuplicates(ctx, cfg, plan, diags)
+	s.refuseDuplicates(ctx, record, cfg, plan, diags)
 	s.claimNames(ctx, prior, cfg, plan, diags) // names another resource of the walk writes too (fleet_devices_claims.go)
 }
 

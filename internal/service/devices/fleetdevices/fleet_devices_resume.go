@@ -47,7 +47,7 @@ import (
 // no longer in the map is forgotten, as an update would. An object is
 // resumed by one create only (the first plan that matches it claims it);
 // a create that matches two objects resumes neither. Either way, the
-// duplicate check (devices.RefuseDuplicates) refuses a create that would repeat a
+// duplicate check (devices.FleetNames.Refuse) refuses a create that would repeat a
 // device the resource does not hold, so a plan the rule cannot tie to the
 // object fails instead of duplicating it (so, for instance, with
 // -refresh=false, where nothing is read before the plan).
@@ -142,14 +142,14 @@ func (p *partialCreates) claim(cfg, plan *fleetDevicesObject) (fleetDevicesObjec
 // planResume plans a create that resumes a remembered object: the IDs of
 // its devices still in the map are known, and so is its fleet when the
 // configuration sets none. d is the provider's configuration (nil before
-// it is known).
-func planResume(d *connection.ProviderData, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
+// it is known). It returns the object resumed, nil when none.
+func planResume(d *connection.ProviderData, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) *fleetDevicesObject {
 	if d == nil {
-		return
+		return nil
 	}
 	o, ok := connection.Registry[partialCreates](d).claim(cfg, plan)
 	if !ok {
-		return
+		return nil
 	}
 	entries := o.entries()
 	var kept, changed []string
@@ -203,6 +203,7 @@ func planResume(d *connection.ProviderData, cfg, plan *fleetDevicesObject, diags
 			len(dropped), devicesRef(entries, dropped))
 	}
 	diags.AddWarning("Resuming a zdm_fleet_devices created in part", detail)
+	return &o
 }
 
 // resumed returns the devices of the keys a create plans with a known ID

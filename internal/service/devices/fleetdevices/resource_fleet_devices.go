@@ -66,8 +66,10 @@ func (r *fleetDevicesResource) Schema(_ context.Context, _ resource.SchemaReques
 			"keys that failed and why; applying again finishes the job without duplicates, even after you changed " +
 			"names, keys, `fleet_id` or `parallelism` meanwhile.\n\n" +
 			"A plan that would create a device whose name already exists in the target fleet, held by no key this " +
-			"plan keeps (after `terraform taint`, `-replace`, a renamed `for_each` key or a changed resource address), " +
-			"fails before anything is sent and says how to keep the devices; see `allow_duplicate_names`.\n\n" +
+			"plan keeps (after `terraform taint`, `-replace`, a renamed `for_each` key, a changed resource address or " +
+			"an apply killed before it saved the state), or rename or move a device to such a name, fails before " +
+			"anything is sent and says how to keep the devices (with the import block to paste); see " +
+			"`allow_duplicate_names`.\n\n" +
 			"To key managed devices otherwise, change the keys in place (each new key takes the device of its name), " +
 			"or `terraform state rm` the resource and import its fleet: the import keys the devices by name, and the " +
 			"next apply gives each key of the configuration the device of its name, creating only names the fleet " +

@@ -461,12 +461,15 @@ func (s *fleetDevicesServer) PlanResourceChange(ctx context.Context, req *tfprot
 	return resp
 }
 
-// refuseDuplicates fails a plan that creates devices whose names exist in
-// the target fleet and that the plan does not keep under a key (see
-// devices.RefuseDuplicates). It sends nothing when the plan creates nothing, or when
-// the workspace, the fleet or the names are not known yet: Terraform's
-// final plan at apply checks them then.
-func (s *fleetDevicesServer) refuseDuplicates(ctx context.Context, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
+// refuseDuplicates fails a plan that gives devices names that other
+// devices of the target fleet have, which the plan does not keep under a
+// key (see devices.FleetNames): names it creates, and names that devices
+// of record (the prior state, or the object a create resumes; nil for
+// neither) take by a rename, or keep while they move to the fleet. It
+// sends nothing when the plan gives no name, or when the workspace, the
+// fleet or the names are not known yet: Terraform's final plan at apply
+// checks them then.
+func (s *fleetDevicesServer) refuseDuplicates(ctx context.Context, record, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
 	d := s.data()
 	if d == nil || plan.allowDuplicates.B || plan.allowDuplicates.Unknown || !plan.workspaceID.IsKnown() ||
 		plan.devices.Unknown || plan.deviceIDs.Unknown {
@@ -479,20 +482,51 @@ func (s *fleetDevicesServer) refuseDuplicates(ctx context.Context, cfg, plan *fl
 	case !cfg.fleetID.Null:
 		return // a fleet not known yet
 	}
-	names := map[string]bool{}
+	// What each device of record is now: by ID, as keys may change.
+	type was struct{ name, elsewhere string }
+	before := map[string]was{}
+	moved := false
+	if record != nil {
+		for _, e := range record.entries() {
+			if e.id != "" {
+				before[e.id] = was{e.name, e.elsewhere}
+			}
+		}
+		moved = fleet != "" && fleet != record.fleetID.S
+	}
+	created, arriving := map[string]bool{}, map[string]bool{}
 	held := map[string]bool{}
 	for k, id := range plan.deviceIDs.M {
+		name := plan.devices.M[k]
+		switch {
+		case !name.IsKnown():
+		case !id.IsKnown():
+			created[name.S] = true
+		default:
+			w, ok := before[id.S]
+			if !ok || moved || w.name != name.S || w.elsewhere != "" {
+				arriving[name.S] = true
+			}
+		}
 		if id.IsKnown() {
 			held[id.S] = true
-		} else if name := plan.devices.M[k]; name.IsKnown() {
-			names[name.S] = true
 		}
 	}
-	if len(names) == 0 {
+	if len(created)+len(arriving) == 0 {
 		return
 	}
-	devices.RefuseDuplicates(ctx, d, path.Root("devices"), plan.workspaceID.S, fleet, names, held,
-		func(fleet string) string { return bulkwrite.ImportHint(plan.workspaceID.S, fleet) }, diags)
+	ws := plan.workspaceID.S
+	devices.FleetNames{Attr: path.Root("devices"), Ws: ws, Fleet: fleet, Created: created, Arriving: arriving, Held: held,
+		Import: func(fleet string, _ []objects.NameClash) string {
+			return "into this zdm_fleet_devices: the import takes every device of the fleet, keyed by name, and the " +
+				"next apply gives each key of the configuration the device of its name (the other keys are forgotten). " +
+				"Use an import block such as this one, in which to is the address of this resource (write it: the " +
+				"provider is not told it), when the resource is not in the state (else run terraform state rm on its " +
+				"address first), then apply again:" + devices.ImportBlocks("zdm_fleet_devices",
+				"zdm_fleet_devices.<name of this resource>", []string{fleet}, func(f string) string { return ws + "/" + f }) +
+				"\n\nOn Terraform 1.14 and later, terraform query with a list \"zdm_device\" block (config { fleet_id = " +
+				connection.Quote(fleet) + " }) lists the fleet's devices."
+		}}.Refuse(ctx, d, diags)
 }
 
 // plan turns the proposed new state into the planned one (prior is nil for
