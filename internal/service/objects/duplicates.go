@@ -153,8 +153,8 @@ func CheckListFailed(ctx context.Context, attr path.Path, kind, ws string, err e
 			listing + ", or fix the proxy (or base_url) so that the list reaches the service, then plan again."
 	}
 	diags.AddAttributeError(attr, "Cannot check for "+kind+"s with the same names",
-		why+" Listing the "+listing+" failed: "+strings.TrimRight(connection.DescribeError(err, ws), ".")+
-			". Nothing was sent. "+next+"\n\nOnly if a second "+kind+" of the same name is truly acceptable (the API "+
+		connection.Sentence(why)+" Listing the "+listing+" failed: "+connection.DescribeError(err, ws)+
+			" Nothing was sent. "+next+"\n\nOnly if a second "+kind+" of the same name is truly acceptable (the API "+
 			"cannot delete the copy), set "+AllowDuplicateNamesAttr+" = true on the resource: the plan then creates "+
 			"without this check and reads nothing for it.")
 	return true

@@ -138,7 +138,7 @@ func WarnTargetsOnly(ctx context.Context, what string, prior, planned types.Set,
 		}
 	}
 	diags.AddAttributeWarning(path.Root("fleet_ids"), "Only added fleets get the "+what,
-		detail+" To send it again to every targeted device, change triggers.")
+		connection.Sentence(detail)+" To send it again to every targeted device, change triggers.")
 }
 
 // gateHint is the part of the warning of WarnTargetsOnly that tells what
