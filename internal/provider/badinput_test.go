@@ -636,6 +636,37 @@ resource "zdm_device" "d" { name = "d" }`,
   poll_interval = "50ms"
 }`,
 		want: []string{`Invalid poll_interval`, `"50ms" is shorter than the minimum, "100ms"`}},
+	{name: "zdm_fleet_job/poll_interval longer than the default timeout", attr: "poll_interval",
+		body: `resource "zdm_fleet_job" "j" {
+  workspace_id  = "wks-1"
+  fleet_ids     = ["flt-1"]
+  name          = "reboot"
+  wait          = true
+  poll_interval = "20m"
+}`,
+		want: []string{`Invalid poll_interval`, `poll_interval (20m0s) must not be longer than the wait's timeout of timeouts.create (10m0s)`}},
+	{name: "zdm_fota/poll_interval longer than timeouts.update", attr: "poll_interval",
+		body: `resource "zdm_fota" "u" {
+  device_id        = "dev-1"
+  firmware_id      = "fw-1"
+  firmware_version = "2.0"
+  wait             = true
+  poll_interval    = "5m"
+  timeouts {
+    update = "1m"
+  }
+}`,
+		want: []string{`Invalid poll_interval`, `poll_interval (5m0s) must not be longer than the wait's timeout of timeouts.update (1m0s)`}},
+	{name: "zdm_device_job/timeouts too long", attr: "timeouts",
+		body: `resource "zdm_device_job" "j" {
+  device_id = "dev-1"
+  name      = "reboot"
+  wait      = true
+  timeouts {
+    create = "87600000h"
+  }
+}`,
+		want: []string{`Invalid timeouts.create`, `"87600000h" is too long`, `the longest duration is "2562047h"`}},
 	{name: "zdm_job_rollout/health_check within not a duration", attr: "health_check",
 		body: `resource "zdm_job_rollout" "r" {
   workspace_id = "wks-1"

@@ -143,14 +143,64 @@ func NullWaitModel() WaitModel {
 func (w WaitModel) Enabled() bool { return w.Wait.ValueBool() }
 
 // Validate checks the wait attributes at plan time: the statuses do not
-// overlap, and the others are not set without wait.
+// overlap, a timeouts value is a duration the provider can wait (its
+// message names the limit), poll_interval is not longer than the wait's
+// timeout of a create or an update (as for the actions' timeout), and the
+// others are not set without wait.
 func (w WaitModel) Validate(ctx context.Context, diags *diag.Diagnostics) {
 	ValidateStatusSets(ctx, w.SuccessStatuses, w.FailureStatuses, diags)
+	bounds := w.timeoutBounds(diags)
 	if w.Wait.IsUnknown() || w.Wait.ValueBool() {
+		if w.Wait.ValueBool() && !w.PollInterval.IsNull() && !w.PollInterval.IsUnknown() {
+			interval, err := connection.ParseDuration(w.PollInterval.ValueString())
+			for _, b := range bounds {
+				if err == nil && interval > b.timeout {
+					diags.AddAttributeError(path.Root("poll_interval"), "Invalid poll_interval",
+						fmt.Sprintf("poll_interval (%s) must not be longer than the wait's timeout of %s (%s): the wait would "+
+							"end before its first poll. Shorten poll_interval, or raise %s.", interval, b.name, b.timeout, b.name))
+				}
+			}
+		}
 		return
 	}
 	warnUnusedWithoutWait(map[string]bool{"success_statuses": !w.SuccessStatuses.IsNull(),
 		"failure_statuses": !w.FailureStatuses.IsNull(), "poll_interval": !w.PollInterval.IsNull()}, diags)
+}
+
+// waitBound is the timeout of one operation's wait: its name in messages
+// (timeouts.create) and its duration.
+type waitBound struct {
+	name    string
+	timeout time.Duration
+}
+
+// timeoutBounds returns the timeout of the waits of a create and of an
+// update (the timeouts block's, or the default), reporting a value that is
+// not a duration the provider can wait at its attribute. An unknown value
+// has no bound yet.
+func (w WaitModel) timeoutBounds(diags *diag.Diagnostics) []waitBound {
+	var attrs map[string]attr.Value
+	if !w.Timeouts.Object.IsNull() && !w.Timeouts.Object.IsUnknown() {
+		attrs = w.Timeouts.Object.Attributes()
+	}
+	var out []waitBound
+	for _, op := range []string{"create", "update"} {
+		b := waitBound{name: "timeouts." + op, timeout: defaultResourceWaitTimeout}
+		if v, ok := attrs[op].(types.String); ok && !v.IsNull() {
+			if v.IsUnknown() {
+				continue
+			}
+			d, err := connection.ParseDuration(v.ValueString())
+			if err != nil {
+				diags.AddAttributeError(path.Root("timeouts").AtName(op), "Invalid timeouts."+op,
+					"timeouts."+op+" bounds the wait of a "+op+": "+connection.Sentence(err.Error()))
+				continue
+			}
+			b.timeout = d
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // warnUnusedWithoutWait warns about each wait attribute set (true in set)
