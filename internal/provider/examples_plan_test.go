@@ -1,19 +1,25 @@
-// Several families: every example configuration (resources of workspaces, fleets, devices, jobs and firmware, and the quickstart) applied against the local server, then planned again: the second plan must be empty.
+// Several families: every example configuration (resources of workspaces, fleets, devices, jobs and firmware, and the quickstart) planned through a front that refuses writes (a plan never writes), applied against the local server, then planned again through it: the second plan must be empty, and write nothing.
 
 package provider
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 // exampleSkips are the example configurations the test does not apply, and
-// why: each still passes `terraform validate` (scripts/check-examples.sh).
+// why: each is still planned through the front that refuses writes, and
+// passes `terraform validate` (scripts/check-examples.sh).
 var exampleSkips = map[string]string{
 	"resources/zdm_fota_rollout":  "its waves wait up to 45 minutes for devices and health reports",
 	"resources/zdm_job_rollout":   "its waves wait up to 20 minutes for devices and health reports",
@@ -24,12 +30,39 @@ var exampleSkips = map[string]string{
 // read the provider's settings from the environment.
 var providerBlock = regexp.MustCompile(`(?m)^provider "zdm" \{\}\n`)
 
-// TestAccExamplesSecondPlanEmpty applies each examples/resources/*/resource.tf
+// writeRefusingFront serves target through a front that answers every
+// request other than GET (and HEAD) with 403 without forwarding it, and
+// counts them: what a plan sends through it shows whether the plan writes.
+func writeRefusingFront(t *testing.T, target string) (string, *atomic.Int64) {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := &atomic.Int64{}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writes.Add(1)
+			http.Error(w, `{"message":"this front refuses writes: a plan must send none"}`, http.StatusForbidden)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, writes
+}
+
+// TestAccExamplesSecondPlanEmpty runs each examples/resources/*/resource.tf
 // and examples/quickstart against a local server that holds the objects
 // their placeholder IDs name (a workspace, two fleets of two devices, a
-// device of the default fleet), then runs `plan -detailed-exitcode`: a
-// refresh must never make the project's own example plan a change (and
-// applying that plan send a command again).
+// device of the default fleet): a plan through a front that refuses writes
+// (writeRefusingFront) must succeed and send it none; then the apply,
+// directly; then `plan -detailed-exitcode` through the front again (the
+// refresh of the state): a refresh must never make the project's own
+// example plan a change (and applying that plan send a command again), and
+// neither plan may write. The control applies the quickstart through the
+// front: the apply fails, and the front counted its writes.
 func TestAccExamplesSecondPlanEmpty(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(examplesDir, "resources", "*"))
 	if err != nil {
@@ -39,11 +72,12 @@ func TestAccExamplesSecondPlanEmpty(t *testing.T) {
 	for _, dir := range dirs {
 		rel := filepath.ToSlash(strings.TrimPrefix(dir, examplesDir+string(filepath.Separator)))
 		t.Run(rel, func(t *testing.T) {
-			if why, ok := exampleSkips[rel]; ok {
-				t.Skipf("not applied: %s", why)
-			}
 			e := acctest.NewEnv(t)
 			ws := e.Bootstrap.WorkspaceID
+			// The rollouts' health_check reads the storage service.
+			if err := e.Server.SetStorage(ws, true); err != nil {
+				t.Fatal(err)
+			}
 			e1, _ := acctest.NewFleetWithDevices(t, e, "example-e1", "e1-a", "e1-b")
 			e2, _ := acctest.NewFleetWithDevices(t, e, "example-e2", "e2-a", "e2-b")
 			dev := acctest.NewDevices(t, e, "example-gateway")[0]
@@ -58,25 +92,63 @@ func TestAccExamplesSecondPlanEmpty(t *testing.T) {
 				t.Fatalf("no .tf files in %s: %v", dir, err)
 			}
 			c := acctest.NewCLI(t)
-			for _, f := range files {
-				b, err := os.ReadFile(f) //nolint:gosec // G304: a file of this repository's examples/.
-				if err != nil {
-					t.Fatal(err)
+			front, writes := writeRefusingFront(t, e.Server.BaseURL())
+			// write writes the configuration, its provider block pointing at
+			// base (the server, or the front).
+			write := func(base string) {
+				provider := strings.Replace(e.ProviderConfig(), e.Server.BaseURL(), base, 1)
+				for _, f := range files {
+					b, err := os.ReadFile(f) //nolint:gosec // G304: a file of this repository's examples/.
+					if err != nil {
+						t.Fatal(err)
+					}
+					text := ids.Replace(string(b))
+					switch {
+					case providerBlock.MatchString(text):
+						text = providerBlock.ReplaceAllLiteralString(text, provider)
+					case filepath.Base(f) == "resource.tf":
+						text = acctest.RequiredProviders + provider + text
+					}
+					c.Write(filepath.Base(f), text)
 				}
-				text := ids.Replace(string(b))
-				switch {
-				case providerBlock.MatchString(text):
-					text = providerBlock.ReplaceAllLiteralString(text, e.ProviderConfig())
-				case filepath.Base(f) == "resource.tf":
-					text = acctest.RequiredProviders + e.ProviderConfig() + text
-				}
-				c.Write(filepath.Base(f), text)
 			}
+			write(front)
 			c.MustRun("init", "-no-color")
+			c.MustRun("plan", "-no-color")
+			if n := writes.Load(); n != 0 {
+				t.Fatalf("the plan of examples/%s sent %d writes", rel, n)
+			}
+			if why, ok := exampleSkips[rel]; ok {
+				t.Skipf("planned with no write; not applied: %s", why)
+			}
+			write(e.Server.BaseURL())
 			c.MustRun("apply", "-no-color", "-auto-approve")
+			write(front)
 			if out, code := c.Run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
 				t.Fatalf("the plan after applying examples/%s is not empty (exit code %d):\n%s", rel, code, out)
 			}
+			if n := writes.Load(); n != 0 {
+				t.Fatalf("the plan (and refresh) of the applied examples/%s sent %d writes", rel, n)
+			}
 		})
 	}
+	t.Run("control: the front counts and refuses an apply's writes", func(t *testing.T) {
+		e := acctest.NewEnv(t)
+		front, writes := writeRefusingFront(t, e.Server.BaseURL())
+		c := acctest.NewCLI(t)
+		c.Write("main.tf", acctest.RequiredProviders+strings.Replace(e.ProviderConfig(), e.Server.BaseURL(), front, 1)+
+			`resource "zdm_fleet" "f" {
+  name = "front-control"
+}
+`)
+		c.MustRun("init", "-no-color")
+		c.MustRun("plan", "-no-color")
+		if n := writes.Load(); n != 0 {
+			t.Fatalf("the plan sent %d writes", n)
+		}
+		if out, code := c.Run("apply", "-no-color", "-auto-approve"); code == 0 || writes.Load() == 0 {
+			t.Fatalf("the apply through the front exited %d with %d writes counted; want a failure and a write:\n%s",
+				code, writes.Load(), out)
+		}
+	})
 }

@@ -21,13 +21,17 @@ resource "zdm_fota" "sensors" {
   }
 }
 
-# Every fleet of a workspace: only with an explicit all_fleets = true.
-resource "zdm_fota" "everything" {
-  workspace_id     = "wks-0123456789abcdef"
-  all_fleets       = true
-  firmware_id      = "fw-sensor"
-  firmware_version = "1.4.0"
-}
+# Every fleet of a workspace: only with an explicit all_fleets = true. It
+# targets the gateway's fleet too, and a device holds one firmware, so this
+# configuration would be refused at plan beside zdm_fota.gateway (another
+# firmware for that device): keep one firmware per device.
+#
+# resource "zdm_fota" "everything" {
+#   workspace_id     = "wks-0123456789abcdef"
+#   all_fleets       = true
+#   firmware_id      = "fw-sensor"
+#   firmware_version = "1.4.0"
+# }
 
 output "gateway_update_status" {
   value = zdm_fota.gateway.status
