@@ -142,7 +142,15 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 			return nil, &retryStopError{last: err, cause: err,
 				reason: fmt.Sprintf("not retried after %d attempts: the operation was interrupted", attempt-1)}
 		}
+		if !startFlight() {
+			if attempt == 1 {
+				return nil, c.notSentError(rq, errShutdown)
+			}
+			return nil, &retryStopError{last: errShutdown, cause: errShutdown,
+				reason: fmt.Sprintf("not retried after %d attempts: the provider is exiting", attempt-1)}
+		}
 		res := c.attempt(ctx, rq, u, path, attempt, stream)
+		endFlight()
 		if res.refused {
 			// The hold is capped as every retry wait is (RetryWaitMax).
 			rq.base.pace.refused(round, min(res.retryAfter, c.waitMax), res.hasWait)
