@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 )
 
@@ -76,4 +77,68 @@ func stopOf(ctx context.Context) context.Context {
 // operation was interrupted.
 func (c *Client) notSentError(rq *request, cause error) error {
 	return &requestError{method: rq.method, path: rq.path, msg: "not sent", errs: []error{ErrNotSent, cause}, scrub: c.scrub}
+}
+
+// The process's requests in flight, for an exit of the provider that
+// abandons none (Shutdown).
+var flight = struct {
+	mu     sync.Mutex
+	closed bool
+	n      int
+	idle   chan struct{} // closed when n drops to 0 after Shutdown
+}{}
+
+// errShutdown is the cause of a request not started because the process is
+// ending (Shutdown).
+var errShutdown = errors.New("the provider is exiting: the Terraform process that started it is gone")
+
+// startFlight counts an attempt about to be sent; false once Shutdown was
+// called: the attempt must not start.
+func startFlight() bool {
+	flight.mu.Lock()
+	defer flight.mu.Unlock()
+	if flight.closed {
+		return false
+	}
+	flight.n++
+	return true
+}
+
+// endFlight counts an attempt answered, failed or abandoned.
+func endFlight() {
+	flight.mu.Lock()
+	defer flight.mu.Unlock()
+	flight.n--
+	if flight.n == 0 && flight.idle != nil {
+		close(flight.idle)
+		flight.idle = nil
+	}
+}
+
+// Shutdown makes every client of the process start no more attempts (a
+// request not yet sent fails with ErrNotSent) and waits until the attempts
+// already sent have ended, each bounded by its client's request timeout, or
+// until wait has passed. It reports whether none was left. The provider
+// calls it before it exits without Terraform (see signals.go): a request
+// already sent is finished, not abandoned.
+func Shutdown(wait time.Duration) bool {
+	flight.mu.Lock()
+	flight.closed = true
+	if flight.n == 0 {
+		flight.mu.Unlock()
+		return true
+	}
+	if flight.idle == nil {
+		flight.idle = make(chan struct{})
+	}
+	idle := flight.idle
+	flight.mu.Unlock()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
+	}
 }

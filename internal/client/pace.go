@@ -187,6 +187,7 @@ type pacer struct {
 	qShareAt time.Time
 	qOnAt    time.Time // the first answer with the quota
 	qAt      time.Time // the answer qRemaining is from
+	qSaid    string    // the header fields of that answer (quota.said)
 }
 
 // paceTurn is where a request started in the pace: the round of the pace
@@ -238,6 +239,19 @@ func (p *pacer) turn(ticket float64) (time.Duration, paceTurn, float64) {
 		return wait, paceTurn{}, rate
 	}
 	return 0, p.startLocked(), rate
+}
+
+// spent returns, while the quota the service said is used up, when it is
+// whole again and the header fields that said so.
+func (p *pacer) spent() (time.Time, string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.clock()
+	p.advance(now)
+	if !p.qOn || p.qRemaining >= 1 || !now.Before(p.qReset) {
+		return time.Time{}, "", false
+	}
+	return p.qReset, p.qSaid, true
 }
 
 // paceMost spaces the starts of requests at least gap apart: the configured
@@ -376,7 +390,7 @@ func (p *pacer) quota(t paceTurn, q quota) {
 	if !p.qOn && p.qShare == 0 {
 		p.qShare, p.qShareAt, p.qOnAt = 1, now, now
 	}
-	p.qOn, p.qSeq, p.qAt = true, t.seq, now
+	p.qOn, p.qSeq, p.qAt, p.qSaid = true, t.seq, now, q.said
 	p.qRemaining = left
 	p.qLimit, p.qWindow = 0, 0
 	if q.limit >= 1 {

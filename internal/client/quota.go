@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -33,7 +34,33 @@ type quota struct {
 	reset     time.Duration // until the quota is whole again
 	limit     float64       // the quota of a window; 0: not said
 	window    time.Duration // the window of limit; 0: not said
+	// said is the header fields that said it, as received, for messages:
+	// `X-RateLimit-Remaining: 0, X-RateLimit-Reset: 72000`.
+	said string
 }
+
+// QuotaSpentError is the error of a request not sent because the service
+// said the quota of the API key is used up until a reset later than the
+// request may wait (Client.quotaWait). It matches ErrNotSent when it stopped
+// the first attempt: the service did not receive the request.
+type QuotaSpentError struct {
+	Reset time.Time     // when the quota is whole again
+	In    time.Duration // the wait until Reset
+	Said  string        // the header fields that said so
+	Bound string        // what the wait would pass
+
+	notSent bool
+}
+
+func (e *QuotaSpentError) Error() string {
+	return fmt.Sprintf("the rate limit quota of the API key is used up until %s (in %s), as the service's answer "+
+		"said (%s); waiting for it would pass %s. Run the apply again after %s, or use another API key "+
+		"(provider setting api_key or ZDM_API_KEY) whose quota is not used up.",
+		e.Reset.UTC().Format(time.RFC3339), e.In.Round(time.Second), e.Said, e.Bound, e.Reset.UTC().Format(time.RFC3339))
+}
+
+// Is matches ErrNotSent when no attempt was sent.
+func (e *QuotaSpentError) Is(target error) bool { return e.notSent && target == ErrNotSent }
 
 // quotaEpoch is the least X-RateLimit-Reset read as a Unix time.
 const quotaEpoch = 1e9
@@ -45,6 +72,7 @@ const quotaMaxReset = 24 * time.Hour
 func parseQuota(h http.Header, now time.Time) (quota, bool) {
 	if v := h.Values("RateLimit"); len(v) > 0 {
 		if q, ok := parseQuotaFields(strings.Join(v, ","), strings.Join(h.Values("RateLimit-Policy"), ",")); ok {
+			q.said = quotaSaid("RateLimit: " + strings.Join(v, ", "))
 			return q, true
 		}
 	}
@@ -64,7 +92,9 @@ func parseQuota(h http.Header, now time.Time) (quota, bool) {
 		if !ok {
 			continue
 		}
-		q := quota{remaining: math.Floor(r), reset: d}
+		q := quota{remaining: math.Floor(r), reset: d,
+			said: quotaSaid(prefix + "Remaining: " + strings.TrimSpace(h.Get(prefix+"Remaining")) +
+				", " + prefix + "Reset: " + strings.TrimSpace(h.Get(prefix+"Reset")))}
 		// The limit may name its window (earlier drafts: "20, 20;w=1").
 		if item, ok := firstItem(h.Get(prefix + "Limit")); ok {
 			if l, ok := quotaNumber(item.value); ok {
@@ -77,6 +107,24 @@ func parseQuota(h http.Header, now time.Time) (quota, bool) {
 		return q, true
 	}
 	return quota{}, false
+}
+
+// quotaSaidMax bounds the header text a message quotes.
+const quotaSaidMax = 200
+
+// quotaSaid makes header text fit for a message: printable ASCII only, and
+// no longer than quotaSaidMax.
+func quotaSaid(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e {
+			b[i] = '?'
+		}
+	}
+	if len(b) > quotaSaidMax {
+		return string(b[:quotaSaidMax]) + "..."
+	}
+	return string(b)
 }
 
 // parseQuotaFields reads the RateLimit and RateLimit-Policy fields.

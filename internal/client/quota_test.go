@@ -64,6 +64,10 @@ func TestParseQuota(t *testing.T) {
 				h.Set(k, v)
 			}
 			got, ok := parseQuota(h, now)
+			if ok && got.said == "" {
+				t.Errorf("parseQuota(%v) does not say which header fields it read", tc.header)
+			}
+			got.said = ""
 			if ok != tc.ok || got != tc.want {
 				t.Errorf("parseQuota(%v) = %+v, %v; want %+v, %v", tc.header, got, ok, tc.want, tc.ok)
 			}

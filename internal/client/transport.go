@@ -126,6 +126,15 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 	for attempt := 1; ; attempt++ {
 		round, err := c.pace(ctx, stop, rq)
 		rq.turn = round
+		var spent *QuotaSpentError
+		if errors.As(err, &spent) {
+			msg := "not sent"
+			spent.notSent = attempt == 1
+			if attempt > 1 {
+				msg = fmt.Sprintf("not retried after %d attempts", attempt-1)
+			}
+			return nil, &requestError{method: rq.method, path: path, msg: msg, errs: []error{spent}, scrub: c.scrub}
+		}
 		if err != nil {
 			if attempt == 1 {
 				return nil, c.notSentError(rq, err)
@@ -133,7 +142,15 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 			return nil, &retryStopError{last: err, cause: err,
 				reason: fmt.Sprintf("not retried after %d attempts: the operation was interrupted", attempt-1)}
 		}
+		if !startFlight() {
+			if attempt == 1 {
+				return nil, c.notSentError(rq, errShutdown)
+			}
+			return nil, &retryStopError{last: errShutdown, cause: errShutdown,
+				reason: fmt.Sprintf("not retried after %d attempts: the provider is exiting", attempt-1)}
+		}
 		res := c.attempt(ctx, rq, u, path, attempt, stream)
+		endFlight()
 		if res.refused {
 			// The hold is capped as every retry wait is (RetryWaitMax).
 			rq.base.pace.refused(round, min(res.retryAfter, c.waitMax), res.hasWait)
@@ -202,6 +219,9 @@ func (c *Client) pace(ctx, stop context.Context, rq *request) (paceTurn, error) 
 		if d <= 0 {
 			return round, stop.Err()
 		}
+		if err := c.quotaWait(ctx, stop, p); err != nil {
+			return round, err
+		}
 		d = min(d, paceTick)
 		c.log(ctx, "pacing API request", map[string]any{
 			"method": rq.method, "path": rq.path, "wait_ms": d.Milliseconds(), "requests_per_second": rate,
@@ -216,6 +236,26 @@ func (c *Client) pace(ctx, stop context.Context, rq *request) (paceTurn, error) 
 			return p.start(), stop.Err()
 		}
 	}
+}
+
+// quotaWait returns a *QuotaSpentError when the service said the quota is
+// used up until a reset later than the request may wait: its
+// request_timeout, or its deadline when sooner. A wait of hours for a quota
+// is not a pace: the apply would wait silently for it.
+func (c *Client) quotaWait(ctx, stop context.Context, p *pacer) error {
+	reset, said, ok := p.spent()
+	if !ok {
+		return nil
+	}
+	now := time.Now()
+	bound, what := c.timeout, fmt.Sprintf("the provider setting request_timeout (%s)", c.timeout)
+	if deadline, ok := earliestDeadline(ctx, stop); ok && deadline.Sub(now) < bound {
+		bound, what = deadline.Sub(now), fmt.Sprintf("the operation's deadline (in %s)", deadline.Sub(now).Round(time.Second))
+	}
+	if reset.Sub(now) <= bound {
+		return nil
+	}
+	return &QuotaSpentError{Reset: reset, In: reset.Sub(now), Said: said, Bound: what}
 }
 
 // earliestDeadline returns the earlier deadline of a and b, if any.

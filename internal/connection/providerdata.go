@@ -83,6 +83,8 @@ type ProviderData struct {
 	// registries hold, per configuration of the provider (one graph walk),
 	// what a family remembers between calls: see registry.
 	registries sync.Map
+	// fleetHolds hold fleets still against moves (see fleetlock.go).
+	fleetHolds fleetHolds
 }
 
 // Registry returns the registry of type T of this configuration of the

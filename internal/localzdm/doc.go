@@ -217,6 +217,10 @@
 // -rate-limit-headers) sends the quota headers of that form on every API
 // answer, 429s included: the limit of a one-second window, the whole
 // requests left in the key's bucket and the whole seconds until it is full.
+// quota_spent (a duration, at most a day) makes every API answer say instead that the
+// key's quota is used up until that long from now (no request left; in the
+// form of rate_limit_headers, "x" when unset), answering the requests as
+// usual otherwise, so that a client that sends one anyway is seen.
 //
 // Request faults (AddRequestFault, POST /admin/faults/requests; listed with
 // their hits by RequestFaults and GET /admin/faults/requests, removed by

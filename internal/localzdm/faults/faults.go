@@ -26,6 +26,9 @@ const (
 	MaxFaultDelay = time.Hour
 	// MaxFaultWindow bounds the "for" window of a request fault.
 	MaxFaultWindow = 24 * time.Hour
+	// MaxQuotaSpent bounds Faults.QuotaSpent: a day, the longest reset a
+	// client reads.
+	MaxQuotaSpent = 24 * time.Hour
 )
 
 // Set holds the fault settings and request faults of one server.
@@ -80,6 +83,12 @@ type Faults struct {
 	// answer while RateLimit holds, counted per API key as the limit is:
 	// QuotaIETF, QuotaDraft or QuotaX; "" sends none.
 	RateLimitHeaders string
+	// QuotaSpent makes every API answer say that the key's quota is used
+	// up until QuotaSpent from now, in the form of RateLimitHeaders (QuotaX
+	// when ""): no request left, no limit said. The requests are answered
+	// as usual otherwise, so that a client that sends one anyway is seen.
+	// Zero says nothing; at most MaxQuotaSpent.
+	QuotaSpent time.Duration
 	// DropAfterCreate makes every successful POST of the API act, then close
 	// the connection without answering.
 	DropAfterCreate bool
@@ -99,6 +108,7 @@ type faultsJSON struct {
 	DropAfterCreate bool    `json:"drop_after_create"`
 	Hang            bool    `json:"hang"`
 	RateLimitHdrs   string  `json:"rate_limit_headers"`
+	QuotaSpent      any     `json:"quota_spent"`
 }
 
 // MarshalJSON renders durations as Go duration strings.
@@ -106,7 +116,7 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 	return json.Marshal(faultsJSON{
 		Latency: f.Latency.String(), ErrorRate: f.ErrorRate, RateLimit: f.RateLimit,
 		RetryAfter: f.RetryAfter.String(), NoRetryAfter: f.NoRetryAfter, DropAfterCreate: f.DropAfterCreate, Hang: f.Hang,
-		RateLimitHdrs: f.RateLimitHeaders,
+		RateLimitHdrs: f.RateLimitHeaders, QuotaSpent: f.QuotaSpent.String(),
 	})
 }
 
@@ -124,9 +134,13 @@ func (f *Faults) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
+	qs, err := httpio.ParseDurationJSON("quota_spent", in.QuotaSpent, MaxQuotaSpent)
+	if err != nil {
+		return err
+	}
 	*f = Faults{
 		Latency: lat, ErrorRate: in.ErrorRate, RateLimit: in.RateLimit, RetryAfter: ra, NoRetryAfter: in.NoRetryAfter,
-		DropAfterCreate: in.DropAfterCreate, Hang: in.Hang, RateLimitHeaders: in.RateLimitHdrs,
+		DropAfterCreate: in.DropAfterCreate, Hang: in.Hang, RateLimitHeaders: in.RateLimitHdrs, QuotaSpent: qs,
 	}
 	return nil
 }
@@ -137,6 +151,9 @@ func (f Faults) Validate() error {
 		return err
 	}
 	if err := httpio.CheckDuration("retry_after", f.RetryAfter, MaxFaultDelay); err != nil {
+		return err
+	}
+	if err := httpio.CheckDuration("quota_spent", f.QuotaSpent, MaxQuotaSpent); err != nil {
 		return err
 	}
 	switch {
@@ -259,6 +276,18 @@ func (s *Set) Inject(w http.ResponseWriter, r *http.Request) bool {
 			apierr.Write(w, apierr.New(http.StatusTooManyRequests, apierr.CodeRateLimited,
 				"rate limit of %g requests per second per API key exceeded; retry after %d s", f.RateLimit, secs))
 			return true
+		}
+	}
+	if f.QuotaSpent > 0 {
+		form := f.RateLimitHeaders
+		if form == "" {
+			form = QuotaX
+		}
+		setQuota(w.Header(), form, 0, 0, f.QuotaSpent.Seconds())
+		if form == QuotaIETF {
+			w.Header().Del("RateLimit-Policy")
+		} else {
+			w.Header().Del(map[string]string{QuotaDraft: "RateLimit-Limit", QuotaX: "X-RateLimit-Limit"}[form])
 		}
 	}
 	if f.ErrorRate > 0 && randFloat() < f.ErrorRate {

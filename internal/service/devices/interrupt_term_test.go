@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,41 +25,13 @@ import (
 // service holds must then be in the state.
 func TestAccInterruptedApplyTERMGroup(t *testing.T) {
 	env := acctest.New(t, acctest.ProviderServer(t))
-	root, err := filepath.Abs("../../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plugins := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(plugins, "terraform-provider-zdm"), ".") //nolint:gosec // G204: builds this repository's provider.
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	dir := t.TempDir()
-	rc := filepath.Join(dir, "cli.tfrc")
-	if err := os.WriteFile(rc, fmt.Appendf(nil, "provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n",
-		acctest.ProviderHost()+"/zdm/zdm", plugins), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	const n = 200
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(acctest.RequiredProviders+env.ProviderConfig()+fmt.Sprintf(`
+	plugins, run := builtProviderCLI(t, env, fmt.Sprintf(`
 resource "zdm_device" "d" {
   count = %d
   name  = format("term-%%04d", count.index)
 }
-`, n)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	run := func(args ...string) (*exec.Cmd, *bytes.Buffer) {
-		cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...) //nolint:gosec // G204: the CLI under test.
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1",
-			"TF_REATTACH_PROVIDERS=")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		return cmd, &out
-	}
+`, n))
 	// Every create is held, then acted on even when the client has gone:
 	// as a real service does with a request it already received.
 	if _, err := env.Server.AddRequestFault(localzdm.RequestFault{Method: "POST",
@@ -102,17 +75,64 @@ resource "zdm_device" "d" {
 	}
 }
 
+// builtProviderCLI builds the provider's binary and returns its directory
+// and a function that makes a command of the CLI under test running it the
+// way users do (Terraform starts it as a plugin, through dev_overrides), in
+// a working directory whose main.tf is body under env's provider block, in a
+// process group of its own; the command's output goes to the buffer.
+func builtProviderCLI(t *testing.T, env *acctest.Env, body string) (string, func(args ...string) (*exec.Cmd, *bytes.Buffer)) {
+	t.Helper()
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugins := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(plugins, "terraform-provider-zdm"), ".") //nolint:gosec // G204: builds this repository's provider.
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "cli.tfrc")
+	if err := os.WriteFile(rc, fmt.Appendf(nil, "provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n",
+		acctest.ProviderHost()+"/zdm/zdm", plugins), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(acctest.RequiredProviders+env.ProviderConfig()+body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return plugins, func(args ...string) (*exec.Cmd, *bytes.Buffer) {
+		cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...) //nolint:gosec // G204: the CLI under test.
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1",
+			"TF_REATTACH_PROVIDERS=")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd, &out
+	}
+}
+
 // pluginRunning reports whether a process runs a binary of dir.
 func pluginRunning(dir string) bool {
+	return len(pluginPIDs(dir)) > 0
+}
+
+// pluginPIDs returns the processes that run a binary of dir.
+func pluginPIDs(dir string) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return false
+		return nil
 	}
+	var pids []int
 	for _, e := range entries {
 		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if err == nil && strings.HasPrefix(exe, dir) {
-			return true
+		if err != nil || !strings.HasPrefix(exe, dir) {
+			continue
+		}
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, pid)
 		}
 	}
-	return false
+	return pids
 }

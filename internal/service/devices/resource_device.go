@@ -241,7 +241,7 @@ func (r *DeviceResource) Update(ctx context.Context, req resource.UpdateRequest,
 		fleet = prior.FleetID.ValueString()
 	}
 	r.Data.Own("device", id)
-	d, err := r.Data.Client.UpdateDevice(client.FinishOnceSent(ctx), ws, id, plan.Name.ValueString(), fleet)
+	d, err := r.Data.UpdateDevice(client.FinishOnceSent(ctx), ws, id, plan.Name.ValueString(), fleet)
 	if err != nil {
 		r.Data.WroteDevice(ws, nil)
 		resp.Diagnostics.AddError("Cannot update device "+id+" of workspace "+ws, connection.DescribeError(err, ws))

@@ -107,6 +107,9 @@ func SendFleetCommand(ctx context.Context, d *connection.ProviderData, c FleetCo
 		gate = &Gate{}
 	}
 	gate = &Gate{Since: gate.Since, Record: union(nil, gate.Record)}
+	// The fleets hold still from the read to the fleet-wide request's
+	// answer: a device moved in meanwhile would get the command twice.
+	defer d.HoldFleets(c.Scope.WorkspaceID, c.Scope.FleetIDs)()
 	target := objects.DescribeFleets(c.Scope.WorkspaceID, c.Scope.FleetIDs)
 	summary := "Cannot schedule the " + c.What + " on " + target
 	have, lack, at, err := gateFleet(ctx, d, c.Scope, c.Kind, c.Matches, gate)

@@ -73,7 +73,7 @@ func Devices(ctx context.Context, d *connection.ProviderData, ws string, writes 
 			o.Device, o.Err = d.Client.CreateDevice(wctx, ws, w.Name, w.Fleet)
 			o.ambiguous = errors.Is(o.Err, client.ErrAmbiguous)
 		} else {
-			o.Device, o.Err = d.Client.UpdateDevice(wctx, ws, w.ID, w.Name, w.Fleet)
+			o.Device, o.Err = d.UpdateDevice(wctx, ws, w.ID, w.Name, w.Fleet)
 		}
 		if o.Err != nil {
 			o.Device = nil
