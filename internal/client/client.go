@@ -11,6 +11,13 @@
 // quota headers, finishing what was sent) and the device list's scanner.
 // They are one concept, a request to ZDM: split, each part would need the
 // others' unexported state (the pacer, the attempt's context).
+//
+// Loop: a request's attempt (transport.go) asks the pacer (pace.go) and the
+// quota it reads from the answers (quota.go) whether and when to go, and
+// those name the attempt's errors (errors.go, with the secrets redacted by
+// redact.go), its clock (clock.go), the finishing of what was sent
+// (finish.go) and the services' addresses (serviceurl.go) back: the steps of
+// one request, which no file can take without the others.
 package client
 
 import (

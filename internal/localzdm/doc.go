@@ -282,4 +282,11 @@
 // written. Lookups are by map; lists walk per-workspace slices; data points
 // are kept sorted per workspace and pre-encoded, so a storage page is a
 // binary search plus a copy, streamed to the client.
+//
+// Size: both services of the API contract with every rule of each endpoint,
+// the admin API that scripts them (faults, choices, device behavior, the
+// quota a test spends) and the simulated devices, over one store. They are
+// one concept, the service a test talks to: its store, faults and settings
+// are packages of their own already, and what is left shares the server's
+// locked state.
 package localzdm

@@ -180,8 +180,8 @@ type waitBound struct {
 // has no bound yet.
 func (w WaitModel) timeoutBounds(diags *diag.Diagnostics) []waitBound {
 	var attrs map[string]attr.Value
-	if !w.Timeouts.Object.IsNull() && !w.Timeouts.Object.IsUnknown() {
-		attrs = w.Timeouts.Object.Attributes()
+	if !w.Timeouts.IsNull() && !w.Timeouts.IsUnknown() {
+		attrs = w.Timeouts.Attributes()
 	}
 	var out []waitBound
 	for _, op := range []string{"create", "update"} {
