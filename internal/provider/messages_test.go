@@ -110,3 +110,42 @@ provider "zdm" {
 		}},
 	})
 }
+
+// TestAccMessageURLsWrongAtPlan: a plan that creates reads the service
+// before any create (the check for names already taken, which fails closed),
+// so base_url and storage_url swapped, and an https:// base_url in front of
+// a plain-HTTP server, fail that plan, naming the setting and the fix; the
+// control plans the same create with the right URLs.
+func TestAccMessageURLsWrongAtPlan(t *testing.T) {
+	env := acctest.NewEnv(t)
+	config := func(base, storage string) string {
+		return fmt.Sprintf(`
+provider "zdm" {
+  base_url     = %q
+  storage_url  = %q
+  api_key      = %q
+  workspace_id = %q
+}
+resource "zdm_fleet" "f" {
+  name = "urls-at-plan"
+}
+`, base, storage, env.Bootstrap.APIKey, env.Bootstrap.WorkspaceID)
+	}
+	https := strings.Replace(env.Server.BaseURL(), "http://", "https://", 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: env.Factories,
+		Steps: []resource.TestStep{{
+			Config:      config(env.Server.StorageURL(), env.Server.BaseURL()),
+			PlanOnly:    true,
+			ExpectError: acctest.ErrorPattern(`Cannot check for fleets`, `404`, `base_url`, `storage_url`, `swapped`),
+		}, {
+			Config:      config(https, env.Server.StorageURL()),
+			PlanOnly:    true,
+			ExpectError: acctest.ErrorPattern(`Cannot check for fleets`, `plain HTTP`, `http://`),
+		}, {
+			Config:             config(env.Server.BaseURL(), env.Server.StorageURL()),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
