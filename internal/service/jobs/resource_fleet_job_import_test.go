@@ -88,42 +88,37 @@ resource "zdm_device_job" "spare" {
 }
 
 // TestAccDeviceJobRefreshKeepsItsValue: a zdm_device_job "sync" {v=1} on a
-// device and a zdm_fleet_job "sync" {v=2} on that device's fleet, sent
-// after it: the refresh of the device job never takes the fleet job's value
-// into its own, so the plan after the apply is empty and a second apply
-// sends nothing; a change of the device job's triggers sends it once more
-// (the positive control of the count).
+// device, then "sync" {v=2} sent to that device from elsewhere (as the
+// fleet job of another state does; in one configuration the pair is
+// refused at plan): the refresh of the device job never takes the other
+// value into its own, so the plan after it is empty and an apply sends
+// nothing, with a warning naming what the device holds; a change of the
+// device job's triggers sends it once more (the positive control of the
+// count).
 func TestAccDeviceJobRefreshKeepsItsValue(t *testing.T) {
 	e := acctest.NewEnv(t)
-	fleet, devs := acctest.NewFleetWithDevices(t, e, "eu", "eu-1", "eu-2")
+	_, devs := acctest.NewFleetWithDevices(t, e, "eu", "eu-1", "eu-2")
 	config := func(triggers string) string {
 		return acctest.RequiredProviders + e.ProviderConfig() + fmt.Sprintf(`
 resource "zdm_device_job" "one" {
   device_id = %[1]q
   name      = "sync"
   value     = jsonencode({ v = 1 })
-  %[4]s
+  %[2]s
 }
-
-resource "zdm_fleet_job" "eu" {
-  workspace_id = %[2]q
-  fleet_ids    = [%[3]q]
-  name         = "sync"
-  value        = jsonencode({ v = 2 })
-  depends_on   = [zdm_device_job.one]
-}
-`, devs[0], e.Bootstrap.WorkspaceID, fleet, triggers)
+`, devs[0], triggers)
 	}
 	c := acctest.NewCLI(t)
 	c.Write("main.tf", config(""))
 	c.MustRun("init", "-no-color")
 	c.MustRun("apply", "-no-color", "-auto-approve")
+	acctest.ScheduleJob(t, e, devs[0], "sync", `{"v":2}`)
 	if out, code := c.Run("plan", "-no-color", "-detailed-exitcode"); code != 0 {
-		t.Fatalf("plan after the apply is not empty (exit code %d):\n%s", code, out)
+		t.Fatalf("plan after the other value was sent is not empty (exit code %d):\n%s", code, out)
 	}
 	out := c.MustRun("apply", "-no-color", "-auto-approve")
 	if err := acctest.ExpectSends(e, "job", devs[0], "sync", 2)(nil); err != nil {
-		t.Fatalf("%v (the device job's and the fleet job's send):\n%s", err, out)
+		t.Fatalf("%v (the device job's send and the other value's):\n%s", err, out)
 	}
 	if got := strings.Join(strings.Fields(out), " "); !strings.Contains(got, "now holds job \"sync\" with value {\"v\":2}") {
 		t.Errorf("apply: want the warning naming what device %s holds in:\n%s", devs[0], out)
