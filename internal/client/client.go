@@ -17,7 +17,9 @@
 // those name the attempt's errors (errors.go, with the secrets redacted by
 // redact.go), its clock (clock.go), the finishing of what was sent
 // (finish.go) and the services' addresses (serviceurl.go) back: the steps of
-// one request, which no file can take without the others.
+// one request, which no file can take without the others. The tenth file is
+// the no-op of the deliberately writing test build (mutant_noplanwrite.go),
+// which every read calls.
 package client
 
 import (

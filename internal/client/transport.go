@@ -113,6 +113,9 @@ func (c *Client) do(ctx context.Context, rq *request, stream func(io.Reader) err
 	if rq.base == nil {
 		return nil, errors.New("client: the storage service URL is not configured (provider setting storage_url)")
 	}
+	if rq.method == http.MethodGet {
+		c.mutantWriteOnRead(ctx)
+	}
 	rq.url = rq.base.endpoint(rq.segments, rq.query)
 	rq.path = c.scrub(rq.url.EscapedPath())
 	u, path := rq.url, rq.path

@@ -3,11 +3,13 @@
 package provider
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -61,8 +63,10 @@ func writeRefusingFront(t *testing.T, target string) (string, *atomic.Int64) {
 // directly; then `plan -detailed-exitcode` through the front again (the
 // refresh of the state): a refresh must never make the project's own
 // example plan a change (and applying that plan send a command again), and
-// neither plan may write. The control applies the quickstart through the
-// front: the apply fails, and the front counted its writes.
+// neither plan may write. The controls: a provider built to write during a
+// plan (-tags zdm_mutant_planwrite, internal/client/mutant_planwrite.go) is
+// caught by the front, and an apply through the front fails with its
+// writes counted.
 func TestAccExamplesSecondPlanEmpty(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(examplesDir, "resources", "*"))
 	if err != nil {
@@ -132,6 +136,41 @@ func TestAccExamplesSecondPlanEmpty(t *testing.T) {
 			}
 		})
 	}
+	t.Run("control: a provider built to write during a plan is caught", func(t *testing.T) {
+		e := acctest.NewEnv(t)
+		front, writes := writeRefusingFront(t, e.Server.BaseURL())
+		root, err := filepath.Abs(filepath.Join("..", ".."))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plugins, work := t.TempDir(), t.TempDir()
+		build := exec.Command("go", "build", "-tags", "zdm_mutant_planwrite", "-o", //nolint:gosec // G204: builds this repository's provider.
+			filepath.Join(plugins, "terraform-provider-zdm"), ".")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build -tags zdm_mutant_planwrite: %v\n%s", err, out)
+		}
+		rc := filepath.Join(plugins, "cli.tfrc")
+		if err := os.WriteFile(rc, fmt.Appendf(nil, "provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n",
+			acctest.ProviderHost()+"/zdm/zdm", plugins), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		config := acctest.RequiredProviders + strings.Replace(e.ProviderConfig(), e.Server.BaseURL(), front, 1) + `
+resource "zdm_fleet" "f" {
+  name = "mutant-control"
+}
+`
+		if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		plan := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), "plan", "-no-color", "-input=false") //nolint:gosec // G204: the CLI under test.
+		plan.Dir = work
+		plan.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+		out, _ := plan.CombinedOutput()
+		if writes.Load() == 0 {
+			t.Fatalf("the plan of a provider built to write during plans sent no write the front saw:\n%s", out)
+		}
+	})
 	t.Run("control: the front counts and refuses an apply's writes", func(t *testing.T) {
 		e := acctest.NewEnv(t)
 		front, writes := writeRefusingFront(t, e.Server.BaseURL())
