@@ -2,14 +2,15 @@ package fleets
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/zdm/terraform-provider-zdm/internal/acctest"
 )
 
 // TestAccFleetsNamedTwiceInOneConfiguration: two zdm_fleet of one name in
-// one workspace, and two zdm_workspace of one name, fail the plan naming
-// both, before any create. The positive control: allow_duplicate_names on
+// one workspace, and two zdm_workspace of one name (told apart by their
+// descriptions), fail the plan naming both, before any create. The positive control: allow_duplicate_names on
 // both makes both.
 func TestAccFleetsNamedTwiceInOneConfiguration(t *testing.T) {
 	for _, kind := range []string{"fleet", "workspace"} {
@@ -40,7 +41,8 @@ resource "zdm_%[1]s" "b" {
 			e.Server.ResetCounters()
 			out, code := c.Run("apply", "-auto-approve", "-input=false", "-no-color")
 			if code != 1 || !acctest.ErrorPattern("Two resources of this configuration create a "+kind+" of one name",
-				fmt.Sprintf(`"twin": zdm_%s "twin" and zdm_%s "twin"`, kind, kind)).MatchString(out) {
+				fmt.Sprintf(`"twin": zdm_%s "twin"`, kind), fmt.Sprintf(`and zdm_%s "twin"`, kind)).MatchString(out) ||
+				!strings.Contains(strings.Join(strings.Fields(out), " "), `(description "the second")`) {
 				t.Fatalf("apply: exit %d, want 1 naming both resources:\n%s", code, out)
 			}
 			for k, n := range e.Server.Counters() {

@@ -78,8 +78,8 @@ func (r *FleetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		Import:   "as a zdm_fleet resource (terraform import <address> " + ws + "/<fleet_id>, or an import block).",
 		Replaced: "description or workspace_id"}.Refuse(ctx, clashes, err, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() { // another resource of the walk creating the name (objects/name_claims.go)
-		objects.ClaimOne(r.Data, "fleet", "workspace "+connection.Quote(ws), "fleet\x00"+ws, "zdm_fleet "+connection.Quote(name),
-			name, path.Root("name"), &resp.Diagnostics)
+		objects.ClaimOne(r.Data, "fleet", "workspace "+connection.Quote(ws), "fleet\x00"+ws,
+			objects.ClaimOwner("zdm_fleet", name, plan.Description.ValueString()), name, path.Root("name"), &resp.Diagnostics)
 	}
 }
 

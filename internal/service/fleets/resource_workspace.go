@@ -74,7 +74,8 @@ func (r *WorkspaceResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		Import:   "as a zdm_workspace resource (terraform import <address> <workspace_id>, or an import block).",
 		Replaced: "description"}.Refuse(ctx, clashes, err, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() { // another resource of the walk creating the name (objects/name_claims.go)
-		objects.ClaimOne(r.Data, "workspace", "the account", "workspace", "zdm_workspace "+connection.Quote(plan.Name.ValueString()),
+		objects.ClaimOne(r.Data, "workspace", "the account", "workspace",
+			objects.ClaimOwner("zdm_workspace", plan.Name.ValueString(), plan.Description.ValueString()),
 			plan.Name.ValueString(), path.Root("name"), &resp.Diagnostics)
 	}
 }

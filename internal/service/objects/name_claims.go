@@ -23,7 +23,11 @@ import (
 // fails the plan of the resource planned second, naming both. Terraform
 // plans every resource of a configuration in one walk of one provider
 // process, and the apply's final plans in another walk, where the check
-// repeats with the values known by then. A resource planned for destroy,
+// repeats with the values known by then (`terraform test` plans and
+// applies a run in one: a claim repeated by the same resource and key is
+// not a second one, so two resources that describe themselves the same,
+// such as two zdm_device of one name in one fleet, are not told apart
+// here). A resource planned for destroy,
 // or with allow_duplicate_names, claims nothing. Provider configurations
 // (aliases) and other states are other processes: they are not compared
 // here, and twins they make are found after the create (twins.go).
@@ -80,7 +84,13 @@ func (c *NameClaims) Claim(place, owner string, names []PlannedName) []ClaimedNa
 	n := uint32(len(c.owners)) //nolint:gosec // G115: one claim per planned resource of a walk, far below 2^32.
 	var out []ClaimedName
 	for _, p := range names {
-		if prev, ok := m[p.Name]; ok && prev.owner != n {
+		// The same resource and key claiming again is that resource planned
+		// again in one process: `terraform test` plans and applies a run
+		// with one configured provider, so the apply's final plan repeats
+		// the plan's claim. Two resources that describe themselves the
+		// same (two zdm_device of one name in one fleet) cannot be told
+		// from it, and are left to the check after the create.
+		if prev, ok := m[p.Name]; ok && prev.owner != n && (c.owners[prev.owner-1] != owner || prev.key != p.Key) {
 			out = append(out, ClaimedName{Name: p.Name, Earlier: DescribeClaim(c.owners[prev.owner-1], prev.key),
 				Later: DescribeClaim(owner, p.Key)})
 			continue
@@ -107,6 +117,17 @@ func ClaimedItems(claimed []ClaimedName) []string {
 		items[i] = connection.Quote(c.Name) + ": " + c.Earlier + " and " + c.Later
 	}
 	return items
+}
+
+// ClaimOwner describes a resource of one named object for its claim:
+// `zdm_fleet "x"`, with its description when it has one, so that two
+// resources of one name that differ in it are told apart from one
+// resource planned twice.
+func ClaimOwner(typ, name, description string) string {
+	if description == "" {
+		return typ + " " + connection.Quote(name)
+	}
+	return typ + " " + connection.Quote(name) + " (description " + connection.Quote(description) + ")"
 }
 
 // ClaimOne is Claim of one object of kind named name in place, reported
