@@ -179,8 +179,9 @@ resource "zdm_fleet_devices" "b" {
 	// Refused at the final plan of the one applied second: by the claim of
 	// the other when both plan before either writes, or by the gate's read
 	// of the fleet when the other's devices exist by then.
-	if code != 1 || !(acctest.ErrorPattern("Two resources of this configuration create a device of one name").MatchString(out) ||
-		acctest.ErrorPattern("Devices with these names already exist").MatchString(out)) {
+	refused := acctest.ErrorPattern("Two resources of this configuration create a device of one name").MatchString(out) ||
+		acctest.ErrorPattern("Devices with these names already exist").MatchString(out)
+	if code != 1 || !refused {
 		t.Fatalf("apply into a fleet of the same apply: exit %d, want 1:\n%s", code, out)
 	}
 	if n := deviceCreates(e.Server); n > 1 {
