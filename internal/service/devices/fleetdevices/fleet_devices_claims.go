@@ -19,16 +19,12 @@ import (
 // fleet is not known yet (the final plan at apply claims then).
 func (s *fleetDevicesServer) claimNames(ctx context.Context, prior, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
 	d := s.data()
-	if d == nil || diags.HasError() || plan.allowDuplicates.B || plan.allowDuplicates.Unknown || !plan.workspaceID.IsKnown() ||
-		plan.devices.Unknown || plan.deviceIDs.Unknown {
+	if d == nil || diags.HasError() {
 		return
 	}
-	fleet := ""
-	switch {
-	case plan.fleetID.IsKnown():
-		fleet = plan.fleetID.S
-	case !cfg.fleetID.Null:
-		return // a fleet not known yet
+	fleet, ok := namesToCheck(cfg, plan)
+	if !ok {
+		return
 	}
 	moved := prior != nil && fleet != "" && prior.fleetID.S != fleet
 	var priorEntries map[string]fleetDevice

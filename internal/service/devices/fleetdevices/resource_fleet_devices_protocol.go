@@ -461,6 +461,22 @@ func (s *fleetDevicesServer) PlanResourceChange(ctx context.Context, req *tfprot
 	return resp
 }
 
+// namesToCheck tells whether the names plan gives devices can be checked
+// now, in the gate against the service and in the walk's claims: not with
+// allow_duplicate_names, and not while the workspace, the names or the
+// fleet are unknown (the final plan at apply checks them). fleet is the
+// plan's fleet, "" for the workspace's default fleet.
+func namesToCheck(cfg, plan *fleetDevicesObject) (fleet string, ok bool) {
+	if plan.allowDuplicates.B || plan.allowDuplicates.Unknown || !plan.workspaceID.IsKnown() ||
+		plan.devices.Unknown || plan.deviceIDs.Unknown {
+		return "", false
+	}
+	if plan.fleetID.IsKnown() {
+		return plan.fleetID.S, true
+	}
+	return "", cfg.fleetID.Null // a configured fleet not known yet waits
+}
+
 // refuseDuplicates fails a plan that gives devices names that other
 // devices of the target fleet have, which the plan does not keep under a
 // key (see devices.FleetNames): names it creates, and names that devices
@@ -471,16 +487,12 @@ func (s *fleetDevicesServer) PlanResourceChange(ctx context.Context, req *tfprot
 // checks them then.
 func (s *fleetDevicesServer) refuseDuplicates(ctx context.Context, record, cfg, plan *fleetDevicesObject, diags *diag.Diagnostics) {
 	d := s.data()
-	if d == nil || plan.allowDuplicates.B || plan.allowDuplicates.Unknown || !plan.workspaceID.IsKnown() ||
-		plan.devices.Unknown || plan.deviceIDs.Unknown {
+	if d == nil {
 		return
 	}
-	fleet := ""
-	switch {
-	case plan.fleetID.IsKnown():
-		fleet = plan.fleetID.S
-	case !cfg.fleetID.Null:
-		return // a fleet not known yet
+	fleet, ok := namesToCheck(cfg, plan)
+	if !ok {
+		return
 	}
 	// What each device of record is now: by ID, as keys may change.
 	type was struct{ name, elsewhere string }
